@@ -1,0 +1,37 @@
+// A whole simulated SSD built from a drive config: engine, NAND back end,
+// FTL, controller and host interface, wired together.
+#pragma once
+
+#include <string>
+
+#include "ftl/controller.h"
+#include "ftl/ftl.h"
+#include "host/host_interface.h"
+#include "nand/nand_array.h"
+#include "sim/event_engine.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+class Drive {
+ public:
+  // `root` is the `drive` node of a drive config.
+  Drive(const ConfigNode& root, bool verify);
+
+  std::string name;
+  EventEngine engine;
+  Geometry geo;
+  NandTiming timing;
+  NandArray nand;
+  FtlConfig ftl_cfg;
+  Ftl ftl;
+  ControllerConfig ctrl_cfg;
+  Controller controller;
+  HostIfConfig hif_cfg;
+  HostInterface hif;
+
+  std::uint64_t user_bytes() const { return ftl_cfg.user_bytes; }
+};
+
+}  // namespace ssdtwin

@@ -1,0 +1,153 @@
+// ssdtwin: command-line front end.
+//
+//   ssdtwin run   --drive D.yaml --workload W.yaml --out DIR [--set k=v]... [--verify]
+//   ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...
+//   ssdtwin policies
+//
+// Exit status: 0 success, 2 bad input (config, workload, command line),
+// 3 verification found data that did not read back, 1 anything else.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/drive.h"
+#include "app/report.h"
+#include "app/runner.h"
+#include "ftl/gc_policy.h"
+#include "host/workload.h"
+#include "sim/config.h"
+
+namespace po = boost::program_options;
+using namespace ssdtwin;
+
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitVerify = 3;
+
+struct Args {
+  std::string command;
+  std::string drive, workload, out;
+  std::vector<std::string> sets;
+  bool verify = false;
+  bool quiet = false;
+};
+
+void print_usage(const po::options_description& opts) {
+  std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
+               "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
+               "       ssdtwin policies\n\n"
+            << opts << "\n";
+}
+
+int run(const Args& a) {
+  auto drive_doc = ConfigDoc::load(a.drive, "drive", a.sets);
+  Drive drive(drive_doc->root(), a.verify);
+  std::unique_ptr<ConfigDoc> wl_doc;
+  WorkloadSpec workload;
+  if (!a.workload.empty()) {
+    wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
+    workload = WorkloadSpec::from_config(wl_doc->root(), drive.user_bytes());
+    for (std::size_t i = 0; i < workload.phases.size(); ++i)
+      if (workload.phases[i].bs / kSectorBytes > drive.ftl_cfg.write_buffer_slots)
+        throw ConfigError(a.workload + ": workload.phases." + std::to_string(i) +
+                          ".bs: expected at most the drive's write buffer (" +
+                          std::to_string(drive.ftl_cfg.write_buffer_slots * kSectorBytes) +
+                          " bytes)");
+    wl_doc->check_unused();
+  }
+  drive_doc->check_unused();
+  for (const auto& s : a.sets) {
+    if (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0)
+      throw ConfigError("--set " + s + ": expected a key starting with drive. or workload.");
+  }
+  if (a.command == "check") {
+    std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive.name.c_str(),
+                static_cast<double>(drive.user_bytes()) / 1e9,
+                static_cast<double>(drive.geo.raw_bytes()) / (1ull << 30));
+    return 0;
+  }
+  spdlog::info("{}: {} ({} dies, {:.1f} GB user) under '{}'", a.drive, drive.name,
+               drive.geo.dies(), static_cast<double>(drive.user_bytes()) / 1e9, workload.name);
+  RunOptions opt;
+  opt.progress = !a.quiet;
+  const RunReport report = run_workload(drive, workload, opt);
+  RunMeta meta;
+  meta.drive_file = a.drive;
+  meta.workload_file = a.workload;
+  meta.drive_resolved_json = drive_doc->resolved_json();
+  meta.workload_resolved_json = wl_doc->resolved_json();
+  meta.overrides = a.sets;
+  meta.verify = a.verify;
+  write_results(a.out, drive, workload, report, meta);
+  spdlog::info("results in {} (wall {:.1f} s, {} events)", a.out, report.wall_seconds,
+               report.events);
+  if (a.verify) {
+    const FtlStats& s = drive.ftl.stats();
+    if (s.verify_errors > 0) {
+      std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks\n",
+                   static_cast<unsigned long long>(s.verify_errors),
+                   static_cast<unsigned long long>(s.verify_checks));
+      return kExitVerify;
+    }
+    spdlog::info("verification: {} checks, no errors", s.verify_checks);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  po::options_description opts("options");
+  opts.add_options()("help,h", "show this help")(
+      "drive,d", po::value(&a.drive), "drive config (configs/drives/*.yaml)")(
+      "workload,w", po::value(&a.workload), "workload file (configs/workloads/*.yaml)")(
+      "out,o", po::value(&a.out), "output folder for results")(
+      "set,s", po::value(&a.sets)->composing(),
+      "override a config value: drive.a.b=value or workload.a.b=value (repeatable)")(
+      "verify", po::bool_switch(&a.verify), "check that every read returns the latest write")(
+      "quiet,q", po::bool_switch(&a.quiet), "no progress lines");
+  po::options_description hidden;
+  hidden.add_options()("command", po::value(&a.command));
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description pos;
+  pos.add("command", 1);
+  try {
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+    if (vm.count("help") || a.command.empty()) {
+      print_usage(opts);
+      return a.command.empty() && !vm.count("help") ? kExitBadInput : 0;
+    }
+    if (a.command == "policies") {
+      for (const auto& p : gc_policies()) std::printf("gc.policy %-10s %s\n", p.name, p.description);
+      return 0;
+    }
+    if (a.command != "run" && a.command != "check") {
+      std::fprintf(stderr, "ssdtwin: unknown command '%s' (run, check, policies)\n",
+                   a.command.c_str());
+      return kExitBadInput;
+    }
+    if (a.drive.empty()) throw po::error("--drive is required");
+    if (a.command == "run" && (a.workload.empty() || a.out.empty()))
+      throw po::error("run needs --workload and --out");
+    spdlog::set_level(a.quiet ? spdlog::level::warn : spdlog::level::info);
+    return run(a);
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "ssdtwin: %s (see ssdtwin --help)\n", e.what());
+    return kExitBadInput;
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ssdtwin: error: %s\n", e.what());
+    return 1;
+  }
+}

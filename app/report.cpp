@@ -1,0 +1,222 @@
+#include "app/report.h"
+
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "sim/chart.h"
+
+namespace ssdtwin {
+
+using Json = nlohmann::ordered_json;
+
+double peak_rss_mib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+namespace {
+
+double round_to(double v, double step) { return std::round(v / step) * step; }
+
+Json op_json(const PhaseResult& r, int op, double seconds) {
+  Json j;
+  const LatencyHistogram& h = r.latency[op];
+  j["ios"] = r.ios[op];
+  j["bytes"] = r.bytes[op];
+  j["mb_per_s"] = seconds > 0 ? round_to(static_cast<double>(r.bytes[op]) / seconds / 1e6, 1e-3) : 0.0;
+  j["iops"] = seconds > 0 ? round_to(static_cast<double>(r.ios[op]) / seconds, 1e-2) : 0.0;
+  Json lat;
+  lat["mean"] = round_to(h.mean() / 1e3, 1e-3);
+  lat["p50"] = to_us(h.percentile(0.50));
+  lat["p99"] = to_us(h.percentile(0.99));
+  lat["p99_9"] = to_us(h.percentile(0.999));
+  lat["max"] = to_us(h.max());
+  j["latency_us"] = lat;
+  return j;
+}
+
+template <std::size_t N>
+std::uint64_t delta_sum(const std::uint64_t (&a)[N], const std::uint64_t (&b)[N]) {
+  std::uint64_t s = 0;
+  for (std::size_t i = 0; i < N; ++i) s += a[i] - b[i];
+  return s;
+}
+
+Json phase_json(const Drive& drive, const PhaseReport& p) {
+  const PhaseSpec& s = *p.spec;
+  const PhaseResult& r = p.result;
+  const double seconds = to_seconds(r.end - r.start);
+  Json j;
+  j["name"] = s.name;
+  j["precondition"] = s.precondition;
+  j["rw"] = rw_kind_name(s.rw);
+  j["bs"] = s.bs;
+  j["iodepth"] = s.iodepth;
+  j["offset"] = s.offset;
+  j["span"] = s.span;
+  j["sim_seconds"] = seconds;
+  j["idle_after_seconds"] = to_seconds(s.idle_after);
+  j["read"] = op_json(r, static_cast<int>(IoOp::kRead), seconds);
+  j["write"] = op_json(r, static_cast<int>(IoOp::kWrite), seconds);
+  j["trim"] = op_json(r, static_cast<int>(IoOp::kTrim), seconds);
+
+  const NandStats& a = p.nand_after;
+  const NandStats& b = p.nand_before;
+  const std::uint64_t page_programs = delta_sum(a.page_programs, b.page_programs);
+  const double nand_written = static_cast<double>(page_programs) * drive.geo.page_size;
+  const double host_written = static_cast<double>(r.bytes[static_cast<int>(IoOp::kWrite)]);
+  j["write_amplification"] = host_written > 0 ? Json(nand_written / host_written) : Json(nullptr);
+  Json nand;
+  nand["read_ops"] = delta_sum(a.reads, b.reads);
+  nand["page_reads"] = delta_sum(a.page_reads, b.page_reads);
+  nand["program_ops"] = delta_sum(a.programs, b.programs);
+  nand["page_programs"] = page_programs;
+  nand["erases"] = delta_sum(a.erases, b.erases);
+  nand["bus_bytes"] = a.bus_bytes - b.bus_bytes;
+  const double die_time = seconds * static_cast<double>(drive.geo.dies());
+  nand["die_utilization"] = die_time > 0 ? to_seconds(a.die_busy - b.die_busy) / die_time : 0.0;
+  j["nand"] = nand;
+
+  const FtlStats& fa = p.ftl_after;
+  const FtlStats& fb = p.ftl_before;
+  Json ftl;
+  ftl["gc_invocations"] = fa.gc_victims - fb.gc_victims;
+  ftl["gc_moved_pages"] = fa.gc_moved_slots - fb.gc_moved_slots;
+  ftl["gc_erases"] = fa.gc_erases - fb.gc_erases;
+  ftl["gc_padding_pages"] = fa.gc_padding_slots - fb.gc_padding_slots;
+  ftl["flush_units"] = fa.flush_units - fb.flush_units;
+  ftl["flush_padding_pages"] = fa.flush_padding_slots - fb.flush_padding_slots;
+  ftl["reads_from_controller_memory"] = fa.read_from_controller - fb.read_from_controller;
+  ftl["reads_unmapped"] = fa.read_unmapped - fb.read_unmapped;
+  ftl["trimmed_pages"] = fa.trim_slots - fb.trim_slots;
+  ftl["write_buffer_waits"] = p.buffer_waits;
+  ftl["min_free_blocks_per_die_so_far"] = p.min_free_blocks;
+  j["ftl"] = ftl;
+  j["wear"] = Json{{"min", p.wear.min}, {"mean", p.wear.mean}, {"max", p.wear.max}};
+  std::uint64_t ios = 0;
+  for (int op = 0; op < PhaseResult::kOps; ++op) ios += r.ios[op];
+  j["wall_seconds"] = p.wall_seconds;
+  j["host_ios_per_wall_second"] = p.wall_seconds > 0 ? static_cast<double>(ios) / p.wall_seconds : 0.0;
+  return j;
+}
+
+}  // namespace
+
+Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunReport& report,
+                  const RunMeta& meta) {
+  Json j;
+  j["ssdtwin_version"] = "0.1.0";
+  j["drive"] = drive.name;
+  j["workload"] = workload.name;
+  j["drive_file"] = meta.drive_file;
+  j["workload_file"] = meta.workload_file;
+  j["overrides"] = meta.overrides;
+  Json d;
+  d["raw_bytes"] = drive.geo.raw_bytes();
+  d["user_bytes"] = drive.user_bytes();
+  d["over_provisioning"] =
+      static_cast<double>(drive.geo.raw_bytes() - drive.user_bytes()) / drive.user_bytes();
+  d["dies"] = drive.geo.dies();
+  d["host_link"] = drive.hif_cfg.link.description;
+  d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
+  d["device_queue_slots"] = drive.hif_cfg.device_slots;
+  j["drive_model"] = d;
+
+  std::uint64_t host_ios = 0;
+  for (const auto& p : report.phases)
+    for (int op = 0; op < PhaseResult::kOps; ++op) host_ios += p.result.ios[op];
+  Json run;
+  run["wall_seconds"] = report.wall_seconds;
+  run["events"] = report.events;
+  run["events_per_wall_second"] =
+      report.wall_seconds > 0 ? static_cast<double>(report.events) / report.wall_seconds : 0.0;
+  run["sim_seconds"] = to_seconds(report.sim_end);
+  run["host_ios"] = host_ios;
+  run["host_ios_per_wall_second"] =
+      report.wall_seconds > 0 ? static_cast<double>(host_ios) / report.wall_seconds : 0.0;
+  run["peak_rss_mib"] = peak_rss_mib();
+  run["ftl_table_mib"] = static_cast<double>(drive.ftl.table_bytes()) / (1 << 20);
+  j["run"] = run;
+  if (meta.verify) {
+    const FtlStats& s = drive.ftl.stats();
+    j["verify"] = Json{{"checks", s.verify_checks}, {"errors", s.verify_errors}};
+  }
+  Json phases = Json::array();
+  for (const auto& p : report.phases) phases.push_back(phase_json(drive, p));
+  j["phases"] = phases;
+  Json cfg;
+  cfg["drive"] = Json::parse(meta.drive_resolved_json);
+  cfg["workload"] = Json::parse(meta.workload_resolved_json);
+  j["config"] = cfg;
+  return j;
+}
+
+void write_results(const std::string& out_dir, const Drive& drive, const WorkloadSpec& workload,
+                   const RunReport& report, const RunMeta& meta) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw std::runtime_error(out_dir + ": cannot create output folder: " + ec.message());
+  const fs::path dir(out_dir);
+
+  {
+    std::ofstream f(dir / "summary.json");
+    if (!f) throw std::runtime_error((dir / "summary.json").string() + ": cannot write");
+    f << summary_json(drive, workload, report, meta).dump(2) << "\n";
+  }
+  bool have_by_bytes = false;
+  {
+    std::ofstream f(dir / "timeseries.csv");
+    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops\n";
+    char line[256];
+    for (const auto& p : report.phases) {
+      const IntervalSeries& s = *p.result.series;
+      const double secs = to_seconds(s.interval());
+      const double t0 = to_seconds(s.start());
+      for (std::size_t i = 0; i < s.bins().size(); ++i) {
+        const auto& b = s.bins()[i];
+        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f\n",
+                      p.spec->name.c_str(), t0 + secs * static_cast<double>(i + 1),
+                      static_cast<double>(b.bytes[0]) / secs / 1e6,
+                      static_cast<double>(b.bytes[1]) / secs / 1e6,
+                      static_cast<double>(b.ios[0]) / secs, static_cast<double>(b.ios[1]) / secs,
+                      static_cast<double>(b.ios[2]) / secs);
+        f << line;
+      }
+      have_by_bytes = have_by_bytes || p.result.by_bytes->segments() > 0;
+    }
+  }
+  if (have_by_bytes) {
+    std::ofstream f(dir / "timeseries_by_bytes.csv");
+    f << "phase,gb_written,write_mb_per_s\n";
+    char line[256];
+    for (const auto& p : report.phases) {
+      const ByteStepSeries& s = *p.result.by_bytes;
+      for (std::size_t k = 0; k < s.segments(); ++k) {
+        std::snprintf(line, sizeof line, "%s,%.3f,%.3f\n", p.spec->name.c_str(),
+                      static_cast<double>((k + 1) * s.step()) / 1e9, s.rate(k) / 1e6);
+        f << line;
+      }
+    }
+  }
+
+  Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,
+             "simulated time (s)", "MB/s", {}, false};
+  tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
+  tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
+  draw_chart(tput, (dir / "timeseries.png").string());
+  if (have_by_bytes) {
+    Chart c{"Write speed per amount written: " + drive.name, "GB written (per phase)", "MB/s", {},
+            false};
+    c.series.push_back({(dir / "timeseries_by_bytes.csv").string(), 2, 3, "write MB/s", ""});
+    draw_chart(c, (dir / "timeseries_by_bytes.png").string());
+  }
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,38 @@
+// Results of a run, written into the output folder:
+//   summary.json            per-phase figures, run statistics, resolved config
+//   timeseries.csv          throughput and IOPS per interval of simulated time
+//   timeseries_by_bytes.csv write MB/s per fixed amount written (when asked for)
+//   *.png (+ .gp)           charts of the CSVs
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/drive.h"
+#include "app/runner.h"
+#include "host/workload.h"
+
+namespace ssdtwin {
+
+struct RunMeta {
+  std::string drive_file;
+  std::string workload_file;
+  std::string drive_resolved_json;     // ConfigDoc::resolved_json()
+  std::string workload_resolved_json;
+  std::vector<std::string> overrides;
+  bool verify = false;
+};
+
+nlohmann::ordered_json summary_json(const Drive& drive, const WorkloadSpec& workload,
+                                    const RunReport& report, const RunMeta& meta);
+
+// Creates `out_dir` if needed and writes every file above.
+void write_results(const std::string& out_dir, const Drive& drive, const WorkloadSpec& workload,
+                   const RunReport& report, const RunMeta& meta);
+
+// Peak resident memory of this process so far, in MiB.
+double peak_rss_mib();
+
+}  // namespace ssdtwin

@@ -1,0 +1,42 @@
+// Runs a workload's phases in sequence on one drive and collects what each
+// phase did (host-side measurements and deltas of the drive's counters).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "app/drive.h"
+#include "ftl/ftl_stats.h"
+#include "host/io_generator.h"
+#include "host/workload.h"
+#include "nand/nand_array.h"
+
+namespace ssdtwin {
+
+struct PhaseReport {
+  const PhaseSpec* spec = nullptr;
+  PhaseResult result;
+  NandStats nand_before, nand_after;
+  FtlStats ftl_before, ftl_after;
+  std::uint64_t buffer_waits = 0;
+  std::uint32_t min_free_blocks = 0;
+  BlockManager::Wear wear;
+  double wall_seconds = 0;  // host time spent simulating the phase
+};
+
+struct RunReport {
+  std::vector<PhaseReport> phases;
+  double wall_seconds = 0;
+  std::uint64_t events = 0;
+  Tick sim_end = 0;
+};
+
+struct RunOptions {
+  bool progress = true;  // progress lines on stderr for long runs
+};
+
+// Throws std::runtime_error if the simulation stalls (a model bug).
+RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt);
+
+}  // namespace ssdtwin

@@ -1,0 +1,104 @@
+#include "ftl/block_manager.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ssdtwin {
+
+BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks)
+    : geo_(geo), layout_(geo), reserved_(reserved_blocks), blocks_(geo.die_blocks()),
+      pools_(geo.dies()), write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock) {
+  for (auto& p : pools_) {
+    p.ring.resize(geo.blocks_per_plane);
+    for (std::uint32_t b = 0; b < geo.blocks_per_plane; ++b) p.ring[b] = b;
+    p.count = geo.blocks_per_plane;
+  }
+}
+
+std::uint32_t BlockManager::take_free(std::uint32_t die) {
+  Pool& p = pools_[die];
+  if (p.count == 0) throw std::logic_error("no free block on die");
+  const std::uint32_t b = p.ring[p.head];
+  p.head = (p.head + 1) % static_cast<std::uint32_t>(p.ring.size());
+  --p.count;
+  return b;
+}
+
+bool BlockManager::can_allocate(std::uint32_t die, Stream stream,
+                                std::uint32_t pages_per_program) const {
+  const std::uint32_t wp = write_point_[die * kStreams + static_cast<std::size_t>(stream)];
+  if (wp != kNoBlock) {
+    const BlockInfo& b = info(die, wp);
+    if (b.next_page + pages_per_program <= pages_in(b)) return true;
+  }
+  const std::uint32_t floor = stream == Stream::kHost ? reserved_ : 0;
+  return pools_[die].count > floor;
+}
+
+std::optional<ProgramUnit> BlockManager::allocate_unit(std::uint32_t die, Stream stream,
+                                                       std::uint32_t pages_per_program,
+                                                       CellMode mode) {
+  if (!can_allocate(die, stream, pages_per_program)) return std::nullopt;
+  std::uint32_t& wp = write_point_[die * kStreams + static_cast<std::size_t>(stream)];
+  if (wp == kNoBlock || info(die, wp).next_page + pages_per_program > pages_in(info(die, wp))) {
+    wp = take_free(die);
+    BlockInfo& fresh = info(die, wp);
+    fresh.state = BlockState::kOpen;
+    fresh.mode = mode;
+    fresh.next_page = 0;
+    fresh.programmed = 0;
+    fresh.valid = 0;
+  }
+  BlockInfo& b = info(die, wp);
+  ProgramUnit u;
+  u.die = die;
+  u.block = wp;
+  u.page = b.next_page;
+  u.pages = pages_per_program;
+  u.first = layout_.first_slot(layout_.die_block(die, wp), u.page);
+  u.slots = pages_per_program * layout_.slots_per_page();
+  b.next_page = static_cast<std::uint16_t>(b.next_page + pages_per_program);
+  if (b.next_page >= pages_in(b)) wp = kNoBlock;  // fully allocated: next unit opens a new block
+  return u;
+}
+
+void BlockManager::on_programmed(std::uint32_t die, std::uint32_t block, std::uint32_t pages) {
+  BlockInfo& b = info(die, block);
+  b.programmed = static_cast<std::uint16_t>(b.programmed + pages);
+  if (b.programmed >= pages_in(b)) {
+    b.state = BlockState::kFull;
+    b.closed_seq = ++closed_seq_;
+  }
+}
+
+void BlockManager::set_victim(std::uint32_t die, std::uint32_t block) {
+  info(die, block).state = BlockState::kVictim;
+}
+
+void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
+  BlockInfo& b = info(die, block);
+  b.state = BlockState::kFree;
+  b.valid = 0;
+  b.next_page = 0;
+  b.programmed = 0;
+  ++b.erase_count;
+  Pool& p = pools_[die];
+  p.ring[(p.head + p.count) % p.ring.size()] = block;
+  ++p.count;
+}
+
+BlockManager::Wear BlockManager::wear() const {
+  Wear w;
+  if (blocks_.empty()) return w;
+  w.min = w.max = blocks_[0].erase_count;
+  double sum = 0;
+  for (const auto& b : blocks_) {
+    w.min = std::min(w.min, b.erase_count);
+    w.max = std::max(w.max, b.erase_count);
+    sum += b.erase_count;
+  }
+  w.mean = sum / static_cast<double>(blocks_.size());
+  return w;
+}
+
+}  // namespace ssdtwin

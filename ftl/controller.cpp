@@ -1,0 +1,101 @@
+#include "ftl/controller.h"
+
+#include <algorithm>
+
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
+  ControllerConfig c;
+  c.cores = static_cast<std::uint32_t>(ctrl.get_int("cores", 1, 1, 64));
+  c.command_time = ctrl.get_time("command_time");
+  c.page_time = ctrl.get_time("page_time", 0);
+  c.ecc_decode = ctrl.get_time("ecc_decode", 0);
+  return c;
+}
+
+Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg)
+    : engine_(engine), ftl_(ftl), cfg_(cfg), core_free_at_(cfg.cores, 0) {
+  ftl_.set_listener(this);
+}
+
+void Controller::submit(std::uint32_t id) {
+  const HostCommand& c = host_->command(id);
+  // The command runs on the core that frees up first (firmware processes
+  // commands run-to-completion, one per core at a time).
+  auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
+  const Tick start = std::max(engine_.now(), *core);
+  const Tick work = cfg_.command_time + cfg_.page_time * (c.bytes / kSectorBytes);
+  *core = start + work;
+  engine_.schedule_at(*core, this, kProcessed, id);
+}
+
+void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
+  const auto id = static_cast<std::uint32_t>(arg);
+  HostCommand& c = host_->command(id);
+  const Lpn first = static_cast<Lpn>(c.offset / kSectorBytes);
+  const std::uint32_t pages = c.bytes / kSectorBytes;
+  if (kind == kWriteDataIn) {
+    for (std::uint32_t i = 0; i < pages; ++i) ftl_.write(first + i);
+    host_->complete(id, engine_.now());
+    return;
+  }
+  switch (c.op) {
+    case IoOp::kRead: {
+      const ReadPlan plan = ftl_.read(id, first, pages);
+      c.data_done = engine_.now();
+      if (plan.immediate_bytes > 0)
+        c.data_done = host_->transfer_to_host(plan.immediate_bytes, engine_.now());
+      c.parts_pending = plan.flash_txns;
+      if (c.parts_pending == 0) host_->complete(id, c.data_done);
+      break;
+    }
+    case IoOp::kWrite:
+      if (waiting_head_ < waiting_.size() || !ftl_.reserve_buffer(pages)) {
+        ++buffer_waits_;
+        waiting_.push_back(id);
+      } else {
+        start_write(id);
+      }
+      break;
+    case IoOp::kTrim:
+      for (std::uint32_t i = 0; i < pages; ++i) ftl_.trim(first + i);
+      host_->complete(id, engine_.now());
+      break;
+  }
+}
+
+void Controller::start_write(std::uint32_t id) {
+  const HostCommand& c = host_->command(id);
+  const Tick end = host_->transfer_to_device(c.bytes, engine_.now());
+  engine_.schedule_at(end, this, kWriteDataIn, id);
+}
+
+void Controller::on_read_data(std::uint64_t cmd, std::uint32_t bytes) {
+  const auto id = static_cast<std::uint32_t>(cmd);
+  HostCommand& c = host_->command(id);
+  const Tick end = host_->transfer_to_host(bytes, engine_.now() + cfg_.ecc_decode);
+  c.data_done = std::max(c.data_done, end);
+  if (--c.parts_pending == 0) host_->complete(id, c.data_done);
+}
+
+void Controller::on_buffer_space() {
+  // Admit waiting writes in order; stop at the first that does not fit so
+  // a large write is not starved by small ones.
+  while (waiting_head_ < waiting_.size()) {
+    const std::uint32_t id = waiting_[waiting_head_];
+    if (!ftl_.reserve_buffer(host_->command(id).bytes / kSectorBytes)) break;
+    ++waiting_head_;
+    start_write(id);
+  }
+  if (waiting_head_ == waiting_.size()) {
+    waiting_.clear();
+    waiting_head_ = 0;
+  } else if (waiting_head_ > 1024 && 2 * waiting_head_ > waiting_.size()) {
+    waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
+    waiting_head_ = 0;
+  }
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,71 @@
+// The SSD controller's command processing: firmware time on the controller
+// cores, write-buffer admission (backpressure), and the split of host
+// commands into per-page FTL operations.
+//
+// The controller drives the host side through HostPort (implemented by the
+// NVMe or SATA host interface) so that it does not depend on the protocol.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ftl/ftl.h"
+#include "ftl/host_command.h"
+#include "sim/event_engine.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+// What the controller needs from the host interface.
+class HostPort {
+ public:
+  virtual ~HostPort() = default;
+  virtual HostCommand& command(std::uint32_t id) = 0;
+  // Reserves the link to move `bytes` of command data; returns when the
+  // transfer ends. `earliest`: the data is not ready before then.
+  virtual Tick transfer_to_device(std::uint64_t bytes, Tick earliest) = 0;
+  virtual Tick transfer_to_host(std::uint64_t bytes, Tick earliest) = 0;
+  // The command is complete once its data has moved (at `at` or later).
+  virtual void complete(std::uint32_t id, Tick at) = 0;
+};
+
+struct ControllerConfig {
+  std::uint32_t cores = 1;
+  Tick command_time = 0;   // firmware time per command on one core
+  Tick page_time = 0;      // firmware time per 4 KiB page of a command (FTL lookups/updates)
+  Tick ecc_decode = 0;     // LDPC decode latency per flash read, before data can leave
+  static ControllerConfig from_config(const ConfigNode& controller);
+};
+
+class Controller : public EventTarget, public FtlListener {
+ public:
+  Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
+  void set_host(HostPort* host) { host_ = host; }
+
+  // A command fetched from a submission queue (or NCQ tag) starts here.
+  void submit(std::uint32_t id);
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  void on_read_data(std::uint64_t cmd, std::uint32_t bytes) override;
+  void on_buffer_space() override;
+
+  std::uint64_t buffer_waits() const { return buffer_waits_; }
+
+ private:
+  enum Kind : std::uint32_t { kProcessed, kWriteDataIn };
+  void start_write(std::uint32_t id);
+  void finish_read_part(HostCommand& c, std::uint32_t id);
+
+  EventEngine& engine_;
+  Ftl& ftl_;
+  ControllerConfig cfg_;
+  HostPort* host_ = nullptr;
+  std::vector<Tick> core_free_at_;
+  // Writes waiting for write-buffer space, in arrival order.
+  std::vector<std::uint32_t> waiting_;
+  std::size_t waiting_head_ = 0;
+  std::uint64_t buffer_waits_ = 0;
+};
+
+}  // namespace ssdtwin

@@ -1,0 +1,120 @@
+// The flash translation layer: maps 4 KiB logical pages to flash, absorbs
+// writes in the controller's write buffer, flushes them to dies as whole
+// program units, and runs garbage collection.
+//
+// The controller (ftl/controller.h) calls it per logical page; it talks to
+// the NAND back end with flash transactions and gets their completions back
+// as the NAND's TxnSink.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "ftl/address.h"
+#include "ftl/block_manager.h"
+#include "ftl/ftl_config.h"
+#include "ftl/ftl_stats.h"
+#include "ftl/mapping_table.h"
+#include "ftl/verifier.h"
+#include "ftl/write_buffer.h"
+#include "nand/flash_txn.h"
+#include "nand/nand_array.h"
+#include "sim/event_engine.h"
+#include "sim/rng.h"
+
+namespace ssdtwin {
+
+class GarbageCollector;
+
+// What the FTL tells the controller.
+class FtlListener {
+ public:
+  virtual ~FtlListener() = default;
+  // A flash read issued for host command `cmd` has its `bytes` in controller memory.
+  virtual void on_read_data(std::uint64_t cmd, std::uint32_t bytes) = 0;
+  // Write-buffer space was released: reservations that failed may succeed now.
+  virtual void on_buffer_space() = 0;
+};
+
+// State the FTL's parts share (the GC works on the same tables).
+struct FtlCore {
+  FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
+  EventEngine& engine;
+  NandArray& nand;
+  const Geometry& geo;
+  FtlConfig cfg;
+  Layout layout;
+  BlockManager blocks;
+  MappingTable map;
+  Verifier verifier;
+  TxnPool txns;
+  FtlStats stats;
+  Rng rng;
+  CellMode native;
+  std::uint32_t pages_per_program;  // native mode, per plane
+  std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
+
+  // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).
+  void invalidate(Ppa old_ppa) { --blocks.info_of(old_ppa).valid; }
+  // True when the slot's die-page has finished programming (else the data is
+  // still in controller memory).
+  bool programmed(Ppa p) const {
+    const BlockInfo& b =
+        blocks.info(layout.die_of(p), layout.block_of(p));
+    return layout.page_of(p) < b.programmed;
+  }
+};
+
+struct ReadPlan {
+  std::uint32_t flash_txns = 0;        // completions to wait for (on_read_data)
+  std::uint32_t immediate_bytes = 0;   // data already in controller memory
+};
+
+class Ftl : public TxnSink, public EventTarget {
+ public:
+  Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify);
+  ~Ftl() override;
+  void set_listener(FtlListener* l) { listener_ = l; }
+
+  std::uint64_t user_pages() const { return core_.map.logical_pages(); }
+
+  // Write path: reserve buffer space for a command's pages before its data
+  // crosses the link; then hand each page over.
+  bool reserve_buffer(std::uint32_t pages) { return buffer_.reserve(pages); }
+  void write(Lpn lpn);
+  void trim(Lpn lpn);
+  // Read path: issues flash reads for [first, first+count) on behalf of
+  // host command `cmd`.
+  ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count);
+
+  const FtlStats& stats() const { return core_.stats; }
+  const BlockManager& blocks() const { return core_.blocks; }
+  const MappingTable& map() const { return core_.map; }
+  const FtlConfig& config() const { return core_.cfg; }
+  const WriteBuffer& buffer() const { return buffer_; }
+  std::uint32_t min_free_blocks_seen() const { return min_free_seen_; }
+  // Bytes of simulator memory held by the FTL's tables.
+  std::uint64_t table_bytes() const;
+
+  void on_txn_complete(FlashTxn* txn) override;
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Kind : std::uint32_t { kIdleFlush };
+  void try_flush(bool pad);
+  int pick_flush_die();
+  void flush_unit(std::uint32_t die);
+  void arm_idle_flush();
+  void note_free(std::uint32_t die);
+
+  FtlCore core_;
+  WriteBuffer buffer_;
+  std::unique_ptr<GarbageCollector> gc_;
+  FtlListener* listener_ = nullptr;
+  std::uint32_t next_die_ = 0;
+  Tick last_write_ = 0;
+  bool idle_timer_armed_ = false;
+  std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
+};
+
+}  // namespace ssdtwin

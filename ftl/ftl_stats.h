@@ -1,0 +1,24 @@
+// Counters of the FTL, read by the results writer as deltas per phase.
+#pragma once
+
+#include <cstdint>
+
+namespace ssdtwin {
+
+struct FtlStats {
+  std::uint64_t host_write_slots = 0;  // 4 KiB pages accepted from the host
+  std::uint64_t host_read_slots = 0;
+  std::uint64_t trim_slots = 0;
+  std::uint64_t read_from_controller = 0;  // reads served from the buffer / unprogrammed pages
+  std::uint64_t read_unmapped = 0;         // reads of never-written or trimmed pages
+  std::uint64_t flush_units = 0;
+  std::uint64_t flush_padding_slots = 0;  // slots padded by an idle flush
+  std::uint64_t gc_victims = 0;           // blocks collected (GC invocations)
+  std::uint64_t gc_moved_slots = 0;       // valid pages relocated
+  std::uint64_t gc_padding_slots = 0;
+  std::uint64_t gc_erases = 0;
+  std::uint64_t verify_checks = 0;
+  std::uint64_t verify_errors = 0;
+};
+
+}  // namespace ssdtwin

@@ -1,0 +1,56 @@
+// Garbage collection, per die: when a die's erased blocks fall below the
+// trigger, pick a victim (by the configured policy), read its valid pages
+// (real NAND reads, queued behind host work on the die), program them into
+// the die's GC write point, then erase the victim.
+//
+// Data stays on its die, so the load GC puts on a die follows the host
+// writes that die received. The mapping moves to the new location when the
+// relocation program is issued; until it finishes, reads are served from the
+// controller's memory, as firmware does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ftl/ftl.h"
+#include "ftl/gc_policy.h"
+
+namespace ssdtwin {
+
+class GarbageCollector {
+ public:
+  GarbageCollector(FtlCore& core, std::unique_ptr<GcPolicy> policy);
+
+  // Starts or advances collection on `die` if it needs it.
+  void check(std::uint32_t die);
+  bool active(std::uint32_t die) const { return dies_[die].victim != kNoBlock; }
+
+  void on_read_done(FlashTxn* txn);
+  void on_program_done(FlashTxn* txn);
+  void on_erase_done(FlashTxn* txn);
+
+ private:
+  struct Move {
+    Lpn lpn;
+    Ppa from;
+  };
+  struct DieGc {
+    std::uint32_t victim = kNoBlock;
+    std::uint32_t scan_page = 0;
+    std::uint32_t reads_in_flight = 0;
+    bool erasing = false;
+    std::vector<Move> moves;  // read, waiting to be programmed
+    std::size_t head = 0;
+  };
+  void advance(std::uint32_t die);
+  void issue_reads(std::uint32_t die);
+  bool program_unit(std::uint32_t die, bool pad);
+  std::size_t pending(const DieGc& g) const { return g.moves.size() - g.head; }
+
+  FtlCore& core_;
+  std::unique_ptr<GcPolicy> policy_;
+  std::vector<DieGc> dies_;
+};
+
+}  // namespace ssdtwin

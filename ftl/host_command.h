@@ -1,0 +1,23 @@
+// A host command as the controller sees it. Commands live in a table owned
+// by the host interface and are referred to by index.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+enum class IoOp : std::uint8_t { kRead, kWrite, kTrim };
+
+struct HostCommand {
+  IoOp op = IoOp::kRead;
+  std::uint64_t offset = 0;  // bytes, 4 KiB aligned
+  std::uint32_t bytes = 0;
+  Tick issued = 0;          // when the workload issued it (latency starts)
+  Tick data_done = 0;       // end of the last data transfer on the link
+  std::uint32_t parts_pending = 0;  // flash reads still outstanding
+  bool in_use = false;
+};
+
+}  // namespace ssdtwin

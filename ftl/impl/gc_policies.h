@@ -1,0 +1,13 @@
+// Factories of the built-in GC victim policies (one file each).
+#pragma once
+
+#include <memory>
+
+#include "ftl/gc_policy.h"
+
+namespace ssdtwin {
+
+std::unique_ptr<GcPolicy> make_greedy_gc();
+std::unique_ptr<GcPolicy> make_fifo_gc();
+
+}  // namespace ssdtwin

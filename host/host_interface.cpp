@@ -1,0 +1,81 @@
+#include "host/host_interface.h"
+
+#include <stdexcept>
+
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+HostIfConfig HostIfConfig::from_config(const ConfigNode& host) {
+  HostIfConfig c;
+  const std::string iface = host.get_enum("interface", {"nvme", "sata"});
+  if (iface == "nvme") {
+    c.kind = LinkKind::kPcie;
+    const ConfigNode nvme = host.child("nvme");
+    c.queues = static_cast<std::uint32_t>(nvme.get_int("queues", 1, 1, 65535));
+    c.queue_depth = static_cast<std::uint32_t>(nvme.get_int("queue_depth", 2, 65536));
+    // A queue of N entries holds N-1 commands (head == tail means empty).
+    c.device_slots = c.queues * (c.queue_depth - 1);
+    c.submission_latency = nvme.get_time("submission_latency", 0);
+    c.completion_latency = nvme.get_time("completion_latency", 0);
+  } else {
+    c.kind = LinkKind::kSata;
+    const ConfigNode sata = host.child("sata");
+    c.queues = 1;
+    c.queue_depth = static_cast<std::uint32_t>(sata.get_int("ncq_depth", 32, 1, 32));
+    c.device_slots = c.queue_depth;
+    c.submission_latency = sata.get_time("submission_latency", 0);
+    c.completion_latency = sata.get_time("completion_latency", 0);
+  }
+  c.link = LinkParams::from_config(host, c.kind);
+  return c;
+}
+
+HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)
+    : engine_(engine), cfg_(cfg), controller_(controller), link_(cfg.link) {
+  controller_.set_host(this);
+}
+
+void HostInterface::set_command_slots(std::uint32_t n) {
+  if (in_device_ != 0 || wait_count_ != 0)
+    throw std::logic_error("command table resized with commands outstanding");
+  commands_.assign(n, HostCommand{});
+  waiting_.assign(n, 0);
+  wait_head_ = wait_count_ = 0;
+}
+
+void HostInterface::issue(std::uint32_t id) {
+  if (in_device_ < cfg_.device_slots) {
+    admit(id);
+    return;
+  }
+  waiting_[(wait_head_ + wait_count_) % waiting_.size()] = id;
+  ++wait_count_;
+}
+
+void HostInterface::admit(std::uint32_t id) {
+  ++in_device_;
+  engine_.schedule_in(cfg_.submission_latency, this, kFetched, id);
+}
+
+void HostInterface::complete(std::uint32_t id, Tick at) {
+  engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id);
+}
+
+void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
+  const auto id = static_cast<std::uint32_t>(arg);
+  if (kind == kFetched) {
+    controller_.submit(id);
+    return;
+  }
+  --in_device_;
+  if (wait_count_ > 0) {
+    const std::uint32_t next = waiting_[wait_head_];
+    wait_head_ = (wait_head_ + 1) % waiting_.size();
+    --wait_count_;
+    admit(next);
+  }
+  sink_->on_complete(id);
+}
+
+}  // namespace ssdtwin

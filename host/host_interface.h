@@ -1,0 +1,80 @@
+// The host side of the drive's front end: NVMe (submission/completion
+// queues over PCIe) or SATA (NCQ tags over a 6 Gb/s link).
+//
+// It bounds how many commands the device holds at once (NVMe: queues x
+// (queue_depth - 1) entries; SATA: 32 NCQ tags); commands beyond that wait
+// in the host's software queue, and their wait counts in the latency the
+// workload sees, as it does for fio. Protocol latency covers doorbell,
+// command fetch and completion/interrupt; data moves on the HostLink.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ftl/controller.h"
+#include "ftl/host_command.h"
+#include "host/host_link.h"
+#include "sim/event_engine.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void on_complete(std::uint32_t id) = 0;
+};
+
+struct HostIfConfig {
+  LinkKind kind = LinkKind::kPcie;
+  std::uint32_t queues = 1;
+  std::uint32_t queue_depth = 1024;
+  std::uint32_t device_slots = 1023;  // commands the device can hold
+  Tick submission_latency = 0;        // doorbell -> command fetched by the controller
+  Tick completion_latency = 0;        // completion entry/FIS -> host sees it
+  LinkParams link;
+  static HostIfConfig from_config(const ConfigNode& host);
+};
+
+class HostInterface : public HostPort, public EventTarget {
+ public:
+  HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller);
+
+  // Command table used by the workload: ids 0..n-1.
+  void set_command_slots(std::uint32_t n);
+  void set_sink(CompletionSink* sink) { sink_ = sink; }
+  // The workload issues command `id` (filled in); it enters the device when
+  // a queue entry / tag is free.
+  void issue(std::uint32_t id);
+
+  HostCommand& command(std::uint32_t id) override { return commands_[id]; }
+  Tick transfer_to_device(std::uint64_t bytes, Tick earliest) override {
+    return link_.reserve(Direction::kToDevice, bytes, earliest);
+  }
+  Tick transfer_to_host(std::uint64_t bytes, Tick earliest) override {
+    return link_.reserve(Direction::kToHost, bytes, earliest);
+  }
+  void complete(std::uint32_t id, Tick at) override;
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+  const HostIfConfig& config() const { return cfg_; }
+  const HostLink& link() const { return link_; }
+  std::uint32_t in_device() const { return in_device_; }
+
+ private:
+  enum Kind : std::uint32_t { kFetched, kCompleted };
+  void admit(std::uint32_t id);
+
+  EventEngine& engine_;
+  HostIfConfig cfg_;
+  Controller& controller_;
+  HostLink link_;
+  CompletionSink* sink_ = nullptr;
+  std::vector<HostCommand> commands_;
+  std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
+  std::size_t wait_head_ = 0, wait_count_ = 0;
+  std::uint32_t in_device_ = 0;
+};
+
+}  // namespace ssdtwin

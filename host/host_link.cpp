@@ -1,0 +1,55 @@
+#include "host/host_link.h"
+
+#include <algorithm>
+
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+LinkParams LinkParams::from_config(const ConfigNode& host, LinkKind kind) {
+  LinkParams p;
+  p.kind = kind;
+  if (kind == LinkKind::kPcie) {
+    const ConfigNode pcie = host.child("pcie");
+    const auto gen = pcie.get_int("gen", 1, 5);
+    const auto lanes = pcie.get_int("lanes", 1, 16);
+    if (lanes & (lanes - 1)) pcie.fail("lanes", "expected 1, 2, 4, 8 or 16 lanes");
+    // Transfer rate per lane (GT/s) and line encoding by generation.
+    static const double kGts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0};
+    const double encoding = gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+    p.raw_bytes_per_s = kGts[gen] * 1e9 * static_cast<double>(lanes) * encoding / 8.0;
+    p.packet_payload = static_cast<std::uint32_t>(pcie.get_bytes("max_payload", 256));
+    if (p.packet_payload < 128 || p.packet_payload > 4096 ||
+        (p.packet_payload & (p.packet_payload - 1)))
+      pcie.fail("max_payload", "expected a power of two from 128B to 4KiB");
+    // 4B framing + 2B sequence + 16B header (64-bit address) + 4B LCRC,
+    // the ACK/flow-control DLLP share folded in.
+    p.packet_overhead = static_cast<std::uint32_t>(pcie.get_bytes("tlp_overhead", 28));
+    p.description = "PCIe " + std::to_string(gen) + ".0 x" + std::to_string(lanes);
+  } else {
+    const ConfigNode sata = host.child("sata");
+    const double gbps = sata.get_double("line_rate_gbps", 6.0, 1.5, 6.0);
+    p.raw_bytes_per_s = gbps * 1e9 * 8.0 / 10.0 / 8.0;  // 8b/10b
+    p.packet_payload = static_cast<std::uint32_t>(sata.get_bytes("max_fis_payload", 8192));
+    if (p.packet_payload < 512 || p.packet_payload > 8192 || p.packet_payload % 4 != 0)
+      sata.fail("max_fis_payload", "expected 512B to 8KiB in dwords");
+    // SOF + FIS type dword + CRC + EOF, and the X_RDY/R_RDY/R_IP/R_OK/SYNC
+    // handshake around each FIS.
+    p.packet_overhead = static_cast<std::uint32_t>(sata.get_bytes("fis_overhead", 48));
+    p.description = "SATA " + std::to_string(static_cast<int>(gbps)) + " Gb/s";
+  }
+  return p;
+}
+
+Tick HostLink::reserve(Direction dir, std::uint64_t bytes, Tick earliest) {
+  // SATA shares one timeline for both directions.
+  const int lane = p_.kind == LinkKind::kSata ? 0 : static_cast<int>(dir);
+  const Tick start = std::max(earliest, free_at_[lane]);
+  const Tick d = duration(bytes);
+  free_at_[lane] = start + d;
+  moved_[static_cast<int>(dir)] += bytes;
+  busy_[lane] += d;
+  return free_at_[lane];
+}
+
+}  // namespace ssdtwin

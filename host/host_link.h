@@ -1,0 +1,66 @@
+// The host link (PCIe or SATA) as a shared resource that data transfers
+// occupy.
+//
+// Bandwidth comes from the physical layer (transfer rate x lanes x line
+// encoding) less the per-packet protocol overhead: PCIe moves data in TLPs
+// of at most max_payload bytes, each with header, sequence number, LCRC and
+// framing (plus a share of ACK/flow-control DLLPs); SATA in Data FISes of at
+// most 8 KiB, each with SOF/EOF, CRC and the handshake primitives. PCIe is
+// full duplex (one reservation timeline per direction); SATA is half duplex.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+enum class LinkKind : std::uint8_t { kPcie, kSata };
+enum class Direction : std::uint8_t { kToDevice = 0, kToHost = 1 };
+
+struct LinkParams {
+  LinkKind kind = LinkKind::kPcie;
+  double raw_bytes_per_s = 0;   // after line encoding
+  std::uint32_t packet_payload = 256;
+  std::uint32_t packet_overhead = 26;
+  std::string description;      // e.g. "PCIe 3.0 x2"
+
+  // Reads the `pcie:` or `sata:` block of `host` according to `kind`.
+  static LinkParams from_config(const ConfigNode& host, LinkKind kind);
+  // Bytes on the wire for `bytes` of payload.
+  std::uint64_t wire_bytes(std::uint64_t bytes) const {
+    const std::uint64_t packets = (bytes + packet_payload - 1) / packet_payload;
+    return bytes + packets * packet_overhead;
+  }
+  // Payload bandwidth of a long transfer.
+  double payload_bytes_per_s() const {
+    return raw_bytes_per_s * packet_payload / (packet_payload + packet_overhead);
+  }
+};
+
+class HostLink {
+ public:
+  explicit HostLink(const LinkParams& p) : p_(p) {}
+
+  // Reserves the link for `bytes` of payload starting no earlier than
+  // `earliest`; returns the end of the transfer. Reservations are served in
+  // the order they are made.
+  Tick reserve(Direction dir, std::uint64_t bytes, Tick earliest);
+  Tick duration(std::uint64_t bytes) const {
+    return transfer_time(p_.wire_bytes(bytes), p_.raw_bytes_per_s);
+  }
+  const LinkParams& params() const { return p_; }
+  std::uint64_t bytes_moved(Direction d) const { return moved_[static_cast<int>(d)]; }
+  Tick busy_time(Direction d) const { return busy_[static_cast<int>(d)]; }
+
+ private:
+  LinkParams p_;
+  Tick free_at_[2] = {0, 0};
+  std::uint64_t moved_[2] = {0, 0};
+  Tick busy_[2] = {0, 0};
+};
+
+}  // namespace ssdtwin

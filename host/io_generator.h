@@ -1,0 +1,55 @@
+// Drives one workload phase in closed loop, as fio does: keeps `iodepth`
+// commands outstanding, issues the next one when one completes, and stops
+// issuing at the phase's first stop condition. Measures what fio would:
+// latency from issue to completion, per op, and throughput over time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "host/host_interface.h"
+#include "host/workload.h"
+#include "sim/histogram.h"
+#include "sim/rng.h"
+#include "sim/timeseries.h"
+
+namespace ssdtwin {
+
+struct PhaseResult {
+  static constexpr int kOps = 3;  // indexed by IoOp
+  LatencyHistogram latency[kOps];
+  std::uint64_t ios[kOps] = {};
+  std::uint64_t bytes[kOps] = {};
+  Tick start = 0, end = 0;
+  std::unique_ptr<IntervalSeries> series;
+  std::unique_ptr<ByteStepSeries> by_bytes;
+};
+
+class IoGenerator : public CompletionSink {
+ public:
+  IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
+              Tick interval, std::uint64_t per_bytes, PhaseResult& result);
+
+  void start();
+  bool finished() const { return stopped_ && outstanding_ == 0; }
+  // Fraction of the phase done, by its stop condition (for progress lines).
+  double progress() const;
+  void on_complete(std::uint32_t id) override;
+
+ private:
+  bool may_issue() const;
+  void issue(std::uint32_t id);
+
+  EventEngine& engine_;
+  HostInterface& hif_;
+  const PhaseSpec& spec_;
+  Rng& rng_;
+  PhaseResult& result_;
+  std::uint64_t next_seq_offset_ = 0;  // sequential jobs: next offset within the span
+  std::uint64_t blocks_in_span_ = 0;
+  std::uint64_t issued_ios_ = 0, issued_bytes_ = 0;
+  std::uint32_t outstanding_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace ssdtwin

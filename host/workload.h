@@ -1,0 +1,56 @@
+// Workload files: fio-like jobs run as a sequence of phases on one drive.
+//
+//   workload:
+//     name: precondition then random writes
+//     seed: 42
+//     timeseries: {interval: 1s, per_bytes: 1GB}
+//     phases:
+//       - {name: fill, precondition: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+//       - {name: rw4k, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 60s}
+//
+// Sizes may be bytes ("64GiB") or percentages of the drive's user capacity.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw, kTrim };
+
+const char* rw_kind_name(RwKind k);
+
+struct PhaseSpec {
+  std::string name;
+  bool precondition = false;  // results reported apart from measured phases
+  RwKind rw = RwKind::kRead;
+  std::uint32_t bs = 4096;
+  std::uint32_t iodepth = 1;
+  std::uint64_t offset = 0;    // start of the LBA range, bytes
+  std::uint64_t span = 0;      // size of the LBA range, bytes
+  double read_share = 0.5;     // randrw: share of reads (rwmixread / 100)
+  // Stop conditions: whichever comes first (at least one is set).
+  std::uint64_t io_bytes = 0;  // 0: not set
+  std::uint64_t ios = 0;
+  Tick runtime = 0;
+  Tick idle_after = 0;         // idle time after the phase (background work runs)
+};
+
+struct WorkloadSpec {
+  std::string name;
+  std::uint64_t seed = 1;
+  Tick interval = 1'000'000'000;  // timeseries interval
+  std::uint64_t per_bytes = 0;     // 0: no per-bytes-written series
+  std::vector<PhaseSpec> phases;
+
+  // `root` is the `workload` node; sizes given in % resolve against
+  // `user_bytes`, and every range is checked against it.
+  static WorkloadSpec from_config(const ConfigNode& root, std::uint64_t user_bytes);
+};
+
+}  // namespace ssdtwin

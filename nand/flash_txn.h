@@ -1,0 +1,71 @@
+// A flash transaction: one operation on one die (a multi-plane read,
+// program or erase of a die-page or die-block), as the FTL hands it to the
+// NAND back end. Transactions come from a pool and are chained intrusively
+// into die queues, so queueing never allocates.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nand/geometry.h"
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+enum class TxnOp : std::uint8_t { kRead, kProgram, kErase };
+
+// Who asked for the operation: decides priority on the die and where the
+// completion goes.
+enum class TxnSource : std::uint8_t { kHostRead, kHostWrite, kGc, kMapping };
+
+struct FlashTxn {
+  TxnOp op = TxnOp::kRead;
+  TxnSource source = TxnSource::kHostRead;
+  CellMode mode = CellMode::kTlc;  // mode the block is programmed in
+  std::uint32_t die = 0;
+  std::uint32_t block = 0;   // die-block index within the die
+  std::uint32_t page = 0;    // first die-page
+  std::uint32_t pages = 1;   // die-pages covered (one-shot programs cover a wordline)
+  std::uint32_t bytes = 0;   // data moved over the channel
+  std::uint64_t owner = 0;   // index of the host command or GC context
+  std::uint64_t aux = 0;     // free for the owner
+  Tick issued = 0;
+  FlashTxn* next = nullptr;
+};
+
+// Grows in chunks and recycles, so pointers stay valid and the steady state
+// does not allocate.
+class TxnPool {
+ public:
+  FlashTxn* get() {
+    if (!free_) grow();
+    FlashTxn* t = free_;
+    free_ = t->next;
+    *t = FlashTxn{};
+    ++live_;
+    return t;
+  }
+  void put(FlashTxn* t) {
+    t->next = free_;
+    free_ = t;
+    --live_;
+  }
+  std::size_t live() const { return live_; }
+
+ private:
+  void grow() {
+    constexpr std::size_t kChunk = 1024;
+    chunks_.push_back(std::make_unique<FlashTxn[]>(kChunk));
+    FlashTxn* c = chunks_.back().get();
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      c[i].next = free_;
+      free_ = &c[i];
+    }
+  }
+  std::vector<std::unique_ptr<FlashTxn[]>> chunks_;
+  FlashTxn* free_ = nullptr;
+  std::size_t live_ = 0;
+};
+
+}  // namespace ssdtwin

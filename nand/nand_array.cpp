@@ -1,0 +1,109 @@
+#include "nand/nand_array.h"
+
+#include <algorithm>
+
+namespace ssdtwin {
+
+NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing)
+    : engine_(engine), geo_(geo), timing_(timing), dies_(geo.dies()),
+      channel_free_at_(geo.channels, 0) {}
+
+namespace {
+// Reads a host command waits for go ahead of programs, erases and GC reads.
+bool urgent(const FlashTxn& t) {
+  return t.op == TxnOp::kRead &&
+         (t.source == TxnSource::kHostRead || t.source == TxnSource::kMapping);
+}
+}  // namespace
+
+void NandArray::submit(FlashTxn* txn) {
+  Die& d = dies_[txn->die];
+  txn->issued = engine_.now();
+  if (urgent(*txn)) {
+    d.hi.push(txn);
+  } else {
+    d.lo.push(txn);
+    ++d.lo_count;
+  }
+  if (!d.current) dispatch(txn->die);
+}
+
+Tick NandArray::reserve_channel(std::uint32_t die, Tick duration) {
+  Tick& free_at = channel_free_at_[geo_.channel_of(die)];
+  const Tick start = std::max(engine_.now(), free_at);
+  free_at = start + duration;
+  return free_at;
+}
+
+Tick NandArray::reserve_command(std::uint32_t die) {
+  // Controllers move data in codeword-sized bursts and slip the few command
+  // and address cycles of another die in between, so a command waits for at
+  // most one 4 KiB burst, and the transfer in progress ends t_cmd later.
+  Tick& free_at = channel_free_at_[geo_.channel_of(die)];
+  const Tick now = engine_.now();
+  if (free_at <= now) {
+    free_at = now + timing_.t_cmd;
+    return free_at;
+  }
+  const Tick start = now + std::min(free_at - now, timing_.bus_time(kSectorBytes));
+  free_at += timing_.t_cmd;
+  return start + timing_.t_cmd;
+}
+
+void NandArray::dispatch(std::uint32_t die) {
+  Die& d = dies_[die];
+  FlashTxn* t = nullptr;
+  if (d.hi.head) t = d.hi.pop();
+  else if (d.lo.head) t = d.lo.pop();
+  if (!t) return;
+  d.current = t;
+  d.started = engine_.now();
+  const ModeTiming& mt = timing_.of(t->mode);
+  const unsigned m = bits_per_cell(t->mode);
+  switch (t->op) {
+    case TxnOp::kRead: {
+      // Command cycles on the channel, then the array read; the data-out
+      // transfer is reserved when tR ends.
+      const Tick cmd_end = reserve_command(die);
+      ++stats_.reads[m];
+      stats_.page_reads[m] += geo_.planes;
+      engine_.schedule_at(cmd_end + mt.read_time(t->page), this, kArrayReadDone, die);
+      break;
+    }
+    case TxnOp::kProgram: {
+      // Data-in for every plane and page of the operation, then tPROG.
+      const Tick in_end = reserve_channel(die, timing_.t_cmd + timing_.bus_time(t->bytes));
+      stats_.bus_bytes += t->bytes;
+      ++stats_.programs[m];
+      stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
+      engine_.schedule_at(in_end + mt.program_time(t->page), this, kOpDone, die);
+      break;
+    }
+    case TxnOp::kErase: {
+      const Tick cmd_end = reserve_command(die);
+      ++stats_.erases[m];
+      engine_.schedule_at(cmd_end + mt.tBERS, this, kOpDone, die);
+      break;
+    }
+  }
+}
+
+void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
+  const auto die = static_cast<std::uint32_t>(arg);
+  Die& d = dies_[die];
+  if (kind == kArrayReadDone) {
+    // The page register holds the data; move the requested sectors out.
+    const Tick out_end = reserve_channel(die, timing_.bus_time(d.current->bytes));
+    stats_.bus_bytes += d.current->bytes;
+    engine_.schedule_at(out_end, this, kOpDone, die);
+    return;
+  }
+  FlashTxn* t = d.current;
+  d.current = nullptr;
+  stats_.die_busy += engine_.now() - d.started;
+  if (!urgent(*t)) --d.lo_count;
+  dispatch(die);
+  sink_->on_txn_complete(t);
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,98 @@
+// The NAND back end: dies with their operation queues, and the channels
+// they share.
+//
+// A die runs one array operation at a time (tR, tPROG, tBERS) while its
+// channel is free to move data for other dies. Channels are modelled as
+// "busy until" reservations in request order; a die waits for its channel
+// only for command cycles and data transfer. Each die has two queues: reads
+// that a host command waits for (host and mapping reads) go first, then
+// programs, erases and GC reads in arrival order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nand/flash_txn.h"
+#include "nand/geometry.h"
+#include "nand/timing.h"
+#include "sim/event_engine.h"
+
+namespace ssdtwin {
+
+// Receives finished transactions (the FTL). Ownership of the txn passes back.
+class TxnSink {
+ public:
+  virtual ~TxnSink() = default;
+  virtual void on_txn_complete(FlashTxn* txn) = 0;
+};
+
+struct NandStats {
+  // Indexed by bits per cell of the mode the operation ran in.
+  std::uint64_t reads[5] = {};
+  std::uint64_t page_reads[5] = {};    // die-pages read (a multi-plane read counts planes)
+  std::uint64_t programs[5] = {};
+  std::uint64_t page_programs[5] = {};
+  std::uint64_t erases[5] = {};
+  std::uint64_t bus_bytes = 0;
+  Tick die_busy = 0;  // summed over dies
+
+  std::uint64_t total(const std::uint64_t (&v)[5]) const {
+    std::uint64_t s = 0;
+    for (auto x : v) s += x;
+    return s;
+  }
+};
+
+class NandArray : public EventTarget {
+ public:
+  NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing);
+  void set_sink(TxnSink* sink) { sink_ = sink; }
+
+  void submit(FlashTxn* txn);
+
+  std::uint32_t queued_programs(std::uint32_t die) const { return dies_[die].lo_count; }
+  bool die_idle(std::uint32_t die) const { return !dies_[die].current; }
+  const NandStats& stats() const { return stats_; }
+  const Geometry& geometry() const { return geo_; }
+  const NandTiming& timing() const { return timing_; }
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
+
+ private:
+  enum Kind : std::uint32_t { kArrayReadDone, kOpDone };
+  struct Queue {
+    FlashTxn* head = nullptr;
+    FlashTxn* tail = nullptr;
+    void push(FlashTxn* t) {
+      t->next = nullptr;
+      if (tail) tail->next = t; else head = t;
+      tail = t;
+    }
+    FlashTxn* pop() {
+      FlashTxn* t = head;
+      head = t->next;
+      if (!head) tail = nullptr;
+      return t;
+    }
+  };
+  struct Die {
+    Queue hi, lo;
+    std::uint32_t lo_count = 0;  // programs/erases/GC reads waiting or running
+    FlashTxn* current = nullptr;
+    Tick started = 0;
+  };
+
+  void dispatch(std::uint32_t die);
+  Tick reserve_channel(std::uint32_t die, Tick duration);
+  Tick reserve_command(std::uint32_t die);
+
+  EventEngine& engine_;
+  Geometry geo_;
+  NandTiming timing_;
+  TxnSink* sink_ = nullptr;
+  std::vector<Die> dies_;
+  std::vector<Tick> channel_free_at_;
+  NandStats stats_;
+};
+
+}  // namespace ssdtwin

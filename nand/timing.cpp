@@ -1,0 +1,48 @@
+#include "nand/timing.h"
+
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+namespace {
+
+ModeTiming read_mode(const ConfigNode& node, CellMode m) {
+  ModeTiming t;
+  t.present = true;
+  const unsigned bits = bits_per_cell(m);
+  t.tR = node.get_time_list("tR");
+  t.tPROG = node.get_time_list("tPROG");
+  t.tBERS = node.get_time("tBERS");
+  t.one_shot = node.get_bool("one_shot", false);
+  if (t.tR.size() != 1 && t.tR.size() != bits)
+    node.fail("tR", "expected one time or one per page type (" + std::to_string(bits) + ")");
+  if (t.tPROG.size() != 1 && t.tPROG.size() != bits)
+    node.fail("tPROG", "expected one time or one per page type (" + std::to_string(bits) + ")");
+  if (t.one_shot && t.tPROG.size() != 1)
+    node.fail("tPROG", "a one-shot mode programs a whole wordline: expected a single time");
+  for (Tick v : t.tR)
+    if (v == 0) node.fail("tR", "expected a time above 0");
+  for (Tick v : t.tPROG)
+    if (v == 0) node.fail("tPROG", "expected a time above 0");
+  return t;
+}
+
+}  // namespace
+
+NandTiming NandTiming::from_config(const ConfigNode& nand, const Geometry& geo) {
+  NandTiming t;
+  t.bus_bytes_per_s = nand.get_rate_mts("bus") * 1e6;
+  t.t_cmd = nand.get_time("t_cmd", 0);
+  const ConfigNode timing = nand.child("timing");
+  for (CellMode m : {CellMode::kSlc, CellMode::kMlc, CellMode::kTlc, CellMode::kQlc}) {
+    if (bits_per_cell(m) > bits_per_cell(geo.native_mode)) continue;
+    const std::string name = cell_mode_name(m);
+    if (timing.has(name)) t.mode[bits_per_cell(m)] = read_mode(timing.child(name), m);
+  }
+  if (!t.of(geo.native_mode).present)
+    timing.fail(cell_mode_name(geo.native_mode),
+                "timing for the native cell mode is required");
+  return t;
+}
+
+}  // namespace ssdtwin

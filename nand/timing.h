@@ -1,0 +1,45 @@
+// NAND array and bus timing, per cell mode and page type.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "nand/geometry.h"
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+struct ModeTiming {
+  bool present = false;
+  // Array read and program time per page type (lower, middle, upper page...):
+  // one value, or one per bit of the cell. Page type = page index % bits.
+  std::vector<Tick> tR;
+  std::vector<Tick> tPROG;
+  Tick tBERS = 0;
+  // One-shot programming (3D TLC): all pages of a wordline are transferred
+  // and programmed by one operation taking tPROG.
+  bool one_shot = false;
+
+  Tick read_time(std::uint32_t page) const { return tR[page % tR.size()]; }
+  Tick program_time(std::uint32_t page) const { return tPROG[page % tPROG.size()]; }
+};
+
+struct NandTiming {
+  std::array<ModeTiming, 5> mode{};  // indexed by bits per cell
+  double bus_bytes_per_s = 400e6;    // 8-bit channel: MT/s x 1 byte
+  Tick t_cmd = 0;                    // command and address cycles on the channel per operation
+
+  static NandTiming from_config(const ConfigNode& nand, const Geometry& geo);
+
+  const ModeTiming& of(CellMode m) const { return mode[bits_per_cell(m)]; }
+  Tick bus_time(std::uint64_t bytes) const { return transfer_time(bytes, bus_bytes_per_s); }
+  // Pages written by one program operation in `m` (per plane).
+  std::uint32_t pages_per_program(CellMode m) const {
+    return of(m).one_shot ? bits_per_cell(m) : 1;
+  }
+};
+
+}  // namespace ssdtwin

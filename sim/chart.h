@@ -1,0 +1,33 @@
+// PNG charts of CSV results, drawn by gnuplot (Debian's gnuplot-nox).
+//
+// The gnuplot script is written next to the PNG so a user can restyle and
+// redraw it. When gnuplot is not installed, the script is still written and
+// the chart is skipped with a warning: the CSV is the result, the chart a view.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ssdtwin {
+
+struct ChartSeries {
+  std::string csv;    // path of the CSV (header row, comma separated)
+  int x_column = 1;   // 1-based
+  int y_column = 2;
+  std::string title;
+  std::string filter; // optional gnuplot condition on columns, e.g. "strcol(1) eq 'fill'"
+};
+
+struct Chart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  std::vector<ChartSeries> series;
+  bool points = false;  // points instead of lines
+};
+
+// Writes `png_path` (and `png_path` with .gp). Returns false when gnuplot is
+// unavailable or failed.
+bool draw_chart(const Chart& chart, const std::string& png_path);
+
+}  // namespace ssdtwin

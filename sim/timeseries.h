@@ -1,0 +1,63 @@
+// Throughput over simulated time, and over data written (review fill curves
+// are drawn per GB written, not per second).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+// Bytes and operations completed per fixed interval, for a few op classes.
+class IntervalSeries {
+ public:
+  static constexpr int kOps = 3;  // read, write, trim
+  struct Bin {
+    std::uint64_t bytes[kOps] = {};
+    std::uint64_t ios[kOps] = {};
+  };
+
+  IntervalSeries(Tick start, Tick interval) : start_(start), interval_(interval) {}
+  void add(Tick t, int op, std::uint64_t bytes) {
+    const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
+    if (i >= bins_.size()) bins_.resize(i + 1);
+    bins_[i].bytes[op] += bytes;
+    ++bins_[i].ios[op];
+  }
+  const std::vector<Bin>& bins() const { return bins_; }
+  Tick interval() const { return interval_; }
+  Tick start() const { return start_; }
+
+ private:
+  Tick start_;
+  Tick interval_;
+  std::vector<Bin> bins_;
+};
+
+// The time at which each successive `step` bytes of writes completed.
+class ByteStepSeries {
+ public:
+  ByteStepSeries(Tick start, std::uint64_t step) : start_(start), step_(step) {}
+  void add(Tick t, std::uint64_t bytes) {
+    if (step_ == 0) return;
+    total_ += bytes;
+    while (total_ >= (ends_.size() + 1) * step_) ends_.push_back(t);
+  }
+  std::uint64_t step() const { return step_; }
+  // Segment k spans bytes [k*step, (k+1)*step); its rate in bytes/s.
+  std::size_t segments() const { return ends_.size(); }
+  double rate(std::size_t k) const {
+    const Tick begin = k == 0 ? start_ : ends_[k - 1];
+    const Tick d = ends_[k] - begin;
+    return d == 0 ? 0.0 : static_cast<double>(step_) * 1e9 / static_cast<double>(d);
+  }
+
+ private:
+  Tick start_;
+  std::uint64_t step_;
+  std::uint64_t total_ = 0;
+  std::vector<Tick> ends_;
+};
+
+}  // namespace ssdtwin

@@ -1,0 +1,703 @@
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/config.h"
+
+using ssdtwin::Amount;
+using ssdtwin::ConfigDoc;
+using ssdtwin::ConfigError;
+using ssdtwin::ConfigNode;
+using ssdtwin::parse_bytes;
+using ssdtwin::parse_mts;
+using ssdtwin::parse_time;
+using ssdtwin::Tick;
+using ssdtwin::operator""_ns;
+using ssdtwin::operator""_us;
+using ssdtwin::operator""_ms;
+using ssdtwin::operator""_s;
+
+namespace {
+
+std::unique_ptr<ConfigDoc> drive_doc(const std::string& text,
+                                     const std::vector<std::string>& overrides = {}) {
+  return ConfigDoc::parse(text, "x.yaml", "drive", overrides);
+}
+
+std::unique_ptr<ConfigDoc> workload_doc(const std::string& text,
+                                        const std::vector<std::string>& overrides = {}) {
+  return ConfigDoc::parse(text, "w.yaml", "workload", overrides);
+}
+
+// The message of the ConfigError `f` throws, so tests can compare whole lines.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError)";
+}
+
+nlohmann::ordered_json resolved(const ConfigDoc& doc) {
+  return nlohmann::ordered_json::parse(doc.resolved_json());
+}
+
+// Line numbers below are 1-based; columns are counted on the line as written.
+const char kNand[] =
+    "drive:\n"                // 1
+    "  nand:\n"               // 2
+    "    page_size: abc\n"    // 3: value at column 16
+    "    planes: 9\n"         // 4: value at column 13
+    "    ratio: 1.5x\n"       // 5: value at column 12
+    "    cache: maybe\n"      // 6: value at column 12
+    "    name: {a: 1}\n"      // 7: key at column 5
+    "    mode: fast\n"        // 8: value at column 11
+    "    tr: 50\n"            // 9: value at column 9
+    "    tprog: [50us, x]\n"  // 10: 'x' at column 19
+    "    rate: fast\n"        // 11: value at column 11
+    "    op: x%\n";           // 12: value at column 9
+
+}  // namespace
+
+// ---- unit parsers ----
+
+TEST_CASE("parse_bytes accepts plain, decimal-unit, binary-unit and fio-style sizes") {
+  CHECK(parse_bytes("0") == 0u);
+  CHECK(parse_bytes("4096") == 4096u);
+  CHECK(parse_bytes("4096B") == 4096u);
+  CHECK(parse_bytes("16KiB") == 16384u);
+  CHECK(parse_bytes("16 KiB") == 16384u);
+  CHECK(parse_bytes("2KB") == 2000u);
+  CHECK(parse_bytes("2kB") == 2000u);
+  CHECK(parse_bytes("250GB") == 250'000'000'000u);
+  CHECK(parse_bytes("1TB") == 1'000'000'000'000u);
+  CHECK(parse_bytes("1.5MiB") == 1'572'864u);
+  CHECK(parse_bytes("1.5KiB") == 1536u);
+  CHECK(parse_bytes("2GiB") == 2ull << 30);
+  CHECK(parse_bytes("1TiB") == 1ull << 40);
+  CHECK(parse_bytes("4K") == 4096u);
+  CHECK(parse_bytes("4M") == 4u << 20);
+  CHECK(parse_bytes("1G") == 1u << 30);
+  CHECK(parse_bytes("1T") == 1ull << 40);
+  CHECK(parse_bytes("1.0") == 1u);
+  CHECK(parse_bytes("0.5KB") == 500u);
+  CHECK(parse_bytes("18446744073709551615") == 18446744073709551615ull);
+}
+
+TEST_CASE("parse_bytes rejects negative, fractional-byte, junk and overflowing sizes") {
+  for (const char* bad : {"",
+                          "abc",
+                          "-1",
+                          "-1KiB",
+                          "+1",
+                          "0.3B",
+                          "1.5",
+                          "16KiBx",
+                          "16 KiB ",
+                          "16  KiB",
+                          "16 ",
+                          " 16",
+                          "1.KiB",
+                          ".5KiB",
+                          "16kib",
+                          "16Kb",
+                          "1e3",
+                          "KiB",
+                          "18446744073709551616",
+                          "16777216TiB",
+                          "0x10"}) {
+    INFO("text: '" << bad << "'");
+    CHECK_FALSE(parse_bytes(bad).has_value());
+  }
+}
+
+TEST_CASE("parse_time accepts ns, us, ms and s, decimals, and a bare zero") {
+  CHECK(parse_time("0") == 0u);
+  CHECK(parse_time("0ns") == 0u);
+  CHECK(parse_time("700ns") == 700u);
+  CHECK(parse_time("50us") == 50'000u);
+  CHECK(parse_time("50 us") == 50'000u);
+  CHECK(parse_time("2ms") == 2'000'000u);
+  CHECK(parse_time("1.5ms") == 1'500'000u);
+  CHECK(parse_time("1.5s") == 1'500'000'000u);
+  CHECK(parse_time("0.001us") == 1u);
+}
+
+TEST_CASE("parse_time rounds to the nearest nanosecond") {
+  CHECK(parse_time("0.4ns") == 0u);
+  CHECK(parse_time("0.5ns") == 1u);
+  CHECK(parse_time("1.0004us") == 1000u);
+  CHECK(parse_time("1.0005us") == 1001u);
+  CHECK(parse_time("0.99999999999s") == 1'000'000'000u);
+  CHECK(parse_time("1.00000000000000000000000001s") == 1'000'000'000u);
+}
+
+TEST_CASE("parse_time rejects bare numbers other than 0, negatives, junk and overflow") {
+  for (const char* bad :
+       {"", "50", "1", "1.5", "0.0", "-1us", "abc", "us", "5 us ", "5  us", "5min", "1e3us", "5US",
+        "50 ", "99999999999999999999ns", "18446744074s"}) {
+    INFO("text: '" << bad << "'");
+    CHECK_FALSE(parse_time(bad).has_value());
+  }
+}
+
+TEST_CASE("parse_mts accepts MT/s with or without a space, and bare positive numbers") {
+  CHECK(parse_mts("800MT/s") == 800.0);
+  CHECK(parse_mts("800 MT/s") == 800.0);
+  CHECK(parse_mts("800") == 800.0);
+  CHECK(parse_mts("1066.5") == 1066.5);
+}
+
+TEST_CASE("parse_mts rejects zero, negatives and other units") {
+  for (const char* bad :
+       {"", "0", "0MT/s", "-5", "800MTs", "800 mt/s", "MT/s", "800MT/s ", "800 ", "abc"}) {
+    INFO("text: '" << bad << "'");
+    CHECK_FALSE(parse_mts(bad).has_value());
+  }
+}
+
+// ---- getters ----
+
+TEST_CASE("getters return well-formed values of every type") {
+  auto doc = drive_doc(
+      "drive:\n"
+      "  page_size: 16KiB\n"
+      "  tr: 50us\n"
+      "  planes: 4\n"
+      "  neg: -3\n"
+      "  ratio: 0.25\n"
+      "  cache: true\n"
+      "  wc: no\n"
+      "  name: tlc-512\n"
+      "  mode: slc\n"
+      "  op: 7%\n"
+      "  cap: 64GiB\n"
+      "  rate: 800MT/s\n"
+      "  rate2: 1200\n"
+      "  tprog: [50us, 1ms, 2ms]\n"
+      "  tbers: 3ms\n");
+  const ConfigNode d = doc->root();
+  CHECK(d.path() == "drive");
+  CHECK(d.get_bytes("page_size") == 16384u);
+  CHECK(d.get_time("tr") == 50_us);
+  CHECK(d.get_int("planes", 1, 4) == 4);
+  CHECK(d.get_int("neg", -5, 5) == -3);
+  CHECK(d.get_double("ratio", 0.0, 1.0) == 0.25);
+  CHECK(d.get_bool("cache"));
+  CHECK_FALSE(d.get_bool("wc"));
+  CHECK(d.get_string("name") == "tlc-512");
+  CHECK(d.get_enum("mode", {"slc", "tlc"}) == "slc");
+  const Amount op = d.get_amount("op");
+  CHECK(op.is_percent);
+  CHECK(op.percent == 7.0);
+  CHECK(op.resolve(1000) == 70u);
+  const Amount cap = d.get_amount("cap");
+  CHECK_FALSE(cap.is_percent);
+  CHECK(cap.bytes == 64ull << 30);
+  CHECK(d.get_rate_mts("rate") == 800.0);
+  CHECK(d.get_rate_mts("rate2") == 1200.0);
+  CHECK(d.get_time_list("tprog") == std::vector<Tick>{50_us, 1_ms, 2_ms});
+  CHECK(d.get_time_list("tbers") == std::vector<Tick>{3_ms});
+  CHECK_NOTHROW(doc->check_unused());
+}
+
+TEST_CASE("a malformed size is reported with file, line, column and full path") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(nand.path() == "drive.nand");
+  CHECK(error_of([&] { nand.get_bytes("page_size"); }) ==
+        "x.yaml:3:16: drive.nand.page_size: expected a size such as 16KiB, got 'abc'");
+  CHECK(error_of([&] { nand.get_bytes("page_size", 4096); }) ==
+        "x.yaml:3:16: drive.nand.page_size: expected a size such as 16KiB, got 'abc'");
+}
+
+TEST_CASE("an integer getter reports values out of range and non-integers") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_int("planes", 1, 4); }) ==
+        "x.yaml:4:13: drive.nand.planes: expected an integer in [1, 4], got '9'");
+  CHECK(error_of([&] { nand.get_int("planes", 2, 1, 4); }) ==
+        "x.yaml:4:13: drive.nand.planes: expected an integer in [1, 4], got '9'");
+  CHECK(nand.get_int("planes", 0, 9) == 9);
+
+  auto frac = drive_doc("drive:\n  n: 1.5\n  m: abc\n  big: 99999999999999999999\n");
+  const ConfigNode d = frac->root();
+  CHECK(error_of([&] { d.get_int("n", 0, 10); }) ==
+        "x.yaml:2:6: drive.n: expected an integer in [0, 10], got '1.5'");
+  CHECK(error_of([&] { d.get_int("m", 0, 10); }) ==
+        "x.yaml:3:6: drive.m: expected an integer in [0, 10], got 'abc'");
+  CHECK_THROWS_AS(d.get_int("big", 0, INT64_MAX), ConfigError);
+}
+
+TEST_CASE("a number getter reports junk and values out of range") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_double("ratio", 0, 1); }) ==
+        "x.yaml:5:12: drive.nand.ratio: expected a number in [0, 1], got '1.5x'");
+  auto range = drive_doc("drive:\n  r: 2.5\n  e: 1e3\n  nan: .nan\n");
+  const ConfigNode d = range->root();
+  CHECK(error_of([&] { d.get_double("r", 0.5, 1.5); }) ==
+        "x.yaml:2:6: drive.r: expected a number in [0.5, 1.5], got '2.5'");
+  CHECK(error_of([&] { d.get_double("r", 0.5, 0.5, 1.5); }) ==
+        "x.yaml:2:6: drive.r: expected a number in [0.5, 1.5], got '2.5'");
+  CHECK(d.get_double("e", 0, 1e6) == 1000.0);
+  CHECK_THROWS_AS(d.get_double("nan", 0, 1), ConfigError);
+}
+
+TEST_CASE("a boolean getter rejects words other than true/false and their yaml synonyms") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_bool("cache"); }) ==
+        "x.yaml:6:12: drive.nand.cache: expected true or false, got 'maybe'");
+  CHECK(error_of([&] { nand.get_bool("cache", true); }) ==
+        "x.yaml:6:12: drive.nand.cache: expected true or false, got 'maybe'");
+}
+
+TEST_CASE("a map where a scalar is expected is reported at its key") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_string("name"); }) ==
+        "x.yaml:7:5: drive.nand.name: expected a string, got a map");
+  CHECK(error_of([&] { nand.get_bytes("name", 1); }) ==
+        "x.yaml:7:5: drive.nand.name: expected a size such as 16KiB, got a map");
+  auto list = drive_doc("drive:\n  name:\n    - a\n");
+  CHECK(error_of([&] { list->root().get_string("name", "x"); }) ==
+        "x.yaml:2:3: drive.name: expected a string, got a list");
+}
+
+TEST_CASE("an enum getter lists the accepted choices") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] {
+          nand.get_enum("mode", {"slc", "mlc", "tlc"});
+        }) == "x.yaml:8:11: drive.nand.mode: expected one of slc, mlc, tlc, got 'fast'");
+  CHECK(error_of([&] {
+          nand.get_enum("mode", {"slc", "tlc"}, "tlc");
+        }) == "x.yaml:8:11: drive.nand.mode: expected one of slc, tlc, got 'fast'");
+}
+
+TEST_CASE("a time without a unit is rejected with a hint about units") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  const std::string want =
+      "x.yaml:9:9: drive.nand.tr: expected a time such as 50us (units ns, us, ms, s), got '50'";
+  CHECK(error_of([&] { nand.get_time("tr"); }) == want);
+  CHECK(error_of([&] { nand.get_time("tr", 1_us); }) == want);
+  CHECK(error_of([&] { nand.get_time_list("tr"); }) == want);
+}
+
+TEST_CASE("a bad element of a time list is reported at the element with its index") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_time_list("tprog"); }) ==
+        "x.yaml:10:19: drive.nand.tprog.1: expected a time such as 50us (units ns, us, ms, s), "
+        "got 'x'");
+  auto empty = drive_doc("drive:\n  t: []\n  m: {a: 1}\n");
+  CHECK(error_of([&] { empty->root().get_time_list("t"); }) ==
+        "x.yaml:2:3: drive.t: expected a time such as 50us or a non-empty list of times, got an "
+        "empty list");
+  CHECK(error_of([&] { empty->root().get_time_list("m"); }) ==
+        "x.yaml:3:3: drive.m: expected a time such as 50us or a non-empty list of times, got a "
+        "map");
+}
+
+TEST_CASE("rate and amount getters report malformed values") {
+  auto doc = drive_doc(kNand);
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_rate_mts("rate"); }) ==
+        "x.yaml:11:11: drive.nand.rate: expected a transfer rate such as 800MT/s, got 'fast'");
+  CHECK(error_of([&] { nand.get_amount("op"); }) ==
+        "x.yaml:12:9: drive.nand.op: expected a size such as 16KiB or a percentage such as "
+        "100%, got 'x%'");
+}
+
+TEST_CASE("a missing required key is reported at its parent map") {
+  auto doc = drive_doc(
+      "drive:\n"
+      "  nand:\n"
+      "    planes: 2\n");
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.get_bytes("page_size"); }) ==
+        "x.yaml:3:5: drive.nand.page_size: required key is missing");
+  CHECK(error_of([&] { nand.get_rate_mts("rate"); }) ==
+        "x.yaml:3:5: drive.nand.rate: required key is missing");
+  CHECK(error_of([&] { nand.children("dies"); }) ==
+        "x.yaml:3:5: drive.nand.dies: required key is missing");
+  // Inside a map that is not in the file at all, the nearest written ancestor is the location.
+  CHECK(error_of([&] { nand.child("timing").get_time("tr"); }) ==
+        "x.yaml:3:5: drive.nand.timing.tr: required key is missing");
+}
+
+TEST_CASE("a required key given without a value is reported at the key") {
+  auto doc = drive_doc("drive:\n  page_size:\n  tr: ~\n");
+  CHECK(error_of([&] { doc->root().get_bytes("page_size"); }) ==
+        "x.yaml:2:3: drive.page_size: required key has no value");
+  CHECK(doc->root().get_time("tr", 5_us) == 5_us);
+}
+
+TEST_CASE("a missing or empty child map gives defaults, a scalar child is an error") {
+  auto doc = drive_doc("drive:\n  gc:\n  ftl: 5\n");
+  const ConfigNode d = doc->root();
+  CHECK_FALSE(d.has("gc"));
+  CHECK_FALSE(d.has("cache"));
+  CHECK(d.has("ftl"));
+  CHECK(d.child("gc").get_int("threshold", 3, 0, 10) == 3);
+  CHECK(d.child("cache").get_bool("enabled", true));
+  CHECK_FALSE(d.child("cache").has("enabled"));
+  CHECK(d.child("gc").path() == "drive.gc");
+  CHECK(error_of([&] { d.child("ftl"); }) == "x.yaml:3:8: drive.ftl: expected a map, got '5'");
+}
+
+TEST_CASE("reading a missing key leaves the document unchanged") {
+  auto doc = drive_doc("drive:\n  x: 1\n");
+  const ConfigNode d = doc->root();
+  CHECK(d.get_int("y", 4, 0, 9) == 4);
+  CHECK_FALSE(d.has("y"));
+  CHECK_THROWS_AS(d.get_int("y", 0, 9), ConfigError);
+  d.get_int("x", 0, 9);
+  CHECK_NOTHROW(doc->check_unused());
+}
+
+TEST_CASE("children returns each map of a list with an indexed path") {
+  auto doc = workload_doc(
+      "workload:\n"
+      "  phases:\n"
+      "    - bs: 4K\n"
+      "    - bs: 128K\n"
+      "  bad:\n"
+      "    - bs: 4K\n"
+      "    - 5\n"
+      "  scalar: 5\n");
+  const ConfigNode w = doc->root();
+  const auto phases = w.children("phases");
+  REQUIRE(phases.size() == 2);
+  CHECK(phases[1].path() == "workload.phases.1");
+  CHECK(phases[0].get_bytes("bs") == 4096u);
+  CHECK(phases[1].get_bytes("bs") == 131072u);
+  CHECK(error_of([&] { w.children("bad"); }) ==
+        "w.yaml:7:7: workload.bad.1: expected a map, got '5'");
+  CHECK(error_of([&] { w.children("scalar"); }) ==
+        "w.yaml:8:11: workload.scalar: expected a list of maps, got '5'");
+  CHECK(error_of([&] { phases[1].get_time("think"); }) ==
+        "w.yaml:4:7: workload.phases.1.think: required key is missing");
+}
+
+TEST_CASE("fail reports a cross-field error at the key, or at the map when the key is absent") {
+  auto doc = drive_doc("drive:\n  nand:\n    page_size: 3000\n");
+  const ConfigNode nand = doc->root().child("nand");
+  CHECK(error_of([&] { nand.fail("page_size", "must be a multiple of 512"); }) ==
+        "x.yaml:3:16: drive.nand.page_size: must be a multiple of 512");
+  CHECK(error_of([&] { nand.fail("planes", "needed when page_size is set"); }) ==
+        "x.yaml:3:5: drive.nand.planes: needed when page_size is set");
+}
+
+// ---- resolved tree ----
+
+TEST_CASE("resolved_json holds written values and every default that was taken") {
+  auto doc = drive_doc(
+      "drive:\n"
+      "  nand:\n"
+      "    page_size: 16KiB\n"
+      "    planes: 4\n"
+      "    ratio: 0.5\n"
+      "    cache: true\n"
+      "    label: \"42\"\n"
+      "    spare:\n");
+  const ConfigNode d = doc->root();
+  const ConfigNode nand = d.child("nand");
+  nand.get_bytes("page_size");
+  nand.get_int("planes", 1, 8);
+  nand.get_double("ratio", 0, 1);
+  nand.get_bool("cache");
+  nand.get_string("label");
+  CHECK(nand.get_bytes("spare", 1024) == 1024u);
+  CHECK(nand.get_time("tr", 50_us) == 50_us);
+  CHECK(nand.get_time("tdma", 1500_ns) == 1500_ns);
+  CHECK(nand.get_time("tzero", 0) == 0u);
+  CHECK(nand.get_time("tbig", 2_s) == 2_s);
+  CHECK(nand.get_int("dies", 2, 1, 8) == 2);
+  CHECK(nand.get_double("wear", 0.25, 0, 1) == 0.25);
+  CHECK(nand.get_bool("slc", false) == false);
+  CHECK(nand.get_string("vendor", "generic") == "generic");
+  CHECK(nand.get_enum("cell", {"slc", "tlc"}, "tlc") == "tlc");
+  Amount full;
+  full.is_percent = true;
+  full.percent = 100;
+  CHECK(nand.get_amount("fill", full).percent == 100.0);
+  Amount abs;
+  abs.bytes = 4096;
+  CHECK(nand.get_amount("chunk", abs).bytes == 4096u);
+  d.child("gc").child("policy").get_int("threshold", 5, 0, 10);
+  doc->check_unused();
+
+  const auto want = nlohmann::ordered_json::parse(R"({
+    "drive": {
+      "nand": {
+        "page_size": "16KiB", "planes": 4, "ratio": 0.5, "cache": true, "label": "42",
+        "spare": 1024, "tr": "50us", "tdma": "1500ns", "tzero": "0ns", "tbig": "2s",
+        "dies": 2, "wear": 0.25, "slc": false, "vendor": "generic", "cell": "tlc",
+        "fill": "100%", "chunk": 4096
+      },
+      "gc": {"policy": {"threshold": 5}}
+    }
+  })");
+  CHECK(resolved(*doc) == want);
+  // Key order follows the document, then defaults in the order they were taken.
+  CHECK(doc->resolved_json() == want.dump(2));
+}
+
+TEST_CASE("resolved_json places defaults inside list elements") {
+  auto doc = workload_doc("workload:\n  phases:\n    - bs: 4K\n    - bs: 8K\n      qd: 4\n");
+  for (const ConfigNode& p : doc->root().children("phases")) {
+    p.get_bytes("bs");
+    p.get_int("qd", 1, 1, 256);
+  }
+  const auto got = resolved(*doc);
+  CHECK(got["workload"]["phases"][0]["qd"] == 1);
+  CHECK(got["workload"]["phases"][1]["qd"] == 4);
+  CHECK(got["workload"]["phases"][1]["bs"] == "8K");
+}
+
+// ---- unknown keys ----
+
+TEST_CASE("an unknown key is reported with file, line and column") {
+  auto doc = drive_doc(
+      "drive:\n"
+      "  nand:\n"
+      "    page_size: 4KiB\n"
+      "    pag_size: 8KiB\n");
+  const ConfigNode nand = doc->root().child("nand");
+  nand.get_bytes("page_size");
+  nand.get_int("planes", 2, 1, 4);
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        "x.yaml:4:5: drive.nand.pag_size: unknown key (known keys here: page_size, planes)");
+}
+
+TEST_CASE("an unknown key directly under the root is reported") {
+  auto doc = drive_doc("drive:\n  capacity: 1TB\n  capcity: 2TB\n");
+  doc->root().get_bytes("capacity");
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        "x.yaml:3:3: drive.capcity: unknown key (known keys here: capacity)");
+}
+
+TEST_CASE("a map nobody read is reported at its own key") {
+  auto doc = drive_doc(
+      "drive:\n"
+      "  capacity: 1TB\n"
+      "  nadn:\n"
+      "    page_size: 4KiB\n");
+  doc->root().get_bytes("capacity");
+  doc->root().child("nand").get_bytes("page_size", 4096);
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        "x.yaml:3:3: drive.nadn: unknown key (known keys here: capacity, nand)");
+}
+
+TEST_CASE("keys inside a map that was read but never looked into are each unknown") {
+  auto doc = drive_doc("drive:\n  gc:\n    x: 1\n");
+  doc->root().child("gc");
+  CHECK(error_of([&] { doc->check_unused(); }) == "x.yaml:3:5: drive.gc.x: unknown key");
+}
+
+TEST_CASE("an unknown key inside a list element is reported with the element index") {
+  auto doc = workload_doc(
+      "workload:\n"
+      "  phases:\n"
+      "    - bs: 4K\n"
+      "    - bs: 8K\n"
+      "      depht: 4\n");
+  for (const ConfigNode& p : doc->root().children("phases")) {
+    p.get_bytes("bs");
+    p.get_int("depth", 1, 1, 256);
+  }
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        "w.yaml:5:7: workload.phases.1.depht: unknown key (known keys here: bs, depth)");
+}
+
+TEST_CASE("has does not count as reading a key") {
+  auto doc = drive_doc("drive:\n  x: 1\n");
+  CHECK(doc->root().has("x"));
+  CHECK(error_of([&] { doc->check_unused(); }) == "x.yaml:2:3: drive.x: unknown key");
+}
+
+TEST_CASE("check_unused reports keys in document order") {
+  auto doc = drive_doc("drive:\n  b: 1\n  a: 2\n");
+  CHECK(error_of([&] { doc->check_unused(); }) == "x.yaml:2:3: drive.b: unknown key");
+}
+
+// ---- overrides ----
+
+TEST_CASE("an override replaces an existing value") {
+  auto doc = drive_doc("drive:\n  nand:\n    page_size: 4KiB\n",
+                       {"drive.nand.page_size=16KiB", "workload.qd=8"});
+  CHECK(doc->root().child("nand").get_bytes("page_size") == 16384u);
+  CHECK_NOTHROW(doc->check_unused());
+  CHECK(resolved(*doc)["drive"]["nand"]["page_size"] == "16KiB");
+}
+
+TEST_CASE("a later override of the same key wins") {
+  auto doc = drive_doc("drive:\n  x: 1\n", {"drive.x=2", "drive.x=3"});
+  CHECK(doc->root().get_int("x", 0, 9) == 3);
+}
+
+TEST_CASE("a bad value from an override is reported at the --set, not the file") {
+  auto doc = drive_doc("drive:\n  nand:\n    page_size: 4KiB\n", {"drive.nand.page_size=abc"});
+  CHECK(error_of([&] { doc->root().child("nand").get_bytes("page_size"); }) ==
+        "--set drive.nand.page_size: drive.nand.page_size: expected a size such as 16KiB, got "
+        "'abc'");
+}
+
+TEST_CASE("an override naming a new key is inserted and reported by check_unused") {
+  auto doc = drive_doc("drive:\n  nand:\n    page_size: 4KiB\n", {"drive.nand.pag_size=8KiB"});
+  doc->root().child("nand").get_bytes("page_size");
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        "--set drive.nand.pag_size: drive.nand.pag_size: unknown key (known keys here: "
+        "page_size)");
+}
+
+TEST_CASE("an override of a whole map takes over the location of values below it") {
+  auto doc = drive_doc("drive:\n  nand:\n    x: 1\n", {"drive.nand.x=2", "drive.nand={x: abc}"});
+  CHECK(error_of([&] { doc->root().child("nand").get_int("x", 0, 9); }) ==
+        "--set drive.nand: drive.nand.x: expected an integer in [0, 9], got 'abc'");
+}
+
+TEST_CASE("an override creates the maps along its path") {
+  auto doc = drive_doc("drive:\n  nand:\n", {"drive.gc.policy.threshold=7", "drive.nand.x=1"});
+  const ConfigNode d = doc->root();
+  CHECK(d.child("gc").child("policy").get_int("threshold", 0, 10) == 7);
+  CHECK(d.child("nand").get_int("x", 0, 10) == 1);
+  CHECK_NOTHROW(doc->check_unused());
+  CHECK(error_of([&] { d.child("gc").get_bool("on"); }) ==
+        "--set drive.gc.policy.threshold: drive.gc.on: required key is missing");
+}
+
+TEST_CASE("an override into an empty root works") {
+  auto doc = drive_doc("drive:\n", {"drive.x=5"});
+  CHECK(doc->root().get_int("x", 0, 10) == 5);
+}
+
+TEST_CASE("an override indexes into a list") {
+  auto doc = workload_doc("workload:\n  phases:\n    - bs: 4K\n    - bs: 8K\n",
+                          {"workload.phases.1.bs=64K"});
+  const auto phases = doc->root().children("phases");
+  REQUIRE(phases.size() == 2);
+  CHECK(phases[0].get_bytes("bs") == 4096u);
+  CHECK(phases[1].get_bytes("bs") == 65536u);
+  CHECK_NOTHROW(doc->check_unused());
+}
+
+TEST_CASE("an override replacing a list element with a scalar is reported at the --set") {
+  auto doc = workload_doc("workload:\n  phases:\n    - bs: 4K\n", {"workload.phases.0=5"});
+  CHECK(error_of([&] { doc->root().children("phases"); }) ==
+        "--set workload.phases.0: workload.phases.0: expected a map, got '5'");
+}
+
+TEST_CASE("an override past the end of a list is an error") {
+  CHECK(error_of([] {
+          workload_doc("workload:\n  phases:\n    - bs: 4K\n    - bs: 8K\n",
+                       {"workload.phases.5.bs=64K"});
+        }) == "--set workload.phases.5.bs: no list element 5 (workload.phases has 2 elements)");
+  CHECK(error_of([] {
+          workload_doc("workload:\n  phases:\n    - bs: 4K\n", {"workload.phases.x.bs=64K"});
+        }) == "--set workload.phases.x.bs: no list element x (workload.phases has 1 elements)");
+}
+
+TEST_CASE("an override below a scalar is an error") {
+  CHECK(error_of([] { drive_doc("drive:\n  x: 5\n", {"drive.x.y=1"}); }) ==
+        "--set drive.x.y: drive.x is '5', so it has no key 'y'");
+}
+
+TEST_CASE("an override value is parsed as yaml, so lists work") {
+  auto doc = drive_doc("drive:\n  tprog: 1us\n", {"drive.tprog=[1us, 2us]"});
+  CHECK(doc->root().get_time_list("tprog") == std::vector<Tick>{1_us, 2_us});
+  CHECK(resolved(*doc)["drive"]["tprog"] == nlohmann::ordered_json::array({"1us", "2us"}));
+}
+
+TEST_CASE("a bad element of a list override is reported at the --set") {
+  auto doc = drive_doc("drive:\n", {"drive.tprog=[1us, x]"});
+  CHECK(error_of([&] { doc->root().get_time_list("tprog"); }) ==
+        "--set drive.tprog: drive.tprog.1: expected a time such as 50us (units ns, us, ms, s), "
+        "got 'x'");
+}
+
+TEST_CASE("malformed overrides are errors") {
+  CHECK(error_of([] { drive_doc("drive:\n", {"drive.x"}); }) ==
+        "--set drive.x: expected KEY.PATH=VALUE, e.g. drive.nand.page_size=16KiB");
+  CHECK(error_of([] { drive_doc("drive:\n", {"=5"}); }) ==
+        "--set =5: expected KEY.PATH=VALUE, e.g. drive.nand.page_size=16KiB");
+  CHECK(error_of([] { drive_doc("drive:\n", {"drive..x=5"}); }) ==
+        "--set drive..x=5: expected KEY.PATH=VALUE, e.g. drive.nand.page_size=16KiB");
+  CHECK(error_of([] { drive_doc("drive:\n", {"drive=5"}); }) ==
+        "--set drive: expected a key below 'drive', e.g. drive.KEY=VALUE");
+  CHECK(error_of([] {
+          drive_doc("drive:\n", {"drive.x=[1"});
+        }).rfind("--set drive.x: YAML syntax error in the value: ", 0) == 0);
+  CHECK(error_of([] { drive_doc("drive:\n", {"drive.x={a: 1, a: 2}"}); }) ==
+        "--set drive.x: drive.x.a: duplicate key");
+}
+
+TEST_CASE("overrides for the other document are ignored") {
+  auto doc = drive_doc("drive:\n  x: 1\n", {"workload.x=2", "workloadx.y=3"});
+  CHECK(doc->root().get_int("x", 0, 9) == 1);
+  CHECK_NOTHROW(doc->check_unused());
+}
+
+// ---- document shape ----
+
+TEST_CASE("a yaml syntax error is reported with its location") {
+  const std::string msg = error_of([] { drive_doc("drive:\n  nand: [1, 2\n  x: 1\n"); });
+  CHECK(msg.rfind("x.yaml:", 0) == 0);
+  CHECK(msg.find(": YAML syntax error: ") != std::string::npos);
+  CHECK(msg.find('\n') == std::string::npos);
+  CHECK(error_of([] { drive_doc("drive:\n  a: 1\n   b: 2\n"); }) ==
+        "x.yaml:3:5: YAML syntax error: illegal map value");
+}
+
+TEST_CASE("a wrong root key is reported, naming the expected one") {
+  CHECK(error_of([] { drive_doc("workload:\n  x: 1\n"); }) ==
+        "x.yaml:1:1: workload: unexpected top-level key, expected only 'drive'");
+  CHECK(error_of([] { drive_doc("drive:\n  x: 1\nextra: 2\n"); }) ==
+        "x.yaml:3:1: extra: unexpected top-level key, expected only 'drive'");
+  CHECK(error_of([] { drive_doc("hello\n"); }) ==
+        "x.yaml:1:1: expected a map with the single top-level key 'drive', got 'hello'");
+  CHECK(error_of([] { drive_doc("- a\n"); }) ==
+        "x.yaml:1:1: expected a map with the single top-level key 'drive', got a list");
+  CHECK(error_of([] { drive_doc(""); }) ==
+        "x.yaml: expected a map with the single top-level key 'drive', got an empty document");
+  CHECK(error_of([] { drive_doc("drive: 5\n"); }) == "x.yaml:1:1: drive: expected a map, got '5'");
+  CHECK(error_of([] { drive_doc("drive:\n  x: 1\n---\ndrive:\n  x: 2\n"); }) ==
+        "x.yaml:4:1: expected a single YAML document");
+}
+
+TEST_CASE("a duplicate key is an error rather than a silent choice") {
+  CHECK(error_of([] { drive_doc("drive:\n  a: 1\n  a: 2\n"); }) ==
+        "x.yaml:3:3: drive.a: duplicate key (first given at line 2)");
+  CHECK(error_of([] { drive_doc("drive:\n  a: 1\ndrive:\n  b: 2\n"); }) ==
+        "x.yaml:3:1: drive: duplicate key");
+}
+
+TEST_CASE("a missing file is reported by name") {
+  CHECK(error_of([] { ConfigDoc::load("/nonexistent/x.yaml", "drive", {}); }) ==
+        "/nonexistent/x.yaml: cannot open file");
+}
+
+TEST_CASE("load reads a file and names it in messages") {
+  const std::string path = "/tmp/ssdtwin_test_config_" + std::to_string(::getpid()) + ".yaml";
+  {
+    std::ofstream out(path);
+    out << "drive:\n  page_size: 4KiB\n  bogus: 1\n";
+  }
+  auto doc = ConfigDoc::load(path, "drive", {"drive.page_size=8KiB"});
+  std::remove(path.c_str());
+  CHECK(doc->file() == path);
+  CHECK(doc->root().get_bytes("page_size") == 8192u);
+  CHECK(error_of([&] { doc->check_unused(); }) ==
+        path + ":3:3: drive.bogus: unknown key (known keys here: page_size)");
+}

@@ -1,0 +1,323 @@
+// End-to-end behaviour of whole (small) drives: each expected figure is
+// computed from the drive's configuration, never copied from a run.
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "test_support.h"
+
+using namespace ssdtwin;
+using namespace ssdtwin::test;
+
+namespace {
+
+const char* kTlc = "configs/drives/test_tlc_1gb.yaml";
+const char* kSata = "configs/drives/test_mlc_sata.yaml";
+
+const PhaseReport& phase(const RunReport& r, const std::string& name) {
+  for (const auto& p : r.phases)
+    if (p.spec->name == name) return p;
+  FAIL("no phase " << name);
+  return r.phases.front();
+}
+
+double mb_per_s(const PhaseReport& p, IoOp op) {
+  return static_cast<double>(p.result.bytes[static_cast<int>(op)]) / seconds_of(p) / 1e6;
+}
+
+double write_amplification(const Drive& d, const PhaseReport& p) {
+  std::uint64_t pages = 0;
+  for (int m = 0; m < 5; ++m) pages += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
+  return static_cast<double>(pages) * d.geo.page_size /
+         static_cast<double>(p.result.bytes[static_cast<int>(IoOp::kWrite)]);
+}
+
+// Upper bound on 128 KiB sequential read throughput: the host link, the
+// channels, or the dies (one multi-plane page read at a time, tR then data
+// out), whichever is lowest.
+double sequential_read_bound(const Drive& d) {
+  const double link = d.hif_cfg.link.payload_bytes_per_s();
+  const double die_page = d.geo.slots_per_die_page() * double{kSectorBytes};
+  const double channels =
+      d.geo.channels * die_page / to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page)));
+  const ModeTiming& mt = d.timing.of(d.geo.native_mode);
+  double tr_mean = 0;
+  for (Tick t : mt.tR) tr_mean += to_seconds(t);
+  tr_mean /= static_cast<double>(mt.tR.size());
+  const double dies =
+      d.geo.dies() * die_page /
+      (tr_mean + to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page))));
+  return std::min({link, channels, dies});
+}
+
+const char* kSeqRead = R"(
+workload:
+  phases:
+    - {name: prefill, rw: write, bs: 128KiB, iodepth: 32, size: 256MiB, io_size: 256MiB, idle_after: 20ms}
+    - {name: seqread, rw: read, bs: 128KiB, iodepth: 32, size: 256MiB, io_size: 256MiB}
+)";
+
+}  // namespace
+
+TEST_CASE("128 KiB sequential reads at QD32 run at the NAND bound when the link is faster",
+          "[e2e]") {
+  auto t = make_drive(kTlc);
+  Drive& d = *t.drive;
+  const double bound = sequential_read_bound(d);
+  REQUIRE(bound < d.hif_cfg.link.payload_bytes_per_s());  // this drive is NAND-bound
+  const auto w = make_workload(kSeqRead, d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const double got = mb_per_s(phase(r, "seqread"), IoOp::kRead) * 1e6;
+  CHECK(got <= bound * 1.001);
+  CHECK(got >= bound * 0.85);
+}
+
+TEST_CASE("128 KiB sequential reads at QD32 run at the link bound when the link is slower",
+          "[e2e]") {
+  auto t = make_drive(kTlc, {"drive.host.pcie.gen=1", "drive.host.pcie.lanes=1"});
+  Drive& d = *t.drive;
+  const double link = d.hif_cfg.link.payload_bytes_per_s();
+  REQUIRE(sequential_read_bound(d) == link);
+  const auto w = make_workload(kSeqRead, d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const double got = mb_per_s(phase(r, "seqread"), IoOp::kRead) * 1e6;
+  CHECK(got <= link * 1.001);
+  CHECK(got >= link * 0.95);
+}
+
+TEST_CASE("a 4 KiB random read at QD1 costs the sum of its parts", "[e2e]") {
+  // One tR for every page type so that each read has the same expected latency.
+  auto t = make_drive(kTlc, {"drive.nand.timing.tlc.tR=57us"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: prefill, rw: write, bs: 128KiB, iodepth: 32, size: 512MiB, io_size: 512MiB, idle_after: 20ms}
+    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, size: 512MiB, number_ios: 2000}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = phase(r, "randread");
+  const Tick expected = d.hif_cfg.submission_latency + d.ctrl_cfg.command_time +
+                        d.ctrl_cfg.page_time + d.timing.t_cmd + 57_us +
+                        d.timing.bus_time(kSectorBytes) + d.ctrl_cfg.ecc_decode +
+                        HostLink(d.hif_cfg.link).duration(kSectorBytes) +
+                        d.hif_cfg.completion_latency;
+  const double mean = p.result.latency[static_cast<int>(IoOp::kRead)].mean();
+  CHECK(p.result.ios[static_cast<int>(IoOp::kRead)] == 2000);
+  CHECK(mean == Approx(static_cast<double>(expected)).epsilon(0.05));
+}
+
+TEST_CASE("a sequential fill of an empty drive has write amplification 1.0", "[e2e]") {
+  auto t = make_drive(kTlc);
+  Drive& d = *t.drive;
+  // The idle time lets the buffer's last partial program unit be padded and
+  // programmed, so every byte written is on flash when the phase is scored.
+  const auto w = make_workload(R"(
+workload:
+  phases: [{name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%, idle_after: 50ms}]
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = phase(r, "fill");
+  const double unit = static_cast<double>(d.nand.timing().pages_per_program(d.geo.native_mode)) *
+                      d.geo.slots_per_die_page() * kSectorBytes;
+  CHECK(write_amplification(d, p) >= 1.0);
+  CHECK(write_amplification(d, p) <= 1.0 + unit / static_cast<double>(d.user_bytes()));
+  CHECK(p.ftl_after.gc_victims == 0);
+}
+
+TEST_CASE("random overwrites of a full drive amplify writes and keep free blocks", "[e2e]") {
+  auto t = make_drive(kTlc);
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: overwrite, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 200%}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = phase(r, "overwrite");
+  CHECK(write_amplification(d, p) > 1.5);
+  CHECK(p.ftl_after.gc_victims > p.ftl_before.gc_victims);
+  // Host writes never take the blocks reserved for GC; GC may dip one into
+  // the reserve to open its own write block.
+  CHECK(d.ftl.min_free_blocks_seen() + 1 >= d.ftl_cfg.gc_reserved_blocks);
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
+    CHECK(d.ftl.blocks().free_blocks(die) >= d.ftl_cfg.gc_reserved_blocks);
+}
+
+TEST_CASE("every logical page reads back its latest write through writes, trims and GC",
+          "[e2e][verify]") {
+  for (const char* drive : {kTlc, kSata}) {
+    auto t = make_drive(drive, {}, /*verify=*/true);
+    Drive& d = *t.drive;
+    auto doc = ConfigDoc::load(source_path("configs/workloads/integrity_mix.yaml"), "workload", {});
+    const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
+    const auto r = run_quiet(d, w);
+    INFO(drive);
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.verify_errors == 0);
+    CHECK(s.gc_victims > 0);
+    CHECK(s.trim_slots > 0);
+    // The final phase reads every logical page of the drive.
+    CHECK(phase(r, "readback").result.bytes[static_cast<int>(IoOp::kRead)] >= d.user_bytes());
+    CHECK(s.verify_checks >= d.user_bytes() / kSectorBytes);
+  }
+}
+
+TEST_CASE("the same config and seed give bit-identical results", "[e2e]") {
+  auto once = [] {
+    auto t = make_drive(kTlc);
+    const auto w = make_workload(R"(
+workload:
+  seed: 11
+  phases:
+    - {name: fill, rw: write, bs: 64KiB, iodepth: 8, io_size: 60%}
+    - {name: mix, rw: randrw, bs: 4KiB, iodepth: 16, number_ios: 40000}
+)",
+                                 t.drive->user_bytes());
+    const auto r = run_quiet(*t.drive, w);
+    std::ostringstream o;
+    for (const auto& p : r.phases)
+      for (int op = 0; op < 3; ++op)
+        o << p.result.ios[op] << ',' << p.result.latency[op].mean() << ','
+          << p.result.latency[op].max() << ',' << p.result.end << ';';
+    o << t.drive->engine.now() << ',' << t.drive->ftl.stats().gc_moved_slots;
+    return o.str();
+  };
+  CHECK(once() == once());
+}
+
+TEST_CASE("a SATA drive holds at most 32 commands; the rest wait on the host", "[e2e]") {
+  auto t = make_drive(kSata);
+  Drive& d = *t.drive;
+  REQUIRE(d.hif_cfg.device_slots == 32);
+  const auto w = make_workload(R"(
+workload:
+  phases: [{name: r, rw: randwrite, bs: 4KiB, iodepth: 64, number_ios: 5000}]
+)",
+                               d.user_bytes());
+  // Watch the device's occupancy while the phase runs.
+  std::uint32_t peak = 0;
+  IoGenerator gen(d.engine, d.hif, w.phases[0], *std::make_unique<Rng>(1).release(), kSec, 0,
+                  *std::make_unique<PhaseResult>().release());
+  gen.start();
+  while (!gen.finished() && d.engine.step()) peak = std::max(peak, d.hif.in_device());
+  CHECK(peak == 32);
+}
+
+// ---- The binary: errors are one line with file:line:col and exit status 2.
+
+namespace {
+
+struct Exec {
+  int status;
+  std::string err;
+};
+
+Exec run_binary(const std::string& args) {
+  const std::string err_file = "ssdtwin_test_stderr.txt";
+  const std::string cmd = std::string(SSDTWIN_BINARY) + " " + args + " >/dev/null 2>" + err_file;
+  const int rc = std::system(cmd.c_str());
+  std::ifstream f(err_file);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::ofstream(name) << text;
+  return name;
+}
+
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+}  // namespace
+
+TEST_CASE("a bad drive config value is reported as file:line:col: key: expected, exit 2",
+          "[e2e][errors]") {
+  std::ifstream in(source_path(kTlc));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const auto pos = text.find("page_size: 16KiB");
+  REQUIRE(pos != std::string::npos);
+  text.replace(pos, 16, "page_size: 16 bananas");
+  const auto file = write_temp("bad_drive.yaml", text);
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n');
+  const Exec e = run_binary("check --drive " + file);
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::StartsWith(file + ":" + std::to_string(line) + ":"));
+  CHECK_THAT(e.err, Catch::Contains("drive.nand.page_size: expected"));
+}
+
+TEST_CASE("an unknown key in a drive config is an error naming it, exit 2", "[e2e][errors]") {
+  std::ifstream in(source_path(kTlc));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const auto pos = text.find("    cores: 2");
+  REQUIRE(pos != std::string::npos);
+  text.insert(pos, "    coress: 2\n");
+  const auto file = write_temp("unknown_key.yaml", text);
+  const Exec e = run_binary("check --drive " + file);
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains("drive.controller.coress: unknown key"));
+  CHECK_THAT(e.err, Catch::StartsWith(file + ":"));
+}
+
+TEST_CASE("a bad workload is reported with its location, exit 2", "[e2e][errors]") {
+  const auto file = write_temp("bad_workload.yaml", R"(workload:
+  phases:
+    - {name: a, rw: write, bs: 6KiB, iodepth: 4, io_size: 1MiB}
+)");
+  const Exec e = run_binary("run --drive " + source_path(kTlc) + " --workload " + file +
+                            " --out bad_workload_out -q");
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::StartsWith(file + ":3:"));
+  CHECK_THAT(e.err, Catch::Contains("workload.phases.0.bs: expected a multiple of 4KiB"));
+}
+
+TEST_CASE("a misspelled --set key is reported as unknown, exit 2", "[e2e][errors]") {
+  const Exec e = run_binary("check --drive " + source_path(kTlc) + " --set drive.nand.chanels=4");
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains("drive.nand.chanels"));
+  CHECK_THAT(e.err, Catch::Contains("unknown key"));
+}
+
+TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
+  const std::string out = "e2e_run_out";
+  const auto wl = write_temp("small_run.yaml", R"(workload:
+  timeseries: {interval: 100ms, per_bytes: 100MB}
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 300MB}
+)");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                            " --out " + out);
+  REQUIRE(e.status == 0);
+  std::ifstream summary(out + "/summary.json");
+  std::stringstream ss;
+  ss << summary.rdbuf();
+  CHECK_THAT(ss.str(), Catch::Contains("\"write_amplification\""));
+  CHECK_THAT(ss.str(), Catch::Contains("\"p99_9\""));
+  CHECK_THAT(ss.str(), Catch::Contains("\"events\""));
+  std::ifstream ts(out + "/timeseries.csv");
+  std::string header;
+  std::getline(ts, header);
+  CHECK(header == "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops");
+  std::ifstream by(out + "/timeseries_by_bytes.csv");
+  int rows = 0;
+  for (std::string l; std::getline(by, l);) ++rows;
+  CHECK(rows == 1 + 3);  // header + one row per 100 MB written
+}

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# README command 1: installs the dependencies, builds SSDTwin and runs the
+# main job: a whole-drive fill of the WD Blue SN500 250 GB, with results and
+# charts written to results/sn500_whole_drive_fill/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/setup.sh
+tools/build.sh build
+out=results/sn500_whole_drive_fill
+build/ssdtwin run --drive configs/drives/wd_sn500_250gb.yaml \
+  --workload configs/workloads/whole_drive_fill.yaml --out "$out"
+echo "results: $out/summary.json, $out/timeseries_by_bytes.csv, $out/timeseries_by_bytes.png"

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs SSDTwin's build and run dependencies from Debian packages.
+# Idempotent: packages already present are skipped, apt runs only when needed.
+set -euo pipefail
+PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
