@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -177,12 +178,15 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     char line[256];
     for (const auto& p : report.phases) {
       const IntervalSeries& s = *p.result.series;
-      const double secs = to_seconds(s.interval());
-      const double t0 = to_seconds(s.start());
       for (std::size_t i = 0; i < s.bins().size(); ++i) {
         const auto& b = s.bins()[i];
+        // The phase's last interval is usually partial: rate over what it covered.
+        const Tick bin_start = s.start() + s.interval() * i;
+        const Tick covered = std::min(s.interval(), p.result.end - bin_start);
+        if (covered == 0) continue;
+        const double secs = to_seconds(covered);
         std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f\n",
-                      p.spec->name.c_str(), t0 + secs * static_cast<double>(i + 1),
+                      p.spec->name.c_str(), to_seconds(bin_start + covered),
                       static_cast<double>(b.bytes[0]) / secs / 1e6,
                       static_cast<double>(b.bytes[1]) / secs / 1e6,
                       static_cast<double>(b.ios[0]) / secs, static_cast<double>(b.ios[1]) / secs,

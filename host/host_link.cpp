@@ -1,6 +1,7 @@
 #include "host/host_link.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "sim/config.h"
 
@@ -36,7 +37,9 @@ LinkParams LinkParams::from_config(const ConfigNode& host, LinkKind kind) {
     // SOF + FIS type dword + CRC + EOF, and the X_RDY/R_RDY/R_IP/R_OK/SYNC
     // handshake around each FIS.
     p.packet_overhead = static_cast<std::uint32_t>(sata.get_bytes("fis_overhead", 48));
-    p.description = "SATA " + std::to_string(static_cast<int>(gbps)) + " Gb/s";
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%g", gbps);
+    p.description = std::string("SATA ") + rate + " Gb/s";
   }
   return p;
 }
@@ -48,7 +51,7 @@ Tick HostLink::reserve(Direction dir, std::uint64_t bytes, Tick earliest) {
   const Tick d = duration(bytes);
   free_at_[lane] = start + d;
   moved_[static_cast<int>(dir)] += bytes;
-  busy_[lane] += d;
+  busy_[static_cast<int>(dir)] += d;
   return free_at_[lane];
 }
 

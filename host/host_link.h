@@ -25,7 +25,7 @@ struct LinkParams {
   LinkKind kind = LinkKind::kPcie;
   double raw_bytes_per_s = 0;   // after line encoding
   std::uint32_t packet_payload = 256;
-  std::uint32_t packet_overhead = 26;
+  std::uint32_t packet_overhead = 28;
   std::string description;      // e.g. "PCIe 3.0 x2"
 
   // Reads the `pcie:` or `sata:` block of `host` according to `kind`.
@@ -54,6 +54,8 @@ class HostLink {
   }
   const LinkParams& params() const { return p_; }
   std::uint64_t bytes_moved(Direction d) const { return moved_[static_cast<int>(d)]; }
+  // Time the link spent moving data in direction `d` (on SATA both
+  // directions share one timeline, so their sum is its busy time).
   Tick busy_time(Direction d) const { return busy_[static_cast<int>(d)]; }
 
  private:

@@ -49,10 +49,17 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   Amount all;
   all.is_percent = true;
   all.percent = 100;
-  p.span = n.get_amount("size", all).resolve(user_bytes);
+  const Amount size = n.get_amount("size", all);
+  p.span = size.resolve(user_bytes);
   if (p.span == 0) p.span = user_bytes - p.offset;
+  if (p.offset + p.span > user_bytes) {
+    // A share ("100%") from an offset means "to the end"; bytes must fit.
+    if (!size.is_percent)
+      n.fail("size", "expected offset + size within the user capacity (" +
+                         human_bytes(user_bytes) + ")");
+    p.span = user_bytes - p.offset;
+  }
   p.span -= p.span % kSectorBytes;
-  if (p.offset + p.span > user_bytes) p.span = user_bytes - p.offset;  // "100%" from an offset
   if (p.span < p.bs) n.fail("size", "expected a range of at least one block (bs)");
   p.read_share = n.get_double("rwmixread", 50, 0, 100) / 100.0;
   if (n.has("io_size")) {

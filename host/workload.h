@@ -8,7 +8,8 @@
 //       - {name: fill, precondition: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
 //       - {name: rw4k, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 60s}
 //
-// Sizes may be bytes ("64GiB") or percentages of the drive's user capacity.
+// Sizes may be bytes ("64GiB") or percentages: `offset` and `size` of the
+// drive's user capacity, `io_size` of the phase's range (as in fio).
 #pragma once
 
 #include <cstdint>

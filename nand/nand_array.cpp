@@ -6,7 +6,7 @@ namespace ssdtwin {
 
 NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing)
     : engine_(engine), geo_(geo), timing_(timing), dies_(geo.dies()),
-      channel_free_at_(geo.channels, 0) {}
+      channel_free_at_(geo.channels, 0), channel_cmd_end_(geo.channels, 0) {}
 
 namespace {
 // Reads a host command waits for go ahead of programs, erases and GC reads.
@@ -38,16 +38,22 @@ Tick NandArray::reserve_channel(std::uint32_t die, Tick duration) {
 Tick NandArray::reserve_command(std::uint32_t die) {
   // Controllers move data in codeword-sized bursts and slip the few command
   // and address cycles of another die in between, so a command waits for at
-  // most one 4 KiB burst, and the transfer in progress ends t_cmd later.
-  Tick& free_at = channel_free_at_[geo_.channel_of(die)];
+  // most one 4 KiB burst (and for commands slipped in before it). Later
+  // reservations shift by t_cmd; the end of the burst sequence already under
+  // way is not moved, an approximation of tens of nanoseconds.
+  const std::uint32_t ch = geo_.channel_of(die);
+  Tick& free_at = channel_free_at_[ch];
+  Tick& cmd_end = channel_cmd_end_[ch];
   const Tick now = engine_.now();
   if (free_at <= now) {
     free_at = now + timing_.t_cmd;
+    cmd_end = free_at;
     return free_at;
   }
-  const Tick start = now + std::min(free_at - now, timing_.bus_time(kSectorBytes));
+  const Tick slot = now + std::min(free_at - now, timing_.bus_time(kSectorBytes));
+  cmd_end = std::max(slot, cmd_end) + timing_.t_cmd;
   free_at += timing_.t_cmd;
-  return start + timing_.t_cmd;
+  return cmd_end;
 }
 
 void NandArray::dispatch(std::uint32_t die) {

@@ -3,8 +3,9 @@
 //
 // A die runs one array operation at a time (tR, tPROG, tBERS) while its
 // channel is free to move data for other dies. Channels are modelled as
-// "busy until" reservations in request order; a die waits for its channel
-// only for command cycles and data transfer. Each die has two queues: reads
+// "busy until" reservations in request order for data transfers; a read or
+// erase command slips in between the 4 KiB bursts of a transfer under way
+// (reserve_command) rather than waiting for all of it. Each die has two queues: reads
 // that a host command waits for (host and mapping reads) go first, then
 // programs, erases and GC reads in arrival order.
 #pragma once
@@ -92,6 +93,7 @@ class NandArray : public EventTarget {
   TxnSink* sink_ = nullptr;
   std::vector<Die> dies_;
   std::vector<Tick> channel_free_at_;
+  std::vector<Tick> channel_cmd_end_;  // end of the last command slipped between bursts
   NandStats stats_;
 };
 

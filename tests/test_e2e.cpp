@@ -195,7 +195,7 @@ workload:
   CHECK(once() == once());
 }
 
-TEST_CASE("a SATA drive holds at most 32 commands; the rest wait on the host", "[e2e]") {
+TEST_CASE("a SATA drive holds at most 32 commands and the rest wait on the host", "[e2e]") {
   auto t = make_drive(kSata);
   Drive& d = *t.drive;
   REQUIRE(d.hif_cfg.device_slots == 32);

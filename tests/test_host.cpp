@@ -1,0 +1,421 @@
+// Unit tests for the host side: link bandwidth from PCIe/SATA parameters,
+// link reservations, and workload specifications.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "host/host_link.h"
+#include "host/workload.h"
+#include "sim/config.h"
+#include "sim/time.h"
+
+using ssdtwin::ConfigDoc;
+using ssdtwin::ConfigError;
+using ssdtwin::Direction;
+using ssdtwin::HostLink;
+using ssdtwin::LinkKind;
+using ssdtwin::LinkParams;
+using ssdtwin::PhaseSpec;
+using ssdtwin::RwKind;
+using ssdtwin::Tick;
+using ssdtwin::transfer_time;
+using ssdtwin::WorkloadSpec;
+using ssdtwin::operator""_us;
+using ssdtwin::operator""_ms;
+using ssdtwin::operator""_s;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Defaults documented in host_link.cpp.
+constexpr double kPcieMaxPayload = 256;
+constexpr double kPcieTlpOverhead = 28;
+constexpr double kSataFisPayload = 8192;
+constexpr double kSataFisOverhead = 48;
+
+// PCIe transfer rate per lane in GT/s, by generation (PCI-SIG specifications).
+double pcie_gts(int gen) {
+  switch (gen) {
+    case 1:
+      return 2.5;
+    case 2:
+      return 5.0;
+    case 3:
+      return 8.0;
+    case 4:
+      return 16.0;
+    default:
+      return 32.0;
+  }
+}
+
+// Line encoding efficiency: 8b/10b up to gen 2, 128b/130b from gen 3.
+double pcie_encoding(int gen) { return gen <= 2 ? 8.0 / 10.0 : 128.0 / 130.0; }
+
+double pcie_raw_bytes_per_s(int gen, int lanes) {
+  return pcie_gts(gen) * 1e9 * lanes * pcie_encoding(gen) / 8.0;
+}
+
+LinkParams link_from(const std::string& host_body, LinkKind kind) {
+  auto doc = ConfigDoc::parse("drive:\n  host:\n" + host_body, "host.yaml", "drive", {});
+  return LinkParams::from_config(doc->root().child("host"), kind);
+}
+
+LinkParams pcie(int gen, int lanes, const std::string& extra = "") {
+  return link_from("    pcie: {gen: " + std::to_string(gen) + ", lanes: " + std::to_string(lanes) +
+                       extra + "}\n",
+                   LinkKind::kPcie);
+}
+
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError)";
+}
+
+std::string link_error(const std::string& host_body, LinkKind kind) {
+  return error_of([&] { link_from(host_body, kind); });
+}
+
+// ---- workload helpers ----
+
+constexpr std::uint64_t kUser = std::uint64_t{1} << 30;  // a 1 GiB drive
+
+WorkloadSpec workload(const std::string& phases, std::uint64_t user = kUser,
+                      const std::string& header = "") {
+  auto doc =
+      ConfigDoc::parse("workload:\n" + header + "  phases:\n" + phases, "w.yaml", "workload", {});
+  return WorkloadSpec::from_config(doc->root(), user);
+}
+
+PhaseSpec phase(const std::string& body, std::uint64_t user = kUser) {
+  const WorkloadSpec w = workload("    - {" + body + "}\n", user);
+  REQUIRE(w.phases.size() == 1);
+  return w.phases[0];
+}
+
+std::string phase_error(const std::string& body) {
+  return error_of([&] { phase(body); });
+}
+
+}  // namespace
+
+// ---- LinkParams ----
+
+TEST_CASE("PCIe payload bandwidth is rate x lanes x encoding / 8 less the TLP overhead share") {
+  struct Case {
+    int gen;
+    int lanes;
+    const char* description;
+  };
+  for (const Case c :
+       {Case{3, 2, "PCIe 3.0 x2"}, Case{3, 4, "PCIe 3.0 x4"}, Case{4, 4, "PCIe 4.0 x4"},
+        Case{2, 4, "PCIe 2.0 x4"}, Case{1, 1, "PCIe 1.0 x1"}, Case{5, 16, "PCIe 5.0 x16"}}) {
+    INFO(c.description);
+    const LinkParams p = pcie(c.gen, c.lanes);
+    const double raw = pcie_raw_bytes_per_s(c.gen, c.lanes);
+    CHECK(p.kind == LinkKind::kPcie);
+    CHECK(p.description == c.description);
+    CHECK(p.packet_payload == kPcieMaxPayload);
+    CHECK(p.packet_overhead == kPcieTlpOverhead);
+    CHECK(p.raw_bytes_per_s == Approx(raw).epsilon(1e-12));
+    CHECK(p.payload_bytes_per_s() ==
+          Approx(raw * kPcieMaxPayload / (kPcieMaxPayload + kPcieTlpOverhead)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("PCIe 3.0 x4 lands near its well-known 3.94 GB/s raw and ~3.5 GB/s payload rates") {
+  const LinkParams p = pcie(3, 4);
+  CHECK(p.raw_bytes_per_s == Approx(3.938e9).epsilon(0.001));
+  CHECK(p.payload_bytes_per_s() > 3.4e9);
+  CHECK(p.payload_bytes_per_s() < 3.6e9);
+}
+
+TEST_CASE("PCIe max_payload and tlp_overhead from config change the payload share") {
+  const LinkParams p = pcie(4, 4, ", max_payload: 512, tlp_overhead: 24");
+  CHECK(p.packet_payload == 512u);
+  CHECK(p.packet_overhead == 24u);
+  CHECK(p.payload_bytes_per_s() ==
+        Approx(pcie_raw_bytes_per_s(4, 4) * 512.0 / (512.0 + 24.0)).epsilon(1e-12));
+}
+
+TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less the FIS overhead share") {
+  SECTION("6 Gb/s by default") {
+    const LinkParams p = link_from("    sata: {}\n", LinkKind::kSata);
+    const double raw = 6e9 * 8.0 / 10.0 / 8.0;
+    CHECK(p.kind == LinkKind::kSata);
+    CHECK(p.description == "SATA 6 Gb/s");
+    CHECK(p.packet_payload == kSataFisPayload);
+    CHECK(p.packet_overhead == kSataFisOverhead);
+    CHECK(p.raw_bytes_per_s == Approx(raw).epsilon(1e-12));
+    CHECK(p.payload_bytes_per_s() ==
+          Approx(raw * kSataFisPayload / (kSataFisPayload + kSataFisOverhead)).epsilon(1e-12));
+  }
+  SECTION("3 Gb/s when configured") {
+    const LinkParams p = link_from("    sata: {line_rate_gbps: 3}\n", LinkKind::kSata);
+    const double raw = 3e9 * 8.0 / 10.0 / 8.0;
+    CHECK(p.description == "SATA 3 Gb/s");
+    CHECK(p.payload_bytes_per_s() ==
+          Approx(raw * kSataFisPayload / (kSataFisPayload + kSataFisOverhead)).epsilon(1e-12));
+  }
+  SECTION("with no sata block at all, the defaults apply") {
+    const LinkParams p = link_from("    interface: sata\n", LinkKind::kSata);
+    CHECK(p.raw_bytes_per_s == Approx(6e9 * 8.0 / 10.0 / 8.0).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("LinkParams rejects impossible PCIe and SATA parameters naming the key") {
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 3}\n", LinkKind::kPcie),
+             Contains("drive.host.pcie.lanes:"));
+  CHECK_THAT(link_error("    pcie: {gen: 6, lanes: 4}\n", LinkKind::kPcie),
+             Contains("drive.host.pcie.gen:"));
+  CHECK_THAT(link_error("    pcie: {lanes: 4}\n", LinkKind::kPcie),
+             Contains("drive.host.pcie.gen: required key is missing"));
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 384}\n", LinkKind::kPcie),
+             Contains("drive.host.pcie.max_payload:"));
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 64}\n", LinkKind::kPcie),
+             Contains("drive.host.pcie.max_payload:"));
+  CHECK_THAT(link_error("    sata: {max_fis_payload: 16KiB}\n", LinkKind::kSata),
+             Contains("drive.host.sata.max_fis_payload:"));
+  CHECK_THAT(link_error("    sata: {line_rate_gbps: 12}\n", LinkKind::kSata),
+             Contains("drive.host.sata.line_rate_gbps:"));
+}
+
+TEST_CASE("wire_bytes adds one packet overhead per started packet") {
+  const LinkParams p = pcie(3, 4);
+  const std::uint64_t mp = 256;
+  const std::uint64_t oh = 28;
+  CHECK(p.wire_bytes(0) == 0u);
+  CHECK(p.wire_bytes(1) == 1 + oh);
+  CHECK(p.wire_bytes(mp - 1) == mp - 1 + oh);
+  CHECK(p.wire_bytes(mp) == mp + oh);
+  CHECK(p.wire_bytes(mp + 1) == mp + 1 + 2 * oh);
+  CHECK(p.wire_bytes(4096) == 4096 + (4096 / mp) * oh);
+  CHECK(p.wire_bytes(128 * 1024) == 128 * 1024 + (128 * 1024 / mp) * oh);
+
+  const LinkParams s = link_from("    sata: {}\n", LinkKind::kSata);
+  CHECK(s.wire_bytes(4096) == 4096u + 48u);
+  CHECK(s.wire_bytes(8192) == 8192u + 48u);
+  CHECK(s.wire_bytes(8193) == 8193u + 2 * 48u);
+}
+
+// ---- HostLink ----
+
+TEST_CASE("HostLink transfer duration is the wire bytes at the raw rate, rounded up") {
+  const LinkParams p = pcie(3, 2);
+  const HostLink link(p);
+  for (std::uint64_t bytes : {512u, 4096u, 65536u, 1048576u}) {
+    const std::uint64_t wire = bytes + (bytes + 255) / 256 * 28;
+    CHECK(link.duration(bytes) == transfer_time(wire, pcie_raw_bytes_per_s(3, 2)));
+  }
+}
+
+TEST_CASE("HostLink serves back-to-back reservations in the order they are made") {
+  HostLink link(pcie(3, 4));
+  const Tick d = link.duration(4096);
+  REQUIRE(d > 0);
+
+  CHECK(link.reserve(Direction::kToDevice, 4096, 0) == d);
+  CHECK(link.reserve(Direction::kToDevice, 4096, 0) == 2 * d);  // queued behind the first
+  // A reservation that may not start before a later time leaves the link idle until then.
+  CHECK(link.reserve(Direction::kToDevice, 4096, 5 * d) == 6 * d);
+  // One made afterwards queues behind it even though it could start earlier.
+  CHECK(link.reserve(Direction::kToDevice, 4096, 0) == 7 * d);
+
+  CHECK(link.bytes_moved(Direction::kToDevice) == 4u * 4096u);
+  CHECK(link.busy_time(Direction::kToDevice) == 4 * d);
+  CHECK(link.bytes_moved(Direction::kToHost) == 0u);
+}
+
+TEST_CASE("HostLink PCIe directions are independent (full duplex)") {
+  HostLink link(pcie(4, 4));
+  const Tick big = link.duration(128 * 1024);
+  const Tick small = link.duration(4096);
+  CHECK(link.reserve(Direction::kToDevice, 128 * 1024, 0) == big);
+  CHECK(link.reserve(Direction::kToHost, 128 * 1024, 0) == big);
+  CHECK(link.reserve(Direction::kToHost, 4096, 0) == big + small);
+  CHECK(link.reserve(Direction::kToDevice, 4096, 10_us) == std::max(big, 10_us) + small);
+  CHECK(link.bytes_moved(Direction::kToDevice) == 128u * 1024u + 4096u);
+  CHECK(link.bytes_moved(Direction::kToHost) == 128u * 1024u + 4096u);
+  CHECK(link.busy_time(Direction::kToHost) == big + small);
+}
+
+TEST_CASE("HostLink SATA directions share one timeline (half duplex)") {
+  HostLink link(link_from("    sata: {}\n", LinkKind::kSata));
+  const Tick d = link.duration(64 * 1024);
+  CHECK(link.reserve(Direction::kToDevice, 64 * 1024, 0) == d);
+  CHECK(link.reserve(Direction::kToHost, 64 * 1024, 0) == 2 * d);
+  CHECK(link.reserve(Direction::kToDevice, 64 * 1024, 0) == 3 * d);
+  CHECK(link.bytes_moved(Direction::kToDevice) == 2u * 64u * 1024u);
+  CHECK(link.bytes_moved(Direction::kToHost) == 64u * 1024u);
+  CHECK(link.busy_time(Direction::kToDevice) + link.busy_time(Direction::kToHost) == 3 * d);
+}
+
+TEST_CASE("HostLink sustains the payload bandwidth over a long transfer") {
+  const LinkParams p = pcie(3, 4);
+  HostLink link(p);
+  const std::uint64_t chunk = 128 * 1024;
+  const int chunks = 1000;
+  Tick end = 0;
+  for (int i = 0; i < chunks; ++i) end = link.reserve(Direction::kToHost, chunk, 0);
+  const double rate = static_cast<double>(chunk) * chunks / ssdtwin::to_seconds(end);
+  // Rounding up adds under 1 ns per chunk.
+  CHECK(rate == Approx(p.payload_bytes_per_s()).epsilon(1e-4));
+}
+
+// ---- WorkloadSpec ----
+
+TEST_CASE("WorkloadSpec resolves percentage offset and size against the user capacity") {
+  const PhaseSpec p =
+      phase("rw: randwrite, bs: 4KiB, offset: 25%, size: 50%, io_size: 50%, iodepth: 8");
+  CHECK(p.offset == kUser / 4);
+  CHECK(p.span == kUser / 2);
+  // io_size in % is a share of the phase's range ("100%" writes the range once).
+  CHECK(p.io_bytes == p.span / 2);
+  CHECK(p.rw == RwKind::kRandWrite);
+  CHECK(p.bs == 4096u);
+  CHECK(p.iodepth == 8u);
+}
+
+TEST_CASE("WorkloadSpec rounds a percentage offset down to whole 4KiB sectors") {
+  // 10% of 1 GiB is 107374182.4 bytes, not sector aligned.
+  const PhaseSpec p = phase("rw: randread, bs: 4KiB, offset: 10%, runtime: 1s");
+  const std::uint64_t ten_percent = kUser / 10;
+  CHECK(p.offset == ten_percent - ten_percent % 4096);
+  CHECK(p.offset % 4096 == 0u);
+  CHECK(p.span == kUser - p.offset);
+}
+
+TEST_CASE("WorkloadSpec takes sizes in bytes as given") {
+  const PhaseSpec p =
+      phase("rw: randread, bs: 16KiB, offset: 64MiB, size: 256MiB, number_ios: 1000");
+  CHECK(p.offset == 64u << 20);
+  CHECK(p.span == 256u << 20);
+  CHECK(p.ios == 1000u);
+  CHECK(p.io_bytes == 0u);
+  CHECK(p.runtime == 0u);
+}
+
+TEST_CASE("WorkloadSpec reads the workload header and every phase field") {
+  const WorkloadSpec w = workload(
+      "    - {name: fill, precondition: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}\n"
+      "    - {rw: randrw, rwmixread: 70, bs: 8KiB, runtime: 60s, idle_after: 10ms}\n",
+      kUser, "  name: two phases\n  seed: 42\n  timeseries: {interval: 100ms, per_bytes: 1GB}\n");
+  CHECK(w.name == "two phases");
+  CHECK(w.seed == 42u);
+  CHECK(w.interval == 100_ms);
+  CHECK(w.per_bytes == 1'000'000'000u);
+  REQUIRE(w.phases.size() == 2);
+
+  const PhaseSpec& fill = w.phases[0];
+  CHECK(fill.name == "fill");
+  CHECK(fill.precondition);
+  CHECK(fill.rw == RwKind::kWrite);
+  CHECK(fill.bs == 128u * 1024u);
+  CHECK(fill.iodepth == 32u);
+  CHECK(fill.io_bytes == kUser);
+
+  const PhaseSpec& mix = w.phases[1];
+  CHECK(mix.name == "phase1");
+  CHECK_FALSE(mix.precondition);
+  CHECK(mix.rw == RwKind::kRandRw);
+  CHECK(mix.read_share == Approx(0.7));
+  CHECK(mix.iodepth == 1u);
+  CHECK(mix.runtime == 60_s);
+  CHECK(mix.idle_after == 10_ms);
+}
+
+TEST_CASE("WorkloadSpec defaults: 1 s interval, no per-bytes series, seed 1") {
+  const WorkloadSpec w = workload("    - {rw: read, runtime: 1s}\n");
+  CHECK(w.name == "workload");
+  CHECK(w.seed == 1u);
+  CHECK(w.interval == 1_s);
+  CHECK(w.per_bytes == 0u);
+  CHECK(w.phases[0].bs == 4096u);
+  CHECK(w.phases[0].read_share == Approx(0.5));
+}
+
+TEST_CASE("A sequential phase without offset or size spans the whole drive") {
+  const PhaseSpec p = phase("rw: write, bs: 128KiB, runtime: 1s");
+  CHECK(p.offset == 0u);
+  CHECK(p.span == kUser);
+
+  SECTION("from an offset, the default range runs to the end of the drive") {
+    const PhaseSpec q = phase("rw: read, bs: 128KiB, offset: 256MiB, runtime: 1s");
+    CHECK(q.offset == 256u << 20);
+    CHECK(q.span == kUser - (256u << 20));
+  }
+  SECTION("the range is whole 4KiB sectors of a capacity that is not") {
+    const std::uint64_t user = 1'000'000'000;  // 1 GB: not a multiple of 4 KiB
+    const PhaseSpec q = phase("rw: write, bs: 4KiB, runtime: 1s", user);
+    CHECK(q.span == user / 4096 * 4096);
+  }
+}
+
+TEST_CASE("WorkloadSpec requires a stop condition in every phase") {
+  const std::string msg = phase_error("rw: randwrite, bs: 4KiB");
+  CHECK_THAT(msg, Contains("workload.phases.0"));
+  CHECK_THAT(msg, Contains("io_size, number_ios or runtime"));
+
+  const std::string second =
+      error_of([] { workload("    - {rw: read, runtime: 1s}\n    - {rw: read, iodepth: 4}\n"); });
+  CHECK_THAT(second, Contains("workload.phases.1"));
+  CHECK_THAT(second, Contains("stop condition"));
+}
+
+TEST_CASE("WorkloadSpec rejects an unknown rw value naming the key and the choices") {
+  const std::string msg = phase_error("rw: randomwrite, runtime: 1s");
+  CHECK_THAT(msg, Contains("workload.phases.0.rw:"));
+  CHECK_THAT(msg, Contains("randwrite"));
+  CHECK_THAT(msg, Contains("'randomwrite'"));
+  CHECK_THAT(phase_error("bs: 4KiB, runtime: 1s"),
+             Contains("workload.phases.0.rw: required key is missing"));
+}
+
+TEST_CASE("WorkloadSpec rejects a block size that is not a multiple of 4KiB") {
+  CHECK_THAT(phase_error("rw: read, bs: 6KiB, runtime: 1s"), Contains("workload.phases.0.bs:"));
+  CHECK_THAT(phase_error("rw: read, bs: 512, runtime: 1s"), Contains("workload.phases.0.bs:"));
+  CHECK_THAT(phase_error("rw: read, bs: 0, runtime: 1s"), Contains("workload.phases.0.bs:"));
+  CHECK_THAT(phase_error("rw: read, bs: 512MiB, runtime: 1s"), Contains("workload.phases.0.bs:"));
+}
+
+TEST_CASE("WorkloadSpec rejects an offset at or beyond the user capacity") {
+  CHECK_THAT(phase_error("rw: read, offset: 2GiB, runtime: 1s"),
+             Contains("workload.phases.0.offset:"));
+  CHECK_THAT(phase_error("rw: read, offset: 1GiB, runtime: 1s"),
+             Contains("workload.phases.0.offset:"));
+  CHECK_THAT(phase_error("rw: read, offset: 100%, runtime: 1s"),
+             Contains("workload.phases.0.offset:"));
+  // And one that is not sector aligned.
+  CHECK_THAT(phase_error("rw: read, offset: 1000, runtime: 1s"),
+             Contains("workload.phases.0.offset:"));
+}
+
+TEST_CASE("WorkloadSpec rejects a range smaller than one block") {
+  CHECK_THAT(phase_error("rw: read, bs: 128KiB, size: 64KiB, runtime: 1s"),
+             Contains("workload.phases.0.size:"));
+}
+
+TEST_CASE("WorkloadSpec requires at least one phase and a positive interval") {
+  CHECK_THAT(error_of([] {
+               auto doc = ConfigDoc::parse("workload:\n  name: x\n", "w.yaml", "workload", {});
+               WorkloadSpec::from_config(doc->root(), kUser);
+             }),
+             Contains("workload.phases: required key is missing"));
+  CHECK_THAT(error_of([] {
+               auto doc = ConfigDoc::parse("workload:\n  phases: []\n", "w.yaml", "workload", {});
+               WorkloadSpec::from_config(doc->root(), kUser);
+             }),
+             Contains("workload.phases: expected at least one phase"));
+  CHECK_THAT(error_of([] {
+               workload("    - {rw: read, runtime: 1s}\n", kUser, "  timeseries: {interval: 0}\n");
+             }),
+             Contains("workload.timeseries.interval:"));
+}

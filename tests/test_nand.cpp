@@ -1,0 +1,634 @@
+// Unit tests for the NAND back end: geometry arithmetic, timing configuration
+// and the die/channel timing model of NandArray.
+//
+// Expected completion times are computed here from the constants written in
+// the test drive's YAML, following the model of nand_array.h/.cpp:
+//   read:    t_cmd on the channel, tR on the die, data-out on the channel
+//   program: t_cmd + data-in on the channel, then tPROG on the die
+//   erase:   t_cmd on the channel, then tBERS on the die
+// Transfers take the channel in request order. A read or erase command for a
+// die whose channel is busy waits for at most one 4 KiB burst of the
+// transfer in flight and stretches the channel's busy time by t_cmd.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nand/flash_txn.h"
+#include "nand/geometry.h"
+#include "nand/nand_array.h"
+#include "nand/timing.h"
+#include "sim/config.h"
+#include "sim/event_engine.h"
+#include "sim/time.h"
+
+using ssdtwin::CellMode;
+using ssdtwin::ConfigDoc;
+using ssdtwin::ConfigError;
+using ssdtwin::EventEngine;
+using ssdtwin::FlashTxn;
+using ssdtwin::Geometry;
+using ssdtwin::NandArray;
+using ssdtwin::NandStats;
+using ssdtwin::NandTiming;
+using ssdtwin::Tick;
+using ssdtwin::transfer_time;
+using ssdtwin::TxnOp;
+using ssdtwin::TxnPool;
+using ssdtwin::TxnSink;
+using ssdtwin::TxnSource;
+using ssdtwin::operator""_ns;
+using ssdtwin::operator""_us;
+using ssdtwin::operator""_ms;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// The test drive. Keep these constants and kDriveYaml in step.
+constexpr std::uint32_t kChannels = 2;
+constexpr std::uint32_t kDiesPerChannel = 2;
+constexpr std::uint32_t kPlanes = 2;
+constexpr std::uint32_t kBlocksPerPlane = 8;
+constexpr std::uint32_t kPagesPerBlock = 12;
+constexpr std::uint32_t kPageSize = 16384;
+constexpr double kBusBytesPerS = 400e6;  // 400 MT/s x 1 byte
+constexpr Tick kTcmd = 100_ns;
+constexpr Tick kTlcTr[3] = {50_us, 60_us, 70_us};
+constexpr Tick kTlcTprog[3] = {500_us, 900_us, 2000_us};
+constexpr Tick kTlcTbers = 4_ms;
+constexpr Tick kSlcTr = 30_us;
+constexpr Tick kSlcTprog = 200_us;
+constexpr Tick kSlcTbers = 2_ms;
+
+const char kDriveYaml[] = R"(
+drive:
+  nand:
+    channels: 2
+    dies_per_channel: 2
+    planes: 2
+    blocks_per_plane: 8
+    pages_per_block: 12
+    page_size: 16KiB
+    cell: tlc
+    bus: 400MT/s
+    t_cmd: 100ns
+    timing:
+      tlc: {tR: [50us, 60us, 70us], tPROG: [500us, 900us, 2000us], tBERS: 4ms}
+      slc: {tR: 30us, tPROG: 200us, tBERS: 2ms}
+)";
+
+// A command for another die waits for at most one 4 KiB burst in flight.
+const Tick kBurst = transfer_time(4096, kBusBytesPerS);
+
+// A full multi-plane page: what one program moves over the channel.
+constexpr std::uint32_t kDiePageBytes = kPlanes * kPageSize;
+
+Tick bus(std::uint64_t bytes) { return transfer_time(bytes, kBusBytesPerS); }
+
+Geometry geometry_of(ConfigDoc& doc) { return Geometry::from_config(doc.root().child("nand")); }
+
+NandTiming timing_of(ConfigDoc& doc, const Geometry& geo) {
+  return NandTiming::from_config(doc.root().child("nand"), geo);
+}
+
+// A NandArray on its own engine, with a sink that records when each
+// transaction (identified by its owner field) completed.
+class Bench : public TxnSink {
+ public:
+  explicit Bench(const std::string& yaml = kDriveYaml,
+                 const std::vector<std::string>& overrides = {})
+      : doc_(ConfigDoc::parse(yaml, "nand.yaml", "drive", overrides)),
+        geo_(geometry_of(*doc_)),
+        timing_(timing_of(*doc_, geo_)),
+        nand_(engine_, geo_, timing_) {
+    nand_.set_sink(this);
+  }
+
+  void on_txn_complete(FlashTxn* txn) override {
+    done_at_[txn->owner] = engine_.now();
+    order_.push_back(txn->owner);
+    pool_.put(txn);
+  }
+
+  std::uint64_t read(std::uint32_t die, std::uint32_t page, std::uint32_t bytes,
+                     TxnSource source = TxnSource::kHostRead, CellMode mode = CellMode::kTlc) {
+    return submit(TxnOp::kRead, source, mode, die, page, 1, bytes);
+  }
+  std::uint64_t program(std::uint32_t die, std::uint32_t page, CellMode mode = CellMode::kTlc,
+                        std::uint32_t pages = 1) {
+    return submit(TxnOp::kProgram, TxnSource::kHostWrite, mode, die, page, pages,
+                  pages * kDiePageBytes);
+  }
+  std::uint64_t erase(std::uint32_t die, CellMode mode = CellMode::kTlc) {
+    return submit(TxnOp::kErase, TxnSource::kGc, mode, die, 0, 0, 0);
+  }
+
+  void run() {
+    while (engine_.step()) {
+    }
+  }
+
+  Tick done_at(std::uint64_t id) const {
+    const auto it = done_at_.find(id);
+    REQUIRE(it != done_at_.end());
+    return it->second;
+  }
+  const std::vector<std::uint64_t>& order() const { return order_; }
+
+  EventEngine& engine() { return engine_; }
+  NandArray& nand() { return nand_; }
+  const Geometry& geo() const { return geo_; }
+  const NandTiming& timing() const { return timing_; }
+  std::size_t live_txns() const { return pool_.live(); }
+
+ private:
+  std::uint64_t submit(TxnOp op, TxnSource source, CellMode mode, std::uint32_t die,
+                       std::uint32_t page, std::uint32_t pages, std::uint32_t bytes) {
+    FlashTxn* t = pool_.get();
+    t->op = op;
+    t->source = source;
+    t->mode = mode;
+    t->die = die;
+    t->page = page;
+    t->pages = pages;
+    t->bytes = bytes;
+    t->owner = next_id_++;
+    nand_.submit(t);
+    return t->owner;
+  }
+
+  std::unique_ptr<ConfigDoc> doc_;
+  Geometry geo_;
+  NandTiming timing_;
+  EventEngine engine_;
+  NandArray nand_;
+  TxnPool pool_;
+  std::uint64_t next_id_ = 0;
+  std::map<std::uint64_t, Tick> done_at_;
+  std::vector<std::uint64_t> order_;
+};
+
+// Builds geometry and timing from the test drive with `overrides` applied and
+// returns the ConfigError message (or a marker when nothing was thrown).
+std::string config_error(const std::string& yaml, const std::vector<std::string>& overrides) {
+  try {
+    auto doc = ConfigDoc::parse(yaml, "nand.yaml", "drive", overrides);
+    const Geometry geo = geometry_of(*doc);
+    timing_of(*doc, geo);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "(no ConfigError)";
+}
+
+std::string config_error(const std::vector<std::string>& overrides) {
+  return config_error(kDriveYaml, overrides);
+}
+
+}  // namespace
+
+// ---- Geometry ----
+
+TEST_CASE("Geometry from config reads every dimension and derives the capacity") {
+  auto doc = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {});
+  const Geometry g = geometry_of(*doc);
+  CHECK(g.channels == kChannels);
+  CHECK(g.dies_per_channel == kDiesPerChannel);
+  CHECK(g.planes == kPlanes);
+  CHECK(g.blocks_per_plane == kBlocksPerPlane);
+  CHECK(g.pages_per_block == kPagesPerBlock);
+  CHECK(g.page_size == kPageSize);
+  CHECK(g.native_mode == CellMode::kTlc);
+
+  const std::uint64_t dies = kChannels * kDiesPerChannel;
+  const std::uint64_t sectors_per_page = kPageSize / 4096;
+  CHECK(g.dies() == dies);
+  CHECK(g.sectors_per_page() == sectors_per_page);
+  CHECK(g.slots_per_die_page() == kPlanes * sectors_per_page);
+  CHECK(g.die_blocks() == dies * kBlocksPerPlane);
+  CHECK(g.slots_per_die_block() == kPagesPerBlock * kPlanes * sectors_per_page);
+  CHECK(g.total_slots() == dies * kBlocksPerPlane * kPagesPerBlock * kPlanes * sectors_per_page);
+  // Raw capacity is every page of every plane of every die.
+  CHECK(g.raw_bytes() ==
+        dies * kPlanes * kBlocksPerPlane * std::uint64_t{kPagesPerBlock} * kPageSize);
+}
+
+TEST_CASE("Geometry gives lower-density modes a proportional share of the native pages") {
+  Geometry tlc;
+  tlc.pages_per_block = 192;
+  tlc.native_mode = CellMode::kTlc;
+  CHECK(tlc.pages_in_mode(CellMode::kSlc) == 192u / 3);
+  CHECK(tlc.pages_in_mode(CellMode::kMlc) == 192u * 2 / 3);
+  CHECK(tlc.pages_in_mode(CellMode::kTlc) == 192u);
+
+  Geometry qlc;
+  qlc.pages_per_block = 64;
+  qlc.native_mode = CellMode::kQlc;
+  CHECK(qlc.pages_in_mode(CellMode::kSlc) == 64u / 4);
+  CHECK(qlc.pages_in_mode(CellMode::kQlc) == 64u);
+}
+
+TEST_CASE("Geometry numbers dies channel-first") {
+  Geometry g;
+  g.channels = 4;
+  g.dies_per_channel = 3;
+  REQUIRE(g.dies() == 12u);
+  for (std::uint32_t k = 0; k < g.dies_per_channel; ++k) {
+    for (std::uint32_t c = 0; c < g.channels; ++c) {
+      const std::uint32_t die = c + g.channels * k;
+      INFO("channel " << c << ", die " << k << " on the channel -> die " << die);
+      CHECK(g.channel_of(die) == c);
+    }
+  }
+}
+
+TEST_CASE("Geometry rejects pages_per_block that is not whole wordlines") {
+  const std::string msg = config_error({"drive.nand.pages_per_block=64"});
+  CHECK_THAT(msg, Contains("drive.nand.pages_per_block:"));
+  CHECK_THAT(msg, Contains("multiple of the bits per cell"));
+  // 64 is fine on an MLC or QLC part.
+  CHECK(config_error({"drive.nand.pages_per_block=64", "drive.nand.cell=mlc",
+                      "drive.nand.timing.mlc={tR: 40us, tPROG: 600us, tBERS: 3ms}"}) ==
+        "(no ConfigError)");
+}
+
+TEST_CASE("Geometry rejects a page size that is not whole 4KiB sectors") {
+  CHECK_THAT(config_error({"drive.nand.page_size=6KiB"}), Contains("drive.nand.page_size:"));
+  CHECK_THAT(config_error({"drive.nand.page_size=2KiB"}), Contains("drive.nand.page_size:"));
+}
+
+// ---- NandTiming ----
+
+TEST_CASE("NandTiming from config reads the bus rate, t_cmd and per-mode timings") {
+  auto doc = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {});
+  const Geometry geo = geometry_of(*doc);
+  const NandTiming t = timing_of(*doc, geo);
+  CHECK(t.bus_bytes_per_s == kBusBytesPerS);
+  CHECK(t.t_cmd == kTcmd);
+  const auto& tlc = t.of(CellMode::kTlc);
+  REQUIRE(tlc.present);
+  CHECK(tlc.tR == std::vector<Tick>(std::begin(kTlcTr), std::end(kTlcTr)));
+  CHECK(tlc.tPROG == std::vector<Tick>(std::begin(kTlcTprog), std::end(kTlcTprog)));
+  CHECK(tlc.tBERS == kTlcTbers);
+  CHECK_FALSE(tlc.one_shot);
+  const auto& slc = t.of(CellMode::kSlc);
+  REQUIRE(slc.present);
+  CHECK(slc.tR == std::vector<Tick>{kSlcTr});
+  CHECK(slc.tBERS == kSlcTbers);
+  CHECK_FALSE(t.of(CellMode::kMlc).present);
+  CHECK(t.pages_per_program(CellMode::kTlc) == 1u);
+  CHECK(t.bus_time(4096) == bus(4096));
+
+  SECTION("t_cmd defaults to zero") {
+    auto bare = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {"drive.nand.t_cmd=~"});
+    CHECK(timing_of(*bare, geo).t_cmd == 0u);
+  }
+}
+
+TEST_CASE("ModeTiming picks tR and tPROG by page index modulo the bits per cell") {
+  auto doc = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {});
+  const Geometry geo = geometry_of(*doc);
+  const NandTiming t = timing_of(*doc, geo);
+  for (std::uint32_t page = 0; page < kPagesPerBlock; ++page) {
+    CHECK(t.of(CellMode::kTlc).read_time(page) == kTlcTr[page % 3]);
+    CHECK(t.of(CellMode::kTlc).program_time(page) == kTlcTprog[page % 3]);
+    CHECK(t.of(CellMode::kSlc).read_time(page) == kSlcTr);
+    CHECK(t.of(CellMode::kSlc).program_time(page) == kSlcTprog);
+  }
+}
+
+TEST_CASE("NandTiming requires timing for the native cell mode") {
+  const char yaml[] = R"(
+drive:
+  nand:
+    channels: 1
+    dies_per_channel: 1
+    planes: 1
+    blocks_per_plane: 8
+    pages_per_block: 12
+    page_size: 16KiB
+    cell: tlc
+    bus: 400MT/s
+    timing:
+      slc: {tR: 30us, tPROG: 200us, tBERS: 2ms}
+)";
+  const std::string msg = config_error(yaml, {});
+  CHECK_THAT(msg, Contains("drive.nand.timing.tlc:"));
+  CHECK_THAT(msg, Contains("native cell mode"));
+}
+
+TEST_CASE("NandTiming rejects tR and tPROG lists that do not match the bits per cell") {
+  SECTION("two read times for a three-bit cell") {
+    const std::string msg = config_error({"drive.nand.timing.tlc.tR=[50us, 60us]"});
+    CHECK_THAT(msg, Contains("drive.nand.timing.tlc.tR:"));
+    CHECK_THAT(msg, Contains("(3)"));
+  }
+  SECTION("four program times for a three-bit cell") {
+    const std::string msg =
+        config_error({"drive.nand.timing.tlc.tPROG=[500us, 900us, 2000us, 3000us]"});
+    CHECK_THAT(msg, Contains("drive.nand.timing.tlc.tPROG:"));
+  }
+  SECTION("two read times for SLC") {
+    const std::string msg = config_error({"drive.nand.timing.slc.tR=[30us, 40us]"});
+    CHECK_THAT(msg, Contains("drive.nand.timing.slc.tR:"));
+    CHECK_THAT(msg, Contains("(1)"));
+  }
+  SECTION("a one-shot mode with a time per page type") {
+    const std::string msg = config_error({"drive.nand.timing.tlc.one_shot=true"});
+    CHECK_THAT(msg, Contains("drive.nand.timing.tlc.tPROG:"));
+    CHECK_THAT(msg, Contains("one-shot"));
+  }
+  SECTION("a zero read time") {
+    CHECK_THAT(config_error({"drive.nand.timing.slc.tR=0"}), Contains("drive.nand.timing.slc.tR:"));
+  }
+}
+
+// ---- NandArray: single operations ----
+
+TEST_CASE("A read completes after t_cmd, its page type's tR and the data-out transfer") {
+  for (std::uint32_t page = 0; page < 6; ++page) {
+    for (std::uint32_t bytes : {4096u, 3 * 4096u, kDiePageBytes}) {
+      Bench b;
+      const auto id = b.read(0, page, bytes);
+      b.run();
+      INFO("page " << page << ", " << bytes << " bytes");
+      CHECK(b.done_at(id) == kTcmd + kTlcTr[page % 3] + bus(bytes));
+    }
+  }
+}
+
+TEST_CASE("A read of an SLC-mode block on a TLC part takes the SLC tR") {
+  for (std::uint32_t page = 0; page < 3; ++page) {
+    Bench b;
+    const auto id = b.read(1, page, 4096, TxnSource::kHostRead, CellMode::kSlc);
+    b.run();
+    CHECK(b.done_at(id) == kTcmd + kSlcTr + bus(4096));
+  }
+}
+
+TEST_CASE("A program completes after t_cmd, the data-in transfer and its page type's tPROG") {
+  for (std::uint32_t page = 0; page < 6; ++page) {
+    Bench b;
+    const auto id = b.program(3, page);
+    b.run();
+    INFO("page " << page);
+    CHECK(b.done_at(id) == kTcmd + bus(kDiePageBytes) + kTlcTprog[page % 3]);
+  }
+  Bench b;
+  const auto id = b.program(0, 5, CellMode::kSlc);
+  b.run();
+  CHECK(b.done_at(id) == kTcmd + bus(kDiePageBytes) + kSlcTprog);
+}
+
+TEST_CASE("An erase completes after t_cmd and tBERS of the block's mode") {
+  Bench b;
+  const auto tlc = b.erase(0, CellMode::kTlc);
+  const auto slc = b.erase(1, CellMode::kSlc);
+  b.run();
+  CHECK(b.done_at(tlc) == kTcmd + kTlcTbers);
+  CHECK(b.done_at(slc) == kTcmd + kSlcTbers);
+}
+
+TEST_CASE("A one-shot program moves every page of the wordline and takes one tPROG") {
+  const Tick one_shot_tprog = 1500_us;
+  Bench shot([&] {
+    std::string y = kDriveYaml;
+    const std::string from = "tPROG: [500us, 900us, 2000us], tBERS: 4ms}";
+    y.replace(y.find(from), from.size(), "tPROG: 1500us, tBERS: 4ms, one_shot: true}");
+    return y;
+  }());
+  REQUIRE(shot.timing().pages_per_program(CellMode::kTlc) == 3u);
+  REQUIRE(shot.timing().pages_per_program(CellMode::kSlc) == 1u);
+
+  const auto id = shot.program(0, 3, CellMode::kTlc, 3);
+  shot.run();
+  CHECK(shot.done_at(id) == kTcmd + bus(3 * kDiePageBytes) + one_shot_tprog);
+  CHECK(shot.nand().stats().programs[3] == 1u);
+  CHECK(shot.nand().stats().page_programs[3] == 3u * kPlanes);
+  CHECK(shot.nand().stats().bus_bytes == 3u * kDiePageBytes);
+}
+
+// ---- NandArray: channels and dies ----
+
+TEST_CASE("Two dies on the same channel serialize transfers but overlap array operations") {
+  Bench b;
+  const std::uint32_t d0 = 0;
+  const std::uint32_t d1 = kChannels;  // the next die on channel 0
+  REQUIRE(b.geo().channel_of(d0) == b.geo().channel_of(d1));
+
+  SECTION("programs: the second data-in waits for the first, tPROGs overlap") {
+    const auto a = b.program(d0, 0);
+    const auto c = b.program(d1, 0);
+    b.run();
+    const Tick data_in = kTcmd + bus(kDiePageBytes);
+    CHECK(b.done_at(a) == data_in + kTlcTprog[0]);
+    CHECK(b.done_at(c) == 2 * data_in + kTlcTprog[0]);
+    // Far less than running the two programs back to back.
+    CHECK(b.done_at(c) < 2 * (data_in + kTlcTprog[0]));
+  }
+  SECTION("reads: command cycles and data-out take turns on the channel, tRs overlap") {
+    const std::uint32_t bytes = kPageSize;
+    const auto a = b.read(d0, 0, bytes);
+    const auto c = b.read(d1, 0, bytes);
+    b.run();
+    // Die 0: command [0, t_cmd), tR, data-out right away.
+    const Tick out0_end = kTcmd + kTlcTr[0] + bus(bytes);
+    // Die 1: command waits for die 0's command; data-out waits for its tR
+    // and for die 0's data-out.
+    const Tick tr1_end = 2 * kTcmd + kTlcTr[0];
+    const Tick out1_end = std::max(tr1_end, out0_end) + bus(bytes);
+    CHECK(b.done_at(a) == out0_end);
+    CHECK(b.done_at(c) == out1_end);
+  }
+  SECTION("a read command slips in after one data-in burst and its data-out waits") {
+    const auto p = b.program(d0, 1);
+    const auto r = b.read(d1, 0, kPageSize);
+    b.run();
+    const Tick data_in = kTcmd + bus(kDiePageBytes);
+    CHECK(b.done_at(p) == data_in + kTlcTprog[1]);
+    // The command waits for the 4 KiB burst in flight, not the whole data-in...
+    const Tick cmd_end = std::min(data_in, kBurst) + kTcmd;
+    const Tick tr_end = cmd_end + kTlcTr[0];
+    // ...which it stretches by t_cmd; the data-out queues behind it.
+    const Tick out_start = std::max(tr_end, data_in + kTcmd);
+    CHECK(b.done_at(r) == out_start + bus(kPageSize));
+    CHECK(b.done_at(r) < data_in + kTcmd + kTlcTr[0] + bus(kPageSize));
+  }
+  SECTION("an erase command slips in after one data-in burst, then tBERS overlaps tPROG") {
+    const auto p = b.program(d0, 1);
+    const auto e = b.erase(d1);
+    b.run();
+    const Tick data_in = kTcmd + bus(kDiePageBytes);
+    CHECK(b.done_at(p) == data_in + kTlcTprog[1]);
+    CHECK(b.done_at(e) == std::min(data_in, kBurst) + kTcmd + kTlcTbers);
+  }
+  SECTION("a command near the end of a transfer waits only for the rest of it") {
+    b.program(d0, 1);
+    const Tick data_in = kTcmd + bus(kDiePageBytes);
+    const Tick remaining = kBurst / 4;
+    b.engine().advance_to(data_in - remaining);
+    const auto e = b.erase(d1);
+    b.run();
+    CHECK(b.done_at(e) == data_in + kTcmd + kTlcTbers);
+  }
+}
+
+// The slip rule above lets a command into the next gap between bursts; two
+// commands waiting for the same gap still have to take turns on the channel.
+TEST_CASE("Commands that slip into the same gap between bursts take turns on the channel") {
+  Bench b(std::string(kDriveYaml), {"drive.nand.dies_per_channel=3"});
+  REQUIRE(b.geo().channel_of(0) == b.geo().channel_of(kChannels));
+  REQUIRE(b.geo().channel_of(0) == b.geo().channel_of(2 * kChannels));
+  b.program(0, 0);
+  const auto e1 = b.erase(kChannels);
+  const auto e2 = b.erase(2 * kChannels);
+  b.run();
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick first_cmd_end = std::min(data_in, kBurst) + kTcmd;
+  CHECK(b.done_at(e1) == first_cmd_end + kTlcTbers);
+  CHECK(b.done_at(e2) >= first_cmd_end + kTcmd + kTlcTbers);
+}
+
+TEST_CASE("Dies on different channels run fully in parallel") {
+  const std::uint32_t d0 = 0;
+  const std::uint32_t d1 = 1;
+  // Dies 2 and 3: the next die on the same channel as dies 0 and 1.
+  const std::uint32_t d2 = d0 + kChannels;
+  const std::uint32_t d3 = d1 + kChannels;
+  Bench alone;
+  REQUIRE(alone.geo().channel_of(d0) != alone.geo().channel_of(d1));
+  const auto alone_p = alone.program(d0, 2);
+  const auto alone_r = alone.read(d2, 1, kPageSize);
+  alone.run();
+
+  Bench both;
+  const auto p0 = both.program(d0, 2);
+  const auto p1 = both.program(d1, 2);
+  const auto r0 = both.read(d2, 1, kPageSize);
+  const auto r1 = both.read(d3, 1, kPageSize);
+  both.run();
+
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick program = data_in + kTlcTprog[2];
+  const Tick tr_end = std::min(data_in, kBurst) + kTcmd + kTlcTr[1];
+  const Tick read = std::max(tr_end, data_in + kTcmd) + bus(kPageSize);
+  CHECK(alone.done_at(alone_p) == program);
+  CHECK(alone.done_at(alone_r) == read);
+  // The other channel's identical traffic changes nothing.
+  CHECK(both.done_at(p0) == program);
+  CHECK(both.done_at(p1) == program);
+  CHECK(both.done_at(r0) == read);
+  CHECK(both.done_at(r1) == read);
+}
+
+TEST_CASE("A die runs one operation at a time, in arrival order") {
+  Bench b;
+  const auto first = b.program(0, 0);
+  const auto second = b.program(0, 1);
+  const auto third = b.erase(0);
+  CHECK_FALSE(b.nand().die_idle(0));
+  CHECK(b.nand().queued_programs(0) == 3u);
+  CHECK(b.nand().die_idle(1));
+  b.run();
+
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick first_end = data_in + kTlcTprog[0];
+  const Tick second_end = first_end + data_in + kTlcTprog[1];
+  const Tick third_end = second_end + kTcmd + kTlcTbers;
+  CHECK(b.done_at(first) == first_end);
+  CHECK(b.done_at(second) == second_end);
+  CHECK(b.done_at(third) == third_end);
+  CHECK(b.order() == std::vector<std::uint64_t>{first, second, third});
+  CHECK(b.nand().die_idle(0));
+  CHECK(b.nand().queued_programs(0) == 0u);
+  CHECK(b.live_txns() == 0u);
+}
+
+TEST_CASE("An operation submitted later starts at its submission time on an idle die") {
+  Bench b;
+  b.engine().advance_to(1_ms);
+  const auto id = b.read(2, 4, 4096);
+  b.run();
+  CHECK(b.done_at(id) == 1_ms + kTcmd + kTlcTr[4 % 3] + bus(4096));
+}
+
+TEST_CASE("Host and mapping reads waiting on a die are dispatched before programs and GC reads") {
+  Bench b;
+  const auto running = b.program(0, 0);  // starts at once
+  const auto waiting_program = b.program(0, 1);
+  const auto gc_read = b.read(0, 2, 8192, TxnSource::kGc);
+  const auto host_read = b.read(0, 0, 4096, TxnSource::kHostRead);
+  const auto map_read = b.read(0, 1, 4096, TxnSource::kMapping);
+  // Host and mapping reads do not count as queued programs.
+  CHECK(b.nand().queued_programs(0) == 3u);
+  b.run();
+
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick running_end = data_in + kTlcTprog[0];
+  const Tick host_end = running_end + kTcmd + kTlcTr[0] + bus(4096);
+  const Tick map_end = host_end + kTcmd + kTlcTr[1] + bus(4096);
+  const Tick program_end = map_end + data_in + kTlcTprog[1];
+  const Tick gc_end = program_end + kTcmd + kTlcTr[2] + bus(8192);
+  CHECK(b.order() ==
+        std::vector<std::uint64_t>{running, host_read, map_read, waiting_program, gc_read});
+  CHECK(b.done_at(running) == running_end);
+  CHECK(b.done_at(host_read) == host_end);
+  CHECK(b.done_at(map_read) == map_end);
+  CHECK(b.done_at(waiting_program) == program_end);
+  CHECK(b.done_at(gc_read) == gc_end);
+}
+
+// ---- NandArray: statistics ----
+
+TEST_CASE("NandArray stats count operations, pages and bus bytes per cell mode") {
+  Bench b;
+  std::uint64_t bytes = 0;
+  b.read(0, 0, 4096);
+  b.read(0, 1, 8192, TxnSource::kGc);
+  b.read(0, 2, 8192, TxnSource::kHostRead, CellMode::kSlc);
+  bytes += 4096 + 8192 + 8192;
+  for (std::uint32_t p = 0; p < 3; ++p) b.program(0, p);
+  b.program(0, 0, CellMode::kSlc);
+  bytes += 4 * kDiePageBytes;
+  b.erase(0, CellMode::kTlc);
+  b.erase(0, CellMode::kSlc);
+  b.erase(0, CellMode::kSlc);
+  b.run();
+
+  const NandStats& s = b.nand().stats();
+  const unsigned slc = 1;
+  const unsigned tlc = 3;
+  CHECK(s.reads[tlc] == 2u);
+  CHECK(s.reads[slc] == 1u);
+  CHECK(s.page_reads[tlc] == 2u * kPlanes);
+  CHECK(s.page_reads[slc] == 1u * kPlanes);
+  CHECK(s.programs[tlc] == 3u);
+  CHECK(s.programs[slc] == 1u);
+  CHECK(s.page_programs[tlc] == 3u * kPlanes);
+  CHECK(s.page_programs[slc] == 1u * kPlanes);
+  CHECK(s.erases[tlc] == 1u);
+  CHECK(s.erases[slc] == 2u);
+  CHECK(s.reads[2] == 0u);
+  CHECK(s.programs[2] == 0u);
+  CHECK(s.total(s.reads) == 3u);
+  CHECK(s.total(s.programs) == 4u);
+  CHECK(s.total(s.erases) == 3u);
+  CHECK(s.bus_bytes == bytes);
+  // Everything ran back to back on die 0 from time 0, so the die was busy
+  // until the last completion.
+  CHECK(s.die_busy == b.engine().now());
+  CHECK(b.order().size() == 10u);
+}
+
+TEST_CASE("NandArray die_busy sums the busy time of every die") {
+  Bench b;
+  b.erase(0);
+  b.erase(1);
+  b.erase(2);  // same channel as die 0: its command waits t_cmd
+  b.run();
+  // Each die is busy from dispatch (time 0) to completion.
+  CHECK(b.nand().stats().die_busy == 3 * (kTcmd + kTlcTbers) + kTcmd);
+}

@@ -1,0 +1,584 @@
+// Unit tests for the simulation kernel: event engine, random numbers,
+// latency histogram, transfer time and throughput series.
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "sim/event_engine.h"
+#include "sim/histogram.h"
+#include "sim/rng.h"
+#include "sim/time.h"
+#include "sim/timeseries.h"
+
+using ssdtwin::ByteStepSeries;
+using ssdtwin::EventEngine;
+using ssdtwin::EventTarget;
+using ssdtwin::IntervalSeries;
+using ssdtwin::LatencyHistogram;
+using ssdtwin::Rng;
+using ssdtwin::Tick;
+using ssdtwin::to_seconds;
+using ssdtwin::transfer_time;
+using ssdtwin::operator""_ns;
+using ssdtwin::operator""_us;
+using ssdtwin::operator""_ms;
+using ssdtwin::operator""_s;
+
+namespace {
+
+// Records every event it receives with the engine time at which it ran.
+class Recorder : public EventTarget {
+ public:
+  struct Fired {
+    Tick at;
+    std::uint32_t kind;
+    std::uint64_t arg;
+  };
+
+  explicit Recorder(EventEngine& engine) : engine_(engine) {}
+  void on_event(std::uint32_t kind, std::uint64_t arg) override {
+    fired.push_back({engine_.now(), kind, arg});
+  }
+
+  std::vector<std::uint64_t> args() const {
+    std::vector<std::uint64_t> out;
+    for (const Fired& f : fired) out.push_back(f.arg);
+    return out;
+  }
+
+  std::vector<Fired> fired;
+
+ private:
+  EventEngine& engine_;
+};
+
+// Schedules follow-up events from inside its handler, as components do.
+class Chainer : public EventTarget {
+ public:
+  Chainer(EventEngine& engine, Rng& rng, int budget) : engine_(engine), rng_(rng), left_(budget) {}
+  void on_event(std::uint32_t, std::uint64_t) override {
+    times.push_back(engine_.now());
+    if (left_-- > 0) engine_.schedule_in(rng_.below(1000), this, 0);
+  }
+  std::vector<Tick> times;
+
+ private:
+  EventEngine& engine_;
+  Rng& rng_;
+  int left_;
+};
+
+Tick bucket_width(std::size_t b) {
+  return LatencyHistogram::bucket_high(b) - LatencyHistogram::bucket_low(b);
+}
+
+}  // namespace
+
+// ---- EventEngine ----
+
+TEST_CASE("EventEngine runs events in time order whatever order they were scheduled in") {
+  EventEngine engine;
+  Recorder r(engine);
+  engine.schedule_at(30_us, &r, 3, 30);
+  engine.schedule_at(10_us, &r, 1, 10);
+  engine.schedule_at(20_us, &r, 2, 20);
+  REQUIRE(engine.pending() == 3);
+  REQUIRE(engine.next_time() == 10_us);
+
+  while (engine.step()) {
+  }
+
+  REQUIRE(r.fired.size() == 3);
+  CHECK(r.fired[0].at == 10_us);
+  CHECK(r.fired[0].kind == 1u);
+  CHECK(r.fired[1].at == 20_us);
+  CHECK(r.fired[1].kind == 2u);
+  CHECK(r.fired[2].at == 30_us);
+  CHECK(r.fired[2].kind == 3u);
+  CHECK(engine.now() == 30_us);
+  CHECK(engine.empty());
+  CHECK(engine.events_executed() == 3u);
+  CHECK_FALSE(engine.step());
+}
+
+TEST_CASE("EventEngine runs same-time events in the order they were scheduled") {
+  EventEngine engine;
+  Recorder r(engine);
+  // Interleave two instants so that the heap has to reorder, and give each
+  // instant enough events to exercise several heap levels.
+  for (std::uint64_t i = 0; i < 50; ++i) {
+    engine.schedule_at(7_us, &r, 0, 100 + i);
+    engine.schedule_at(5_us, &r, 0, i);
+  }
+  while (engine.step()) {
+  }
+
+  std::vector<std::uint64_t> expected;
+  for (std::uint64_t i = 0; i < 50; ++i) expected.push_back(i);
+  for (std::uint64_t i = 0; i < 50; ++i) expected.push_back(100 + i);
+  CHECK(r.args() == expected);
+}
+
+TEST_CASE("EventEngine rejects an event scheduled before the current time") {
+  EventEngine engine;
+  Recorder r(engine);
+  engine.schedule_at(100_ns, &r, 0);
+  engine.step();
+  REQUIRE(engine.now() == 100_ns);
+
+  CHECK_THROWS_AS(engine.schedule_at(99_ns, &r, 0), std::logic_error);
+  CHECK(engine.empty());
+  // "Now" itself is not the past.
+  CHECK_NOTHROW(engine.schedule_at(100_ns, &r, 0));
+  CHECK_NOTHROW(engine.schedule_in(0, &r, 0));
+  CHECK(engine.pending() == 2);
+}
+
+TEST_CASE("EventEngine advance_to runs events up to and including t and then sets now to t") {
+  EventEngine engine;
+  Recorder r(engine);
+  engine.schedule_at(10_us, &r, 0, 1);
+  engine.schedule_at(20_us, &r, 0, 2);
+  engine.schedule_at(20_us + 1_ns, &r, 0, 3);
+
+  engine.advance_to(20_us);
+  CHECK(r.args() == std::vector<std::uint64_t>{1, 2});
+  CHECK(engine.now() == 20_us);
+  CHECK(engine.pending() == 1);
+
+  // An idle period with nothing due only moves the clock.
+  r.fired.clear();
+  engine.advance_to(20_us);
+  CHECK(r.fired.empty());
+  CHECK(engine.now() == 20_us);
+
+  // Going "back" is a no-op.
+  engine.advance_to(5_us);
+  CHECK(engine.now() == 20_us);
+  CHECK(r.fired.empty());
+
+  engine.advance_to(1_ms);
+  CHECK(r.args() == std::vector<std::uint64_t>{3});
+  CHECK(engine.now() == 1_ms);
+  CHECK(engine.empty());
+}
+
+TEST_CASE("EventEngine advance_to also runs events that handlers schedule within the window") {
+  EventEngine engine;
+  Rng rng(3);
+  Chainer c(engine, rng, 1000000);
+  engine.schedule_at(0, &c, 0);
+  engine.advance_to(50_us);
+
+  REQUIRE_FALSE(c.times.empty());
+  CHECK(c.times.back() <= 50_us);
+  // The follow-up of the last event ran is beyond the window, still pending.
+  REQUIRE(engine.pending() == 1);
+  CHECK(engine.next_time() > 50_us);
+  CHECK(engine.now() == 50_us);
+}
+
+TEST_CASE("EventEngine run_until stops as soon as the predicate holds") {
+  EventEngine engine;
+  Recorder r(engine);
+  for (std::uint64_t i = 1; i <= 10; ++i) engine.schedule_at(i * 1_us, &r, 0, i);
+  engine.run_until([&] { return r.fired.size() == 4; });
+  CHECK(r.fired.size() == 4);
+  CHECK(engine.now() == 4_us);
+  CHECK(engine.pending() == 6);
+  engine.run_until([] { return false; });
+  CHECK(r.fired.size() == 10);
+  CHECK(engine.events_executed() == 10u);
+}
+
+TEST_CASE("EventEngine pops many random schedules sorted by time, ties in scheduling order") {
+  EventEngine engine;
+  Recorder r(engine);
+  Rng rng(12345);
+  // Times drawn from a small range so that many events tie; batches are
+  // scheduled between runs so the heap is exercised while partly drained.
+  std::vector<std::pair<Tick, std::uint64_t>> scheduled;
+  std::uint64_t id = 0;
+  for (int batch = 0; batch < 20; ++batch) {
+    for (int i = 0; i < 500; ++i) {
+      const Tick at = engine.now() + rng.below(200);
+      engine.schedule_at(at, &r, 0, id);
+      scheduled.emplace_back(at, id++);
+    }
+    for (int i = 0; i < 250; ++i) engine.step();
+  }
+  while (engine.step()) {
+  }
+
+  REQUIRE(r.fired.size() == scheduled.size());
+  for (std::size_t i = 0; i < r.fired.size(); ++i) {
+    // Each event ran at the time it was scheduled for.
+    REQUIRE(r.fired[i].at == scheduled[r.fired[i].arg].first);
+    if (i == 0) continue;
+    const auto& prev = r.fired[i - 1];
+    const auto& cur = r.fired[i];
+    REQUIRE(prev.at <= cur.at);
+    // Ids grow with scheduling order, so equal times must have growing ids.
+    if (prev.at == cur.at) REQUIRE(prev.arg < cur.arg);
+  }
+}
+
+TEST_CASE("EventEngine keeps time monotonic when handlers schedule follow-up events") {
+  EventEngine engine;
+  Rng rng(99);
+  Chainer c(engine, rng, 5000);
+  for (int i = 0; i < 16; ++i) engine.schedule_at(rng.below(1000), &c, 0);
+  while (engine.step()) {
+  }
+  CHECK(c.times.size() == 16u + 5000u);  // the initial events and every follow-up
+  CHECK(std::is_sorted(c.times.begin(), c.times.end()));
+}
+
+// ---- Rng ----
+
+TEST_CASE("Rng gives the same sequence for the same seed and a different one for another seed") {
+  Rng a(42);
+  Rng b(42);
+  Rng c(43);
+  std::vector<std::uint64_t> va, vb, vc;
+  for (int i = 0; i < 1000; ++i) {
+    va.push_back(a.next());
+    vb.push_back(b.next());
+    vc.push_back(c.next());
+  }
+  CHECK(va == vb);
+  CHECK(va != vc);
+
+  // reseed restarts the sequence.
+  a.reseed(42);
+  for (int i = 0; i < 1000; ++i) REQUIRE(a.next() == va[static_cast<std::size_t>(i)]);
+}
+
+TEST_CASE("Rng below(n) stays below n and is roughly uniform") {
+  Rng rng(7);
+  SECTION("a small bound passes a chi-square test") {
+    constexpr std::uint64_t kBins = 10;
+    constexpr int kDraws = 100000;
+    std::array<int, kBins> counts{};
+    for (int i = 0; i < kDraws; ++i) {
+      const std::uint64_t v = rng.below(kBins);
+      REQUIRE(v < kBins);
+      ++counts[v];
+    }
+    const double expected = static_cast<double>(kDraws) / kBins;
+    double chi2 = 0;
+    for (int c : counts) chi2 += (c - expected) * (c - expected) / expected;
+    // 9 degrees of freedom: mean 9; P(chi2 > 40) is below 1e-5.
+    CHECK(chi2 < 40.0);
+  }
+  SECTION("a bound of one always gives zero") {
+    for (int i = 0; i < 100; ++i) REQUIRE(rng.below(1) == 0u);
+  }
+  SECTION("a huge bound that is not a power of two splits evenly into thirds") {
+    // bound = 3 * 2^62: each third [k * 2^62, (k+1) * 2^62) should get 1/3.
+    constexpr std::uint64_t kThird = std::uint64_t{1} << 62;
+    constexpr std::uint64_t kBound = 3 * kThird;
+    constexpr int kDraws = 30000;
+    std::array<int, 3> counts{};
+    for (int i = 0; i < kDraws; ++i) {
+      const std::uint64_t v = rng.below(kBound);
+      REQUIRE(v < kBound);
+      ++counts[v / kThird];
+    }
+    // sd of each count is about 82; allow 6 sd.
+    for (int c : counts) CHECK(std::abs(c - kDraws / 3) < 500);
+  }
+}
+
+TEST_CASE("Rng uniform() stays from 0 up to but excluding 1 with mean about one half") {
+  Rng rng(2024);
+  constexpr int kDraws = 100000;
+  double sum = 0;
+  double lo = 1;
+  double hi = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    const double u = rng.uniform();
+    REQUIRE(u >= 0.0);
+    REQUIRE(u < 1.0);
+    sum += u;
+    lo = std::min(lo, u);
+    hi = std::max(hi, u);
+  }
+  // Standard error of the mean is sqrt(1/12 / N) ~ 0.0009.
+  CHECK(std::abs(sum / kDraws - 0.5) < 0.006);
+  CHECK(lo < 0.001);
+  CHECK(hi > 0.999);
+}
+
+// ---- LatencyHistogram ----
+
+TEST_CASE("LatencyHistogram buckets tile the value range without gaps or overlaps") {
+  for (std::size_t b = 0; b + 1 < LatencyHistogram::kBuckets; ++b) {
+    REQUIRE(LatencyHistogram::bucket_low(b) < LatencyHistogram::bucket_high(b));
+    REQUIRE(LatencyHistogram::bucket_high(b) == LatencyHistogram::bucket_low(b + 1));
+    REQUIRE(LatencyHistogram::bucket_of(LatencyHistogram::bucket_low(b)) == b);
+    REQUIRE(LatencyHistogram::bucket_of(LatencyHistogram::bucket_high(b) - 1) == b);
+  }
+  // The last bucket ends at 2^kMaxExp.
+  CHECK(LatencyHistogram::bucket_high(LatencyHistogram::kBuckets - 1) ==
+        Tick{1} << LatencyHistogram::kMaxExp);
+}
+
+TEST_CASE("LatencyHistogram bucket_of puts every value between its bucket's low and high") {
+  std::vector<Tick> values;
+  for (Tick v = 0; v < 5000; ++v) values.push_back(v);
+  Rng rng(5);
+  for (int e = 6; e < LatencyHistogram::kMaxExp; ++e) {
+    const Tick p = Tick{1} << e;
+    values.insert(values.end(), {p - 1, p, p + 1, p + p / 2, 2 * p - 1});
+    for (int i = 0; i < 200; ++i) values.push_back(p + rng.below(p));
+  }
+  for (Tick v : values) {
+    const std::size_t b = LatencyHistogram::bucket_of(v);
+    REQUIRE(b < LatencyHistogram::kBuckets);
+    INFO("v = " << v << ", bucket " << b);
+    REQUIRE(LatencyHistogram::bucket_low(b) <= v);
+    REQUIRE(v < LatencyHistogram::bucket_high(b));
+  }
+}
+
+TEST_CASE("LatencyHistogram is exact below 64 ns and at most 1/32 wide relative above") {
+  const std::size_t sub = std::size_t{1} << LatencyHistogram::kSubBits;
+  for (Tick v = 0; v < sub; ++v) {
+    const std::size_t b = LatencyHistogram::bucket_of(v);
+    REQUIRE(LatencyHistogram::bucket_low(b) == v);
+    REQUIRE(bucket_width(b) == 1u);
+  }
+  for (std::size_t b = sub; b < LatencyHistogram::kBuckets; ++b) {
+    INFO("bucket " << b << " [" << LatencyHistogram::bucket_low(b) << ", "
+                   << LatencyHistogram::bucket_high(b) << ")");
+    REQUIRE(bucket_width(b) * 32 <= LatencyHistogram::bucket_low(b));
+  }
+}
+
+TEST_CASE("LatencyHistogram puts values beyond 2^40 ns in the last bucket") {
+  const Tick top = Tick{1} << LatencyHistogram::kMaxExp;
+  CHECK(LatencyHistogram::bucket_of(top) == LatencyHistogram::kBuckets - 1);
+  CHECK(LatencyHistogram::bucket_of(~Tick{0}) == LatencyHistogram::kBuckets - 1);
+  LatencyHistogram h;
+  h.record(~Tick{0});
+  CHECK(h.max() == ~Tick{0});
+  CHECK(h.percentile(0.5) == ~Tick{0});  // clamped to [min, max]
+}
+
+TEST_CASE("LatencyHistogram percentiles of 1..100000 us are within one bucket of the truth") {
+  constexpr std::uint64_t kN = 100000;
+  LatencyHistogram h;
+  for (std::uint64_t i = 1; i <= kN; ++i) h.record(i * 1_us);
+  REQUIRE(h.count() == kN);
+  CHECK(h.min() == 1_us);
+  CHECK(h.max() == kN * 1_us);
+
+  for (double q : {0.0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.9, 0.99, 0.999, 0.9999, 1.0}) {
+    // Nearest rank: the ceil(q * N)-th smallest sample (at least the first).
+    const auto rank = std::max<std::uint64_t>(
+        1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(kN))));
+    const Tick truth = rank * 1_us;
+    const Tick got = h.percentile(q);
+    const Tick tolerance = bucket_width(LatencyHistogram::bucket_of(truth));
+    INFO("q = " << q << ", truth " << truth << ", got " << got);
+    CHECK(got + tolerance >= truth);
+    CHECK(got <= truth + tolerance);
+    // And within the advertised relative resolution.
+    CHECK(std::abs(static_cast<double>(got) - static_cast<double>(truth)) <=
+          static_cast<double>(truth) / 32.0);
+  }
+  CHECK(h.percentile(1.0) <= h.max());
+  CHECK(h.percentile(0.0) >= h.min());
+}
+
+TEST_CASE("LatencyHistogram percentiles are monotonic in q") {
+  LatencyHistogram h;
+  Rng rng(11);
+  for (int i = 0; i < 20000; ++i) h.record(rng.below(10_ms) + 1);
+  Tick prev = 0;
+  for (int i = 0; i <= 1000; ++i) {
+    const Tick p = h.percentile(i / 1000.0);
+    REQUIRE(p >= prev);
+    prev = p;
+  }
+}
+
+TEST_CASE("LatencyHistogram mean, min and max are exact, not bucketed") {
+  constexpr std::uint64_t kN = 100000;
+  LatencyHistogram h;
+  for (std::uint64_t i = 1; i <= kN; ++i) h.record(i * 1_us);
+  // Sum of i * 1000 for i = 1..N is 1000 * N (N + 1) / 2.
+  const double mean_ns = 1000.0 * static_cast<double>(kN + 1) / 2.0;
+  CHECK(h.mean() == mean_ns);
+
+  LatencyHistogram odd;
+  for (Tick v : {1000003, 17, 999999999}) odd.record(v);
+  CHECK(odd.mean() == Approx((1000003.0 + 17.0 + 999999999.0) / 3.0).epsilon(1e-15));
+  CHECK(odd.min() == 17u);
+  CHECK(odd.max() == 999999999u);
+}
+
+TEST_CASE("LatencyHistogram merge equals recording both sets into one histogram") {
+  Rng rng(8);
+  LatencyHistogram a, b, both;
+  for (int i = 0; i < 5000; ++i) {
+    const Tick v = 50_us + rng.below(100_us);
+    a.record(v);
+    both.record(v);
+  }
+  for (int i = 0; i < 3000; ++i) {
+    const Tick v = 1_ms + rng.below(5_ms);
+    b.record(v);
+    both.record(v);
+  }
+  LatencyHistogram merged = a;
+  merged.merge(b);
+  CHECK(merged.count() == both.count());
+  CHECK(merged.mean() == Approx(both.mean()).epsilon(1e-12));
+  CHECK(merged.min() == both.min());
+  CHECK(merged.max() == both.max());
+  for (double q : {0.0, 0.1, 0.5, 0.6, 0.62, 0.63, 0.9, 0.99, 1.0}) {
+    INFO("q = " << q);
+    CHECK(merged.percentile(q) == both.percentile(q));
+  }
+
+  SECTION("merging into an empty histogram copies the other") {
+    LatencyHistogram empty;
+    empty.merge(b);
+    CHECK(empty.count() == b.count());
+    CHECK(empty.min() == b.min());
+    CHECK(empty.max() == b.max());
+    CHECK(empty.percentile(0.5) == b.percentile(0.5));
+  }
+  SECTION("merging an empty histogram changes nothing") {
+    LatencyHistogram copy = a;
+    copy.merge(LatencyHistogram());
+    CHECK(copy.count() == a.count());
+    CHECK(copy.min() == a.min());
+    CHECK(copy.max() == a.max());
+    CHECK(copy.mean() == a.mean());
+  }
+}
+
+TEST_CASE("An empty LatencyHistogram reports zero for every statistic") {
+  LatencyHistogram h;
+  CHECK(h.count() == 0u);
+  CHECK(h.mean() == 0.0);
+  CHECK(h.min() == 0u);
+  CHECK(h.max() == 0u);
+  CHECK(h.percentile(0.0) == 0u);
+  CHECK(h.percentile(0.5) == 0u);
+  CHECK(h.percentile(1.0) == 0u);
+
+  h.record(123_us);
+  h.clear();
+  CHECK(h.count() == 0u);
+  CHECK(h.percentile(0.99) == 0u);
+}
+
+TEST_CASE("LatencyHistogram min is tracked when the first value is the largest") {
+  LatencyHistogram h;
+  h.record(5_ms);
+  h.record(3_us);
+  h.record(4_ms);
+  CHECK(h.min() == 3_us);
+  CHECK(h.max() == 5_ms);
+  // The lowest percentile is in the minimum's bucket, never below the minimum.
+  const std::size_t b = LatencyHistogram::bucket_of(3_us);
+  CHECK(h.percentile(0.0) >= 3_us);
+  CHECK(h.percentile(0.0) < LatencyHistogram::bucket_high(b));
+}
+
+// ---- transfer_time ----
+
+TEST_CASE("transfer_time is exact for whole nanoseconds and rounds partial ones up") {
+  // 400 MB/s: 2.5 ns per byte.
+  CHECK(transfer_time(0, 400e6) == 0u);
+  CHECK(transfer_time(2, 400e6) == 5u);
+  CHECK(transfer_time(1, 400e6) == 3u);  // 2.5 ns -> 3
+  CHECK(transfer_time(4096, 400e6) == 4096u * 5 / 2);
+  CHECK(transfer_time(4097, 400e6) == (4097u * 5 + 1) / 2);
+  // 3 GB/s: a third of a nanosecond per byte.
+  CHECK(transfer_time(1, 3e9) == 1u);
+  CHECK(transfer_time(3, 3e9) == 1u);
+  CHECK(transfer_time(4, 3e9) == 2u);
+}
+
+TEST_CASE("transfer_time is the smallest whole nanosecond count that covers the transfer") {
+  Rng rng(17);
+  for (std::uint64_t rate : {200'000'000ull, 400'000'000ull, 1'000'000'000ull, 3'000'000'000ull}) {
+    for (int i = 0; i < 2000; ++i) {
+      const std::uint64_t bytes = rng.below(65537);
+      const Tick t = transfer_time(bytes, static_cast<double>(rate));
+      // t ns at `rate` B/s moves t * rate / 1e9 bytes: must cover `bytes`,
+      // and one nanosecond less must not.
+      const unsigned __int128 need = static_cast<unsigned __int128>(bytes) * 1'000'000'000u;
+      INFO("bytes " << bytes << " at " << rate << " B/s -> " << t << " ns");
+      REQUIRE(static_cast<unsigned __int128>(t) * rate >= need);
+      if (t > 0) REQUIRE(static_cast<unsigned __int128>(t - 1) * rate < need);
+    }
+  }
+}
+
+// ---- throughput series ----
+
+TEST_CASE("IntervalSeries sums bytes and IOs per operation into fixed bins from its start") {
+  IntervalSeries s(5_ms, 1_ms);
+  s.add(5_ms, 0, 4096);            // bin 0
+  s.add(6_ms - 1_ns, 0, 8192);     // bin 0, last ns
+  s.add(6_ms - 1_ns, 1, 131072);   // bin 0, another op
+  s.add(6_ms, 1, 4096);            // bin 1
+  s.add(8_ms + 500_us, 2, 65536);  // bin 3; bin 2 stays empty
+
+  REQUIRE(s.bins().size() == 4);
+  CHECK(s.start() == 5_ms);
+  CHECK(s.interval() == 1_ms);
+  const auto& b = s.bins();
+  CHECK(b[0].bytes[0] == 4096u + 8192u);
+  CHECK(b[0].ios[0] == 2u);
+  CHECK(b[0].bytes[1] == 131072u);
+  CHECK(b[0].ios[1] == 1u);
+  CHECK(b[0].ios[2] == 0u);
+  CHECK(b[1].bytes[1] == 4096u);
+  CHECK(b[1].ios[1] == 1u);
+  for (int op = 0; op < IntervalSeries::kOps; ++op) {
+    CHECK(b[2].bytes[op] == 0u);
+    CHECK(b[2].ios[op] == 0u);
+  }
+  CHECK(b[3].bytes[2] == 65536u);
+  CHECK(b[3].ios[2] == 1u);
+}
+
+TEST_CASE("ByteStepSeries gives each completed step's size divided by its duration") {
+  constexpr std::uint64_t kGB = 1'000'000'000;
+  const Tick start = 10_s;
+  ByteStepSeries s(start, kGB);
+  CHECK(s.step() == kGB);
+
+  // Step 0 completes in two halves at 11 s and 12 s.
+  s.add(11_s, kGB / 2);
+  CHECK(s.segments() == 0u);
+  s.add(12_s, kGB / 2);
+  // Step 1 in one go at 13 s; step 2 at 17 s.
+  s.add(13_s, kGB);
+  s.add(17_s, kGB);
+  // Half a step is not a segment yet.
+  s.add(18_s, kGB / 2);
+
+  REQUIRE(s.segments() == 3u);
+  CHECK(s.rate(0) == Approx(static_cast<double>(kGB) / to_seconds(12_s - start)));
+  CHECK(s.rate(1) == Approx(static_cast<double>(kGB) / to_seconds(13_s - 12_s)));
+  CHECK(s.rate(2) == Approx(static_cast<double>(kGB) / to_seconds(17_s - 13_s)));
+}
+
+TEST_CASE("ByteStepSeries with a zero step records nothing") {
+  ByteStepSeries s(0, 0);
+  s.add(1_s, 1'000'000);
+  CHECK(s.segments() == 0u);
+}
