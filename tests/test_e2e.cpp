@@ -1,6 +1,7 @@
 // End-to-end behaviour of whole (small) drives: each expected figure is
 // computed from the drive's configuration, never copied from a run.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -223,7 +224,10 @@ struct Exec {
 };
 
 Exec run_binary(const std::string& args) {
-  const std::string err_file = "ssdtwin_test_stderr.txt";
+  // ctest runs test cases in parallel processes that share this folder.
+  static int calls = 0;
+  const std::string err_file =
+      "stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
   const std::string cmd = std::string(SSDTWIN_BINARY) + " " + args + " >/dev/null 2>" + err_file;
   const int rc = std::system(cmd.c_str());
   std::ifstream f(err_file);
