@@ -9,7 +9,7 @@ Drive::Drive(const ConfigNode& root, bool verify)
       geo(Geometry::from_config(root.child("nand"))),
       timing(NandTiming::from_config(root.child("nand"), geo)),
       nand(engine, geo, timing),
-      ftl_cfg(FtlConfig::from_config(root, geo)),
+      ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present)),
       ftl(engine, nand, ftl_cfg, verify),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, ftl, ctrl_cfg),

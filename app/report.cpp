@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "sim/chart.h"
+#include "sim/fill_curve.h"
 
 namespace ssdtwin {
 
@@ -47,6 +48,17 @@ std::uint64_t delta_sum(const std::uint64_t (&a)[N], const std::uint64_t (&b)[N]
   std::uint64_t s = 0;
   for (std::size_t i = 0; i < N; ++i) s += a[i] - b[i];
   return s;
+}
+
+std::vector<double> by_bytes_mb_per_s(const ByteStepSeries& s) {
+  std::vector<double> r(s.segments());
+  for (std::size_t k = 0; k < r.size(); ++k) r[k] = s.rate(k) / 1e6;
+  return r;
+}
+
+FillCurveMetrics fill_metrics(const PhaseReport& p) {
+  const ByteStepSeries& s = *p.result.by_bytes;
+  return analyze_fill_curve(by_bytes_mb_per_s(s), static_cast<double>(s.step()) / 1e9);
 }
 
 Json phase_json(const Drive& drive, const PhaseReport& p) {
@@ -91,6 +103,8 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   ftl["gc_moved_pages"] = fa.gc_moved_slots - fb.gc_moved_slots;
   ftl["gc_erases"] = fa.gc_erases - fb.gc_erases;
   ftl["gc_padding_pages"] = fa.gc_padding_slots - fb.gc_padding_slots;
+  ftl["fold_invocations"] = fa.fold_victims - fb.fold_victims;
+  ftl["fold_moved_pages"] = fa.fold_moved_slots - fb.fold_moved_slots;
   ftl["flush_units"] = fa.flush_units - fb.flush_units;
   ftl["flush_padding_pages"] = fa.flush_padding_slots - fb.flush_padding_slots;
   ftl["reads_from_controller_memory"] = fa.read_from_controller - fb.read_from_controller;
@@ -99,7 +113,30 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   ftl["write_buffer_waits"] = p.buffer_waits;
   ftl["min_free_blocks_per_die_so_far"] = p.min_free_blocks;
   j["ftl"] = ftl;
-  j["wear"] = Json{{"min", p.wear.min}, {"mean", p.wear.mean}, {"max", p.wear.max}};
+  const double host_slc = static_cast<double>(fa.host_slc_slots - fb.host_slc_slots);
+  const double host_native = static_cast<double>(fa.host_native_slots - fb.host_native_slots);
+  Json slc;
+  slc["host_bytes_to_slc"] = host_slc * kSectorBytes;
+  slc["host_bytes_to_native"] = host_native * kSectorBytes;
+  slc["bytes_folded"] = static_cast<double>(fa.fold_moved_slots - fb.fold_moved_slots) * kSectorBytes;
+  slc["cache_hit_share"] = host_slc + host_native > 0 ? host_slc / (host_slc + host_native) : 0.0;
+  slc["occupancy_gb_at_end"] = p.slc_bytes_at_end / 1e9;
+  j["slc_cache"] = slc;
+  if (s.report == PhaseReportKind::kFillCurve) {
+    const FillCurveMetrics m = fill_metrics(p);
+    Json f;
+    f["slc_cache_gb"] = m.cache_gb;
+    f["drop_found"] = m.drop_found;
+    f["cached_mb_per_s"] = m.initial_mb_per_s;
+    f["after_cache_mb_per_s"] = m.after_mb_per_s;
+    f["last16gb_mb_per_s"] = m.last16gb_mb_per_s;
+    f["overall_mb_per_s"] = m.overall_mb_per_s;
+    j["fill"] = f;
+  }
+  j["wear"] = Json{{"min", p.wear.min},
+                   {"mean", p.wear.mean},
+                   {"max", p.wear.max},
+                   {"slc_erases_total", p.wear.slc_erases}};
   std::uint64_t ios = 0;
   for (int op = 0; op < PhaseResult::kOps; ++op) ios += r.ios[op];
   j["wall_seconds"] = p.wall_seconds;
@@ -151,6 +188,9 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   Json phases = Json::array();
   for (const auto& p : report.phases) phases.push_back(phase_json(drive, p));
   j["phases"] = phases;
+  // The review procedure's figures, at the top level for quick reading.
+  for (std::size_t i = 0; i < report.phases.size(); ++i)
+    if (phases[i].contains("fill")) j["fill"] = phases[i]["fill"];
   Json cfg;
   cfg["drive"] = Json::parse(meta.drive_resolved_json);
   cfg["workload"] = Json::parse(meta.workload_resolved_json);
@@ -174,7 +214,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   bool have_by_bytes = false;
   {
     std::ofstream f(dir / "timeseries.csv");
-    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops\n";
+    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb\n";
     char line[256];
     for (const auto& p : report.phases) {
       const IntervalSeries& s = *p.result.series;
@@ -185,12 +225,12 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         const Tick covered = std::min(s.interval(), p.result.end - bin_start);
         if (covered == 0) continue;
         const double secs = to_seconds(covered);
-        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f\n",
+        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.4f\n",
                       p.spec->name.c_str(), to_seconds(bin_start + covered),
                       static_cast<double>(b.bytes[0]) / secs / 1e6,
                       static_cast<double>(b.bytes[1]) / secs / 1e6,
                       static_cast<double>(b.ios[0]) / secs, static_cast<double>(b.ios[1]) / secs,
-                      static_cast<double>(b.ios[2]) / secs);
+                      static_cast<double>(b.ios[2]) / secs, b.gauge);
         f << line;
       }
       have_by_bytes = have_by_bytes || p.result.by_bytes->segments() > 0;
@@ -208,6 +248,29 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         f << line;
       }
     }
+  }
+
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kFillCurve) continue;
+    const std::string csv = (dir / "fill.csv").string();
+    std::ofstream f(csv);
+    f << "gb_written,mb_per_s\n";
+    const ByteStepSeries& s = *p.result.by_bytes;
+    char line[128];
+    for (std::size_t k = 0; k < s.segments(); ++k) {
+      std::snprintf(line, sizeof line, "%.3f,%.3f\n",
+                    static_cast<double>((k + 1) * s.step()) / 1e9, s.rate(k) / 1e6);
+      f << line;
+    }
+    f.close();
+    const FillCurveMetrics m = fill_metrics(p);
+    char title[256];
+    std::snprintf(title, sizeof title,
+                  "Whole-drive fill: %s (SLC cache %.1f GB, last 16 GB %.0f MB/s, overall %.0f MB/s)",
+                  drive.name.c_str(), m.cache_gb, m.last16gb_mb_per_s, m.overall_mb_per_s);
+    Chart c{title, "GB written", "MB/s", {}, false};
+    c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
+    draw_chart(c, (dir / "fill.png").string());
   }
 
   Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,

@@ -6,11 +6,26 @@
 
 namespace ssdtwin {
 
+namespace {
+
+// SLC cache occupancy in GB, sampled into the time series.
+class SlcGauge final : public Gauge {
+ public:
+  explicit SlcGauge(const Ftl& ftl) : ftl_(ftl) {}
+  double value() const override { return static_cast<double>(ftl_.slc_cache_bytes()) / 1e9; }
+
+ private:
+  const Ftl& ftl_;
+};
+
+}  // namespace
+
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;
   report.phases.resize(workload.phases.size());
   Rng rng(workload.seed);
   Progress progress(opt.progress);
+  const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
 
   for (std::size_t i = 0; i < workload.phases.size(); ++i) {
@@ -23,7 +38,7 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const double wall_before = progress.wall_seconds();
 
     IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
-                    pr.result);
+                    pr.result, &slc_gauge);
     gen.start();
     std::uint32_t tick = 0;
     while (!gen.finished()) {
@@ -40,6 +55,7 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.min_free_blocks = drive.ftl.min_free_blocks_seen();
     pr.wear = drive.ftl.blocks().wear();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
+    pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
   }
   progress.finish();
   report.wall_seconds = progress.wall_seconds();

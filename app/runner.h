@@ -23,6 +23,7 @@ struct PhaseReport {
   std::uint32_t min_free_blocks = 0;
   BlockManager::Wear wear;
   double wall_seconds = 0;  // host time spent simulating the phase
+  double slc_bytes_at_end = 0;
 };
 
 struct RunReport {

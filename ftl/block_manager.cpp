@@ -5,18 +5,27 @@
 
 namespace ssdtwin {
 
-BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks)
-    : geo_(geo), layout_(geo), reserved_(reserved_blocks), blocks_(geo.die_blocks()),
-      pools_(geo.dies()), write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock) {
-  for (auto& p : pools_) {
-    p.ring.resize(geo.blocks_per_plane);
-    for (std::uint32_t b = 0; b < geo.blocks_per_plane; ++b) p.ring[b] = b;
-    p.count = geo.blocks_per_plane;
+BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
+                           std::uint32_t static_slc_blocks)
+    : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
+      blocks_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
+      write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0) {
+  if (static_slc_ >= geo.blocks_per_plane) throw std::invalid_argument("static SLC pool too large");
+  const std::uint32_t normal = geo.blocks_per_plane - static_slc_;
+  for (std::uint32_t die = 0; die < geo.dies(); ++die) {
+    Pool& n = pool(die, PoolKind::kNormal);
+    Pool& s = pool(die, PoolKind::kStaticSlc);
+    n.ring.resize(geo.blocks_per_plane);
+    s.ring.resize(geo.blocks_per_plane);
+    for (std::uint32_t b = 0; b < geo.blocks_per_plane; ++b) {
+      Pool& p = b < normal ? n : s;
+      p.ring[p.count++] = b;
+    }
   }
 }
 
-std::uint32_t BlockManager::take_free(std::uint32_t die) {
-  Pool& p = pools_[die];
+std::uint32_t BlockManager::take_free(std::uint32_t die, PoolKind k) {
+  Pool& p = pool(die, k);
   if (p.count == 0) throw std::logic_error("no free block on die");
   const std::uint32_t b = p.ring[p.head];
   p.head = (p.head + 1) % static_cast<std::uint32_t>(p.ring.size());
@@ -24,30 +33,35 @@ std::uint32_t BlockManager::take_free(std::uint32_t die) {
   return b;
 }
 
-bool BlockManager::can_allocate(std::uint32_t die, Stream stream,
-                                std::uint32_t pages_per_program) const {
-  const std::uint32_t wp = write_point_[die * kStreams + static_cast<std::size_t>(stream)];
-  if (wp != kNoBlock) {
-    const BlockInfo& b = info(die, wp);
-    if (b.next_page + pages_per_program <= pages_in(b)) return true;
-  }
-  const std::uint32_t floor = stream == Stream::kHost ? reserved_ : 0;
-  return pools_[die].count > floor;
+bool BlockManager::has_open_room(std::uint32_t die, Stream stream,
+                                 std::uint32_t pages_per_program) const {
+  const std::uint32_t wp = write_point(die, stream);
+  if (wp == kNoBlock) return false;
+  const BlockInfo& b = info(die, wp);
+  return b.next_page + pages_per_program <= pages_in(b);
+}
+
+bool BlockManager::can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
+                                PoolKind k) const {
+  if (has_open_room(die, stream, pages_per_program)) return true;
+  const std::uint32_t floor = (k == PoolKind::kNormal && stream != Stream::kGc) ? reserved_ : 0;
+  return pool(die, k).count > floor;
 }
 
 std::optional<ProgramUnit> BlockManager::allocate_unit(std::uint32_t die, Stream stream,
                                                        std::uint32_t pages_per_program,
-                                                       CellMode mode) {
-  if (!can_allocate(die, stream, pages_per_program)) return std::nullopt;
-  std::uint32_t& wp = write_point_[die * kStreams + static_cast<std::size_t>(stream)];
-  if (wp == kNoBlock || info(die, wp).next_page + pages_per_program > pages_in(info(die, wp))) {
-    wp = take_free(die);
+                                                       CellMode mode, PoolKind k) {
+  if (!can_allocate(die, stream, pages_per_program, k)) return std::nullopt;
+  std::uint32_t& wp = write_point(die, stream);
+  if (!has_open_room(die, stream, pages_per_program)) {
+    wp = take_free(die, k);
     BlockInfo& fresh = info(die, wp);
     fresh.state = BlockState::kOpen;
     fresh.mode = mode;
     fresh.next_page = 0;
     fresh.programmed = 0;
     fresh.valid = 0;
+    if (k == PoolKind::kNormal && mode != geo_.native_mode) ++dynamic_slc_[die];
   }
   BlockInfo& b = info(die, wp);
   ProgramUnit u;
@@ -77,12 +91,17 @@ void BlockManager::set_victim(std::uint32_t die, std::uint32_t block) {
 
 void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   BlockInfo& b = info(die, block);
+  const PoolKind k = is_static_slc(block) ? PoolKind::kStaticSlc : PoolKind::kNormal;
+  if (b.mode != geo_.native_mode) {
+    ++b.slc_erases;
+    if (k == PoolKind::kNormal) --dynamic_slc_[die];
+  }
   b.state = BlockState::kFree;
   b.valid = 0;
   b.next_page = 0;
   b.programmed = 0;
   ++b.erase_count;
-  Pool& p = pools_[die];
+  Pool& p = pool(die, k);
   p.ring[(p.head + p.count) % p.ring.size()] = block;
   ++p.count;
 }
@@ -96,6 +115,7 @@ BlockManager::Wear BlockManager::wear() const {
     w.min = std::min(w.min, b.erase_count);
     w.max = std::max(w.max, b.erase_count);
     sum += b.erase_count;
+    w.slc_erases += b.slc_erases;
   }
   w.mean = sum / static_cast<double>(blocks_.size());
   return w;

@@ -1,10 +1,14 @@
 // Per-die pools of erased blocks, per-block state, and the write points
-// (open blocks) that host writes and GC relocations program into.
+// (open blocks) that host writes, SLC-cache writes and relocations program
+// into.
 //
 // The unit of allocation and erase is the die-block (the same block index on
-// every plane of a die, see nand/geometry.h). Host data and GC relocations
-// go to separate open blocks (streams), so that cold relocated data does not
-// mix with hot host data.
+// every plane of a die, see nand/geometry.h). Each die has two pools: the
+// normal pool, whose blocks run in the native mode or (dynamic SLC cache) in
+// SLC mode, and the static SLC pool, blocks set aside to run in SLC mode
+// only (the last `static_slc_blocks` indices of each die). Host data,
+// host data cached in SLC, and relocated data go to separate open blocks
+// (streams), so cold relocated data does not mix with hot host data.
 #pragma once
 
 #include <cstdint>
@@ -17,14 +21,16 @@
 namespace ssdtwin {
 
 enum class BlockState : std::uint8_t { kFree, kOpen, kFull, kVictim };
-enum class Stream : std::uint8_t { kHost = 0, kGc = 1 };
-constexpr std::size_t kStreams = 2;
+enum class Stream : std::uint8_t { kHost = 0, kGc = 1, kHostSlc = 2 };
+constexpr std::size_t kStreams = 3;
+enum class PoolKind : std::uint8_t { kNormal = 0, kStaticSlc = 1 };
 constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
 
 struct BlockInfo {
   std::uint32_t valid = 0;        // valid 4 KiB slots
-  std::uint32_t erase_count = 0;  // P/E cycles
-  std::uint32_t closed_seq = 0;   // order in which blocks were filled (FIFO victim choice)
+  std::uint32_t erase_count = 0;  // P/E cycles, all modes
+  std::uint32_t slc_erases = 0;   // of which in SLC mode
+  std::uint32_t closed_seq = 0;   // order in which blocks were filled (FIFO choices)
   std::uint16_t next_page = 0;    // next die-page to allocate
   std::uint16_t programmed = 0;   // die-pages whose program completed (in order)
   BlockState state = BlockState::kFree;
@@ -44,24 +50,36 @@ struct ProgramUnit {
 
 class BlockManager {
  public:
-  BlockManager(const Geometry& geo, std::uint32_t reserved_blocks);
+  BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
+               std::uint32_t static_slc_blocks = 0);
 
-  std::uint32_t free_blocks(std::uint32_t die) const { return pools_[die].count; }
+  // Erased blocks of the normal pool (what GC keeps up).
+  std::uint32_t free_blocks(std::uint32_t die) const { return pool(die, PoolKind::kNormal).count; }
+  std::uint32_t free_blocks(std::uint32_t die, PoolKind k) const { return pool(die, k).count; }
   std::uint32_t reserved_blocks() const { return reserved_; }
+  std::uint32_t static_slc_blocks() const { return static_slc_; }
+  // Normal-pool blocks of `die` holding SLC-mode data (the dynamic cache).
+  std::uint32_t dynamic_slc_blocks(std::uint32_t die) const { return dynamic_slc_[die]; }
+  bool is_static_slc(std::uint32_t block) const { return block >= geo_.blocks_per_plane - static_slc_; }
 
   // Next program unit of the stream's write point on `die`, opening a new
-  // block when the current one is fully allocated. Host writes may not take
-  // the last `reserved_blocks` free blocks of a die (they are kept for GC).
+  // block from `pool` in `mode` when the current one is fully allocated.
+  // Host streams may not take the last `reserved_blocks` free blocks of the
+  // normal pool (they are kept for GC).
   std::optional<ProgramUnit> allocate_unit(std::uint32_t die, Stream stream,
-                                           std::uint32_t pages_per_program, CellMode mode);
-  // True when allocate_unit would succeed without opening a block beyond the reserve.
-  bool can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program) const;
+                                           std::uint32_t pages_per_program, CellMode mode,
+                                           PoolKind pool = PoolKind::kNormal);
+  // True when allocate_unit would succeed.
+  bool can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
+                    PoolKind pool = PoolKind::kNormal) const;
+  // True when the stream's open block has room for another unit.
+  bool has_open_room(std::uint32_t die, Stream stream, std::uint32_t pages_per_program) const;
 
   // Program completion for die-pages [page, page+pages); completions on a
   // block arrive in order because a die runs its programs in order.
   void on_programmed(std::uint32_t die, std::uint32_t block, std::uint32_t pages);
   void set_victim(std::uint32_t die, std::uint32_t block);
-  // After erase: back to the free pool.
+  // After erase: back to its pool.
   void on_erased(std::uint32_t die, std::uint32_t block);
 
   BlockInfo& info(std::uint32_t die, std::uint32_t block) {
@@ -71,14 +89,25 @@ class BlockManager {
     return blocks_[layout_.die_block(die, block)];
   }
   BlockInfo& info_of(Ppa p) { return blocks_[layout_.die_block_of(p)]; }
+  const BlockInfo& info_of(Ppa p) const { return blocks_[layout_.die_block_of(p)]; }
   std::uint32_t blocks_per_die() const { return geo_.blocks_per_plane; }
   std::uint32_t dies() const { return geo_.dies(); }
+  CellMode native_mode() const { return geo_.native_mode; }
   std::uint32_t pages_in(const BlockInfo& b) const { return geo_.pages_in_mode(b.mode); }
+  std::uint64_t capacity_slots(const BlockInfo& b) const {
+    return std::uint64_t{pages_in(b)} * layout_.slots_per_page();
+  }
+  // A full block of native-mode data: what GC victim policies choose among
+  // (SLC-mode blocks are emptied by folding instead).
+  bool gc_candidate(const BlockInfo& b) const {
+    return b.state == BlockState::kFull && b.mode == geo_.native_mode;
+  }
   const Layout& layout() const { return layout_; }
 
   struct Wear {
     std::uint32_t min = 0, max = 0;
     double mean = 0;
+    std::uint64_t slc_erases = 0;
   };
   Wear wear() const;
 
@@ -87,14 +116,26 @@ class BlockManager {
     std::vector<std::uint32_t> ring;
     std::uint32_t head = 0, count = 0;
   };
-  std::uint32_t take_free(std::uint32_t die);
+  const Pool& pool(std::uint32_t die, PoolKind k) const {
+    return pools_[die * 2 + static_cast<std::size_t>(k)];
+  }
+  Pool& pool(std::uint32_t die, PoolKind k) { return pools_[die * 2 + static_cast<std::size_t>(k)]; }
+  std::uint32_t take_free(std::uint32_t die, PoolKind k);
+  std::uint32_t& write_point(std::uint32_t die, Stream s) {
+    return write_point_[die * kStreams + static_cast<std::size_t>(s)];
+  }
+  std::uint32_t write_point(std::uint32_t die, Stream s) const {
+    return write_point_[die * kStreams + static_cast<std::size_t>(s)];
+  }
 
   Geometry geo_;
   Layout layout_;
   std::uint32_t reserved_;
+  std::uint32_t static_slc_;
   std::vector<BlockInfo> blocks_;
-  std::vector<Pool> pools_;
+  std::vector<Pool> pools_;                 // [die * 2 + PoolKind]
   std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
+  std::vector<std::uint32_t> dynamic_slc_;  // per die
   std::uint32_t closed_seq_ = 0;
 };
 

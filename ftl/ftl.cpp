@@ -3,20 +3,22 @@
 #include <algorithm>
 
 #include "ftl/garbage_collector.h"
+#include "ftl/slc_cache.h"
 
 namespace ssdtwin {
 
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
     : engine(e), nand(n), geo(n.geometry()), cfg(c), layout(geo),
-      blocks(geo, c.gc_reserved_blocks),
+      blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die),
       map(c.user_bytes / kSectorBytes, geo.total_slots()),
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
-      unit_slots(pages_per_program * geo.slots_per_die_page()) {}
+      unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0) {}
 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify)
     : core_(engine, nand, cfg, verify), buffer_(cfg.write_buffer_slots, verify),
-      gc_(std::make_unique<GarbageCollector>(core_, make_gc_policy(cfg.gc_policy))) {
+      slc_(std::make_unique<SlcCache>(core_)),
+      gc_(std::make_unique<GarbageCollector>(core_, *slc_, make_gc_policy(cfg.gc_policy))) {
   nand.set_sink(this);
 }
 
@@ -31,9 +33,11 @@ void Ftl::write(Lpn lpn) {
   const std::uint32_t old = core_.map.lookup(lpn);
   if (is_flash(old)) core_.invalidate(old);
   else if (is_buffered(old)) buffer_.mark_stale();
+  else ++core_.mapped_pages;
   const std::uint32_t version = core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0;
   core_.map.set(lpn, buffer_.push(lpn, version));
   last_write_ = core_.engine.now();
+  note_host_activity();
   try_flush(false);
   if (core_.cfg.flush_idle > 0 && buffer_.valid_entries() > 0) arm_idle_flush();
 }
@@ -43,12 +47,15 @@ void Ftl::trim(Lpn lpn) {
   const std::uint32_t old = core_.map.lookup(lpn);
   if (is_flash(old)) core_.invalidate(old);
   else if (is_buffered(old)) buffer_.mark_stale();
+  if (old != kUnmapped) --core_.mapped_pages;
+  flush_need_ = 0;  // a larger dynamic SLC budget may open the cache again
   core_.map.set(lpn, kUnmapped);
   if (core_.verifier.enabled()) core_.verifier.on_trim(lpn);
 }
 
 ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   ReadPlan plan;
+  note_host_activity();
   FlashTxn* cur = nullptr;
   std::uint32_t cur_block = kNoBlock, cur_page = 0;
   Verifier& v = core_.verifier;
@@ -100,16 +107,34 @@ ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   return plan;
 }
 
-int Ftl::pick_flush_die() {
+bool Ftl::pick_flush(bool pad, FlushChoice& out) {
+  if (!pad && buffer_.valid_entries() < flush_need_) return false;
   const std::uint32_t dies = core_.geo.dies();
+  std::uint32_t need = UINT32_MAX;
   for (std::uint32_t i = 0; i < dies; ++i) {
     const std::uint32_t d = (next_die_ + i) % dies;
     if (core_.nand.queued_programs(d) >= core_.cfg.programs_queued_per_die) continue;
-    if (!core_.blocks.can_allocate(d, Stream::kHost, core_.pages_per_program)) continue;
+    const HostTarget target = slc_->host_target(d);
+    if (target == HostTarget::kWait) continue;
+    std::uint32_t unit = slc_->unit_slots();
+    if (target == HostTarget::kNative) {
+      if (!core_.blocks.can_allocate(d, Stream::kHost, core_.pages_per_program)) continue;
+      unit = core_.unit_slots;
+    }
+    // A partial unit waits for more data unless this is an idle flush.
+    if (buffer_.valid_entries() < unit && !pad) {
+      need = std::min(need, unit);
+      continue;
+    }
     next_die_ = (d + 1) % dies;
-    return static_cast<int>(d);
+    out = FlushChoice{d, target, unit};
+    flush_need_ = 0;
+    return true;
   }
-  return -1;
+  // Dies change state only when an operation completes (which clears this):
+  // until then, only more buffered data can make a die eligible.
+  flush_need_ = need;
+  return false;
 }
 
 void Ftl::try_flush(bool pad) {
@@ -119,17 +144,24 @@ void Ftl::try_flush(bool pad) {
     buffer_.pop(false);
     buffer_.release(1);
   }
-  while (buffer_.valid_entries() >= core_.unit_slots || (pad && buffer_.valid_entries() > 0)) {
-    const int die = pick_flush_die();
-    if (die < 0) break;
-    flush_unit(static_cast<std::uint32_t>(die));
-  }
+  // Called on every page written: skip the per-die search while the buffer
+  // cannot fill even the smallest unit.
+  const std::uint32_t smallest =
+      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  FlushChoice c{};
+  while (buffer_.valid_entries() > 0 && (pad || buffer_.valid_entries() >= smallest) &&
+         pick_flush(pad, c))
+    flush_unit(c);
 }
 
-void Ftl::flush_unit(std::uint32_t die) {
-  const auto unit = core_.blocks.allocate_unit(die, Stream::kHost, core_.pages_per_program,
-                                               core_.native);
-  BlockInfo& block = core_.blocks.info(die, unit->block);
+void Ftl::flush_unit(const FlushChoice& c) {
+  const bool slc = c.target != HostTarget::kNative;
+  const CellMode mode = slc ? CellMode::kSlc : core_.native;
+  const std::uint32_t ppp = slc ? slc_->pages_per_program() : core_.pages_per_program;
+  const auto unit = core_.blocks.allocate_unit(
+      c.die, slc ? Stream::kHostSlc : Stream::kHost, ppp, mode,
+      c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal);
+  BlockInfo& block = core_.blocks.info(c.die, unit->block);
   std::uint32_t taken = 0;
   while (taken < unit->slots && buffer_.waiting_entries() > 0) {
     const Lpn lpn = buffer_.front_lpn();
@@ -142,26 +174,36 @@ void Ftl::flush_unit(std::uint32_t die) {
     }
     const Ppa ppa = unit->first + taken++;
     core_.map.map_to_flash(lpn, ppa);
-    ++block.valid;
+    core_.place(block);
     if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
   }
   for (std::uint32_t k = taken; k < unit->slots; ++k) core_.map.clear_owner(unit->first + k);
   ++core_.stats.flush_units;
   core_.stats.flush_padding_slots += unit->slots - taken;
+  (slc ? core_.stats.host_slc_slots : core_.stats.host_native_slots) += taken;
 
   FlashTxn* t = core_.txns.get();
   t->op = TxnOp::kProgram;
   t->source = TxnSource::kHostWrite;
-  t->mode = core_.native;
-  t->die = die;
+  t->mode = mode;
+  t->die = c.die;
   t->block = unit->block;
   t->page = unit->page;
   t->pages = unit->pages;
   t->bytes = unit->slots * kSectorBytes;  // padding crosses the bus too
   t->aux = taken;                         // buffer slots to release when programmed
   core_.nand.submit(t);
-  note_free(die);
-  gc_->check(die);
+  note_free(c.die);
+  gc_->check(c.die);
+}
+
+void Ftl::note_host_activity() {
+  last_host_io_ = core_.engine.now();
+  core_.host_idle = false;
+  const Tick idle = core_.cfg.slc.fold_idle;
+  if (idle == 0 || !slc_->enabled() || fold_timer_armed_) return;
+  fold_timer_armed_ = true;
+  core_.engine.schedule_at(last_host_io_ + idle, this, kFoldIdle);
 }
 
 void Ftl::note_free(std::uint32_t die) {
@@ -175,6 +217,20 @@ void Ftl::arm_idle_flush() {
 }
 
 void Ftl::on_event(std::uint32_t kind, std::uint64_t) {
+  if (kind == kFoldIdle) {
+    fold_timer_armed_ = false;
+    const Tick idle = core_.cfg.slc.fold_idle;
+    if (core_.engine.now() - last_host_io_ >= idle) {
+      // The host has gone quiet: fold the cache in the background.
+      core_.host_idle = true;
+      flush_need_ = 0;
+      for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
+    } else {
+      fold_timer_armed_ = true;
+      core_.engine.schedule_at(last_host_io_ + idle, this, kFoldIdle);
+    }
+    return;
+  }
   if (kind != kIdleFlush) return;
   idle_timer_armed_ = false;
   if (buffer_.valid_entries() == 0) return;
@@ -191,6 +247,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t) {
 }
 
 void Ftl::on_txn_complete(FlashTxn* t) {
+  flush_need_ = 0;
   switch (t->source) {
     case TxnSource::kHostRead: {
       if (core_.verifier.enabled()) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "ftl/address.h"
 #include "ftl/block_manager.h"
@@ -25,6 +26,8 @@
 namespace ssdtwin {
 
 class GarbageCollector;
+class SlcCache;
+enum class HostTarget : std::uint8_t;
 
 // What the FTL tells the controller.
 class FtlListener {
@@ -53,9 +56,23 @@ struct FtlCore {
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
   std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
+  std::uint64_t mapped_pages = 0;   // logical pages holding data (not unmapped)
+  std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
+  bool host_idle = false;           // no host IO for the SLC cache's fold idle time
+  std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
 
+  bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
   // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).
-  void invalidate(Ppa old_ppa) { --blocks.info_of(old_ppa).valid; }
+  void invalidate(Ppa old_ppa) {
+    BlockInfo& b = blocks.info_of(old_ppa);
+    --b.valid;
+    if (b.mode != native) --slc_valid_slots;
+  }
+  // Counts a page newly placed in a block of `mode`.
+  void place(BlockInfo& b) {
+    ++b.valid;
+    if (b.mode != native) ++slc_valid_slots;
+  }
   // True when the slot's die-page has finished programming (else the data is
   // still in controller memory).
   bool programmed(Ppa p) const {
@@ -92,6 +109,9 @@ class Ftl : public TxnSink, public EventTarget {
   const MappingTable& map() const { return core_.map; }
   const FtlConfig& config() const { return core_.cfg; }
   const WriteBuffer& buffer() const { return buffer_; }
+  const SlcCache& slc() const { return *slc_; }
+  // Bytes of valid data currently in SLC-mode blocks.
+  std::uint64_t slc_cache_bytes() const { return core_.slc_valid_slots * kSectorBytes; }
   std::uint32_t min_free_blocks_seen() const { return min_free_seen_; }
   // Bytes of simulator memory held by the FTL's tables.
   std::uint64_t table_bytes() const;
@@ -100,20 +120,30 @@ class Ftl : public TxnSink, public EventTarget {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush };
+  enum Kind : std::uint32_t { kIdleFlush, kFoldIdle };
+  struct FlushChoice {
+    std::uint32_t die;
+    HostTarget target;
+    std::uint32_t unit_slots;
+  };
   void try_flush(bool pad);
-  int pick_flush_die();
-  void flush_unit(std::uint32_t die);
+  bool pick_flush(bool pad, FlushChoice& out);
+  void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
+  void note_host_activity();
   void note_free(std::uint32_t die);
 
   FtlCore core_;
   WriteBuffer buffer_;
+  std::unique_ptr<SlcCache> slc_;
   std::unique_ptr<GarbageCollector> gc_;
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
+  std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit
   Tick last_write_ = 0;
+  Tick last_host_io_ = 0;
   bool idle_timer_armed_ = false;
+  bool fold_timer_armed_ = false;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
 };
 

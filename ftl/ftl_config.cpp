@@ -1,5 +1,6 @@
 #include "ftl/ftl_config.h"
 
+#include <cstdint>
 #include <string>
 
 #include "ftl/gc_policy.h"
@@ -8,7 +9,46 @@
 
 namespace ssdtwin {
 
-FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo) {
+namespace {
+
+SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_timing_present) {
+  SlcCacheConfig s;
+  if (!node.has("static") && !node.has("dynamic")) {
+    // Present but empty, or absent: no cache; other keys here would be unread.
+    return s;
+  }
+  if (geo.native_mode == CellMode::kSlc)
+    node.fail("static", "an SLC part has no SLC cache: remove ftl.slc_cache");
+  if (!slc_timing_present)
+    node.fail(node.has("static") ? "static" : "dynamic",
+              "an SLC cache needs SLC timings: add nand.timing.slc");
+  s.enabled = true;
+  s.static_bytes = node.get_bytes("static", 0);
+  const std::uint64_t slc_block_bytes =
+      std::uint64_t{geo.pages_in_mode(CellMode::kSlc)} * geo.slots_per_die_page() * kSectorBytes;
+  const std::uint64_t per_die = (s.static_bytes + slc_block_bytes * geo.dies() - 1) /
+                                (slc_block_bytes * geo.dies());
+  s.static_blocks_per_die = static_cast<std::uint32_t>(per_die);
+  const ConfigNode dyn = node.child("dynamic");
+  s.dynamic_share = dyn.get_double("share_of_free", 0.0, 0.0, 1.0);
+  s.dynamic_min = dyn.get_bytes("min", 0);
+  s.dynamic_max = dyn.get_bytes("max", s.dynamic_share > 0 ? UINT64_MAX / 2 : 0);
+  if (s.dynamic_min > s.dynamic_max) dyn.fail("min", "expected at most dynamic.max");
+  if (s.static_blocks_per_die == 0 && s.dynamic_share == 0 && s.dynamic_min == 0)
+    node.fail("static", "expected a static size or a dynamic share above 0");
+  s.when_full = node.get_enum("when_full", {"direct", "fold_first"}, "direct") == "direct"
+                    ? SlcCacheConfig::WhenFull::kDirect
+                    : SlcCacheConfig::WhenFull::kFoldFirst;
+  const ConfigNode fold = node.child("fold");
+  s.fold_idle = fold.get_time("idle_after", 0);
+  s.fold_while_writing = fold.get_bool("while_writing", false);
+  return s;
+}
+
+}  // namespace
+
+FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
+                                 bool slc_timing_present) {
   FtlConfig c;
   // Drives sell decimal capacities; the host sees whole 4 KiB logical pages.
   c.user_bytes = drive.get_bytes("user_capacity") / kSectorBytes * kSectorBytes;
@@ -31,6 +71,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo) {
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
 
   // Spare area per die must hold the GC trigger level plus the open blocks,
   // or the drive could fill up with nothing left to collect.
@@ -39,12 +80,16 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo) {
   if (c.user_bytes >= raw)
     drive.fail("user_capacity", "expected less than the raw flash capacity (" +
                                     std::to_string(raw) + " bytes)");
-  const std::uint64_t spare_per_die = (raw - c.user_bytes) / block_bytes / geo.dies();
-  if (spare_per_die < c.gc_trigger_free_blocks + 2)
+  // Static SLC blocks hold no user data in native mode: they come out of
+  // the spare area.
+  const std::uint64_t spare_per_die =
+      (raw - c.user_bytes) / block_bytes / geo.dies() - c.slc.static_blocks_per_die;
+  if ((raw - c.user_bytes) / block_bytes / geo.dies() < c.slc.static_blocks_per_die ||
+      spare_per_die < c.gc_trigger_free_blocks + 2)
     drive.fail("user_capacity",
-               "leaves " + std::to_string(spare_per_die) +
-                   " spare blocks per die; garbage collection needs at least "
-                   "ftl.gc.trigger_free_blocks + 2 (" +
+               "leaves " + std::to_string(static_cast<std::int64_t>(spare_per_die)) +
+                   " spare blocks per die after the static SLC cache; garbage collection "
+                   "needs at least ftl.gc.trigger_free_blocks + 2 (" +
                    std::to_string(c.gc_trigger_free_blocks + 2) + ")");
   return c;
 }

@@ -11,6 +11,24 @@ namespace ssdtwin {
 class ConfigNode;
 struct Geometry;
 
+// The SLC write cache: blocks of the native part programmed one bit per cell
+// (fast program, a fraction of the capacity), later folded into native mode.
+struct SlcCacheConfig {
+  bool enabled = false;
+  std::uint64_t static_bytes = 0;  // SLC data capacity of dedicated blocks
+  std::uint32_t static_blocks_per_die = 0;
+  // Dynamic region: SLC capacity of up to `dynamic_share` of the free user
+  // capacity, clamped to [dynamic_min, dynamic_max], from the normal pool.
+  double dynamic_share = 0.0;
+  std::uint64_t dynamic_min = 0;
+  std::uint64_t dynamic_max = 0;
+  enum class WhenFull : std::uint8_t { kDirect, kFoldFirst } when_full = WhenFull::kDirect;
+  // Fold (SLC -> native) after the host has been idle this long (0: never).
+  Tick fold_idle = 0;
+  // Fold while host writes go on, once a die's cache is full.
+  bool fold_while_writing = false;
+};
+
 struct FtlConfig {
   std::uint64_t user_bytes = 0;              // drive.user_capacity
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
@@ -21,9 +39,12 @@ struct FtlConfig {
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
   std::uint32_t gc_reads_in_flight = 4;      // per die
   std::uint64_t seed = 1;
+  SlcCacheConfig slc;
 
-  // `drive` is the drive root node; reads user_capacity, controller.* and ftl.*.
-  static FtlConfig from_config(const ConfigNode& drive, const Geometry& geo);
+  // `drive` is the drive root node; reads user_capacity, controller.* and
+  // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.
+  static FtlConfig from_config(const ConfigNode& drive, const Geometry& geo,
+                               bool slc_timing_present);
 };
 
 }  // namespace ssdtwin

@@ -11,12 +11,16 @@ struct FtlStats {
   std::uint64_t trim_slots = 0;
   std::uint64_t read_from_controller = 0;  // reads served from the buffer / unprogrammed pages
   std::uint64_t read_unmapped = 0;         // reads of never-written or trimmed pages
+  std::uint64_t host_slc_slots = 0;     // host pages programmed into the SLC cache
+  std::uint64_t host_native_slots = 0;  // host pages programmed directly in native mode
+  std::uint64_t fold_victims = 0;       // SLC blocks folded
+  std::uint64_t fold_moved_slots = 0;   // pages moved from SLC to native mode
   std::uint64_t flush_units = 0;
   std::uint64_t flush_padding_slots = 0;  // slots padded by an idle flush
   std::uint64_t gc_victims = 0;           // blocks collected (GC invocations)
   std::uint64_t gc_moved_slots = 0;       // valid pages relocated
   std::uint64_t gc_padding_slots = 0;
-  std::uint64_t gc_erases = 0;
+  std::uint64_t gc_erases = 0;  // erases by GC and folding
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
 };

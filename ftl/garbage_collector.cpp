@@ -1,22 +1,33 @@
 #include "ftl/garbage_collector.h"
 
+#include "ftl/slc_cache.h"
+
 namespace ssdtwin {
 
-GarbageCollector::GarbageCollector(FtlCore& core, std::unique_ptr<GcPolicy> policy)
-    : core_(core), policy_(std::move(policy)), dies_(core.geo.dies()) {
+GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
+                                   std::unique_ptr<GcPolicy> policy)
+    : core_(core), slc_(slc), policy_(std::move(policy)), dies_(core.geo.dies()) {
   for (auto& g : dies_) g.moves.reserve(3 * std::size_t{core_.unit_slots});
 }
 
 void GarbageCollector::check(std::uint32_t die) {
   DieGc& g = dies_[die];
   if (g.victim == kNoBlock) {
-    if (core_.blocks.free_blocks(die) >= core_.cfg.gc_trigger_free_blocks) return;
-    const std::uint32_t v = policy_->select_victim(core_.blocks, die, core_.rng);
+    // GC first: running out of erased blocks stalls host writes.
+    std::uint32_t v = kNoBlock;
+    if (core_.blocks.free_blocks(die) < core_.cfg.gc_trigger_free_blocks)
+      v = policy_->select_victim(core_.blocks, die, core_.rng);
+    g.fold = false;
+    if (v == kNoBlock && slc_.needs_fold(die)) {
+      v = slc_.fold_victim(die);
+      g.fold = true;
+    }
     if (v == kNoBlock) return;
     core_.blocks.set_victim(die, v);
     g.victim = v;
     g.scan_page = 0;
-    ++core_.stats.gc_victims;
+    core_.folding[die] = g.fold ? 1 : 0;
+    ++(g.fold ? core_.stats.fold_victims : core_.stats.gc_victims);
   }
   advance(die);
 }
@@ -93,10 +104,10 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     const Ppa to = unit->first + k++;
     core_.invalidate(mv.from);
     core_.map.map_to_flash(mv.lpn, to);
-    ++dest.valid;
+    core_.place(dest);
     if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(mv.from));
   }
-  core_.stats.gc_moved_slots += k;
+  (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
   core_.stats.gc_padding_slots += unit->slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {
@@ -146,6 +157,7 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
   ++core_.stats.gc_erases;
   g.victim = kNoBlock;
   g.erasing = false;
+  core_.folding[die] = 0;
   core_.txns.put(t);
   check(die);
 }

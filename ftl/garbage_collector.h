@@ -1,7 +1,9 @@
-// Garbage collection, per die: when a die's erased blocks fall below the
-// trigger, pick a victim (by the configured policy), read its valid pages
-// (real NAND reads, queued behind host work on the die), program them into
-// the die's GC write point, then erase the victim.
+// Relocation, per die: garbage collection and SLC-cache folding. When a
+// die's erased blocks fall below the trigger, GC picks a victim (by the
+// configured policy); when the SLC cache asks for it, folding picks the
+// oldest SLC block. Either way the relocator reads the victim's valid pages
+// (real NAND reads, queued behind host work on the die), programs them into
+// the die's native-mode relocation write point, then erases the victim.
 //
 // Data stays on its die, so the load GC puts on a die follows the host
 // writes that die received. The mapping moves to the new location when the
@@ -18,9 +20,11 @@
 
 namespace ssdtwin {
 
+class SlcCache;
+
 class GarbageCollector {
  public:
-  GarbageCollector(FtlCore& core, std::unique_ptr<GcPolicy> policy);
+  GarbageCollector(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy);
 
   // Starts or advances collection on `die` if it needs it.
   void check(std::uint32_t die);
@@ -40,6 +44,7 @@ class GarbageCollector {
     std::uint32_t scan_page = 0;
     std::uint32_t reads_in_flight = 0;
     bool erasing = false;
+    bool fold = false;        // the victim is an SLC block being folded
     std::vector<Move> moves;  // read, waiting to be programmed
     std::size_t head = 0;
   };
@@ -49,6 +54,7 @@ class GarbageCollector {
   std::size_t pending(const DieGc& g) const { return g.moves.size() - g.head; }
 
   FtlCore& core_;
+  const SlcCache& slc_;
   std::unique_ptr<GcPolicy> policy_;
   std::vector<DieGc> dies_;
 };

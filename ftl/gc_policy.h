@@ -19,9 +19,10 @@ class BlockManager;
 class GcPolicy {
  public:
   virtual ~GcPolicy() = default;
-  // Returns the block of `die` to collect among its full blocks (state
-  // kFull), or kNoBlock when collecting none would free space. Must be
-  // deterministic given the block state and `rng`.
+  // Returns the block of `die` to collect among its candidates
+  // (BlockManager::gc_candidate: full, native mode), or kNoBlock when
+  // collecting none would free space. Must be deterministic given the block
+  // state and `rng`.
   virtual std::uint32_t select_victim(const BlockManager& blocks, std::uint32_t die,
                                       Rng& rng) = 0;
 };

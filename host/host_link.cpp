@@ -37,6 +37,7 @@ LinkParams LinkParams::from_config(const ConfigNode& host, LinkKind kind) {
     // SOF + FIS type dword + CRC + EOF, and the X_RDY/R_RDY/R_IP/R_OK/SYNC
     // handshake around each FIS.
     p.packet_overhead = static_cast<std::uint32_t>(sata.get_bytes("fis_overhead", 48));
+    p.packet_gap = sata.get_time("fis_handshake", 600);
     char rate[32];
     std::snprintf(rate, sizeof rate, "%g", gbps);
     p.description = std::string("SATA ") + rate + " Gb/s";

@@ -26,6 +26,10 @@ struct LinkParams {
   double raw_bytes_per_s = 0;   // after line encoding
   std::uint32_t packet_payload = 256;
   std::uint32_t packet_overhead = 28;
+  // Dead time per packet: SATA's sender waits for the receiver's R_OK after
+  // each frame before it starts the next (WTRM state). 0 for PCIe, whose
+  // ACKs travel while further TLPs are sent.
+  Tick packet_gap = 0;
   std::string description;      // e.g. "PCIe 3.0 x2"
 
   // Reads the `pcie:` or `sata:` block of `host` according to `kind`.
@@ -37,7 +41,9 @@ struct LinkParams {
   }
   // Payload bandwidth of a long transfer.
   double payload_bytes_per_s() const {
-    return raw_bytes_per_s * packet_payload / (packet_payload + packet_overhead);
+    const double per_packet_s = (packet_payload + packet_overhead) / raw_bytes_per_s +
+                                static_cast<double>(packet_gap) / 1e9;
+    return packet_payload / per_packet_s;
   }
 };
 
@@ -50,7 +56,8 @@ class HostLink {
   // the order they are made.
   Tick reserve(Direction dir, std::uint64_t bytes, Tick earliest);
   Tick duration(std::uint64_t bytes) const {
-    return transfer_time(p_.wire_bytes(bytes), p_.raw_bytes_per_s);
+    const std::uint64_t packets = (bytes + p_.packet_payload - 1) / p_.packet_payload;
+    return transfer_time(p_.wire_bytes(bytes), p_.raw_bytes_per_s) + packets * p_.packet_gap;
   }
   const LinkParams& params() const { return p_; }
   std::uint64_t bytes_moved(Direction d) const { return moved_[static_cast<int>(d)]; }

@@ -5,8 +5,9 @@
 namespace ssdtwin {
 
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
-                         Tick interval, std::uint64_t per_bytes, PhaseResult& result)
-    : engine_(engine), hif_(hif), spec_(spec), rng_(rng), result_(result),
+                         Tick interval, std::uint64_t per_bytes, PhaseResult& result,
+                         const Gauge* gauge)
+    : engine_(engine), hif_(hif), spec_(spec), rng_(rng), result_(result), gauge_(gauge),
       blocks_in_span_(spec.span / spec.bs) {
   result_.start = engine_.now();
   result_.series = std::make_unique<IntervalSeries>(engine_.now(), interval);
@@ -64,6 +65,7 @@ void IoGenerator::on_complete(std::uint32_t id) {
   ++result_.ios[op];
   result_.bytes[op] += c.bytes;
   result_.series->add(now, op, c.bytes);
+  if (gauge_) result_.series->set_gauge(now, gauge_->value());
   if (c.op == IoOp::kWrite) result_.by_bytes->add(now, c.bytes);
   result_.end = now;
   c.in_use = false;

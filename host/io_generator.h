@@ -27,8 +27,10 @@ struct PhaseResult {
 
 class IoGenerator : public CompletionSink {
  public:
+  // `gauge` (optional) is sampled into the interval series as IOs complete.
   IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
-              Tick interval, std::uint64_t per_bytes, PhaseResult& result);
+              Tick interval, std::uint64_t per_bytes, PhaseResult& result,
+              const Gauge* gauge = nullptr);
 
   void start();
   bool finished() const { return stopped_ && outstanding_ == 0; }
@@ -45,6 +47,7 @@ class IoGenerator : public CompletionSink {
   const PhaseSpec& spec_;
   Rng& rng_;
   PhaseResult& result_;
+  const Gauge* gauge_;
   std::uint64_t next_seq_offset_ = 0;  // sequential jobs: next offset within the span
   std::uint64_t blocks_in_span_ = 0;
   std::uint64_t issued_ios_ = 0, issued_bytes_ = 0;

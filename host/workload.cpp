@@ -71,6 +71,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   p.ios = static_cast<std::uint64_t>(n.get_int("number_ios", 0, 0, INT64_MAX));
   p.runtime = n.get_time("runtime", 0);
   p.idle_after = n.get_time("idle_after", 0);
+  if (n.get_enum("report", {"none", "fill_curve"}, "none") == "fill_curve")
+    p.report = PhaseReportKind::kFillCurve;
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
   return p;
@@ -88,8 +90,11 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   w.per_bytes = ts.get_bytes("per_bytes", 0);
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
-  for (std::size_t i = 0; i < phases.size(); ++i)
+  for (std::size_t i = 0; i < phases.size(); ++i) {
     w.phases.push_back(read_phase(phases[i], i, user_bytes));
+    if (w.phases.back().report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
+      phases[i].fail("report", "a fill curve needs workload.timeseries.per_bytes (e.g. 1GB)");
+  }
   return w;
 }
 

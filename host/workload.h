@@ -26,6 +26,9 @@ enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw
 
 const char* rw_kind_name(RwKind k);
 
+// Review-style analyses the results writer can run on a phase.
+enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve };
+
 struct PhaseSpec {
   std::string name;
   bool precondition = false;  // results reported apart from measured phases
@@ -40,6 +43,9 @@ struct PhaseSpec {
   std::uint64_t ios = 0;
   Tick runtime = 0;
   Tick idle_after = 0;         // idle time after the phase (background work runs)
+  // fill_curve: write fill.csv (MB/s per timeseries.per_bytes written), its
+  // chart, and the cache size and averages in summary.json.
+  PhaseReportKind report = PhaseReportKind::kNone;
 };
 
 struct WorkloadSpec {

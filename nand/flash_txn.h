@@ -30,7 +30,7 @@ struct FlashTxn {
   std::uint32_t bytes = 0;   // data moved over the channel
   std::uint64_t owner = 0;   // index of the host command or GC context
   std::uint64_t aux = 0;     // free for the owner
-  Tick issued = 0;
+  Tick issued = 0;   // submitted to the die queue, then: started on the die
   FlashTxn* next = nullptr;
 };
 

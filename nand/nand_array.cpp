@@ -58,58 +58,91 @@ Tick NandArray::reserve_command(std::uint32_t die) {
 
 void NandArray::dispatch(std::uint32_t die) {
   Die& d = dies_[die];
+  if (d.current) return;
   FlashTxn* t = nullptr;
   if (d.hi.head) t = d.hi.pop();
   else if (d.lo.head) t = d.lo.pop();
   if (!t) return;
   d.current = t;
-  d.started = engine_.now();
+  t->issued = engine_.now();  // from here on: dispatched
   const ModeTiming& mt = timing_.of(t->mode);
   const unsigned m = bits_per_cell(t->mode);
   switch (t->op) {
     case TxnOp::kRead: {
-      // Command cycles on the channel, then the array read; the data-out
-      // transfer is reserved when tR ends.
-      const Tick cmd_end = reserve_command(die);
+      // Command cycles on the channel, then the array read (after any
+      // program still running in the array); data-out is reserved when tR ends.
+      const Tick start = std::max(reserve_command(die), d.array_free_at);
+      d.array_free_at = start + mt.read_time(t->page);
       ++stats_.reads[m];
       stats_.page_reads[m] += geo_.planes;
-      engine_.schedule_at(cmd_end + mt.read_time(t->page), this, kArrayReadDone, die);
+      engine_.schedule_at(d.array_free_at, this, kArrayReadDone, die);
       break;
     }
     case TxnOp::kProgram: {
-      // Data-in for every plane and page of the operation, then tPROG.
+      // Data-in for every plane and page of the operation, then tPROG. With
+      // cache programming the data waits in the cache register while the
+      // previous program finishes, and the register is free for the next
+      // program's data as soon as this one starts in the array.
       const Tick in_end = reserve_channel(die, timing_.t_cmd + timing_.bus_time(t->bytes));
+      const Tick start = std::max(in_end, d.array_free_at);
+      d.array_free_at = start + mt.program_time(t->page);
       stats_.bus_bytes += t->bytes;
       ++stats_.programs[m];
       stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
-      engine_.schedule_at(in_end + mt.program_time(t->page), this, kOpDone, die);
+      d.in_array.push(t);
+      if (timing_.cache_program) engine_.schedule_at(start, this, kRegisterFree, die);
+      engine_.schedule_at(d.array_free_at, this, kProgramDone, die);
       break;
     }
     case TxnOp::kErase: {
-      const Tick cmd_end = reserve_command(die);
+      const Tick start = std::max(reserve_command(die), d.array_free_at);
+      d.array_free_at = start + mt.tBERS;
       ++stats_.erases[m];
-      engine_.schedule_at(cmd_end + mt.tBERS, this, kOpDone, die);
+      engine_.schedule_at(d.array_free_at, this, kOpDone, die);
       break;
     }
   }
 }
 
-void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
-  const auto die = static_cast<std::uint32_t>(arg);
+void NandArray::finish(std::uint32_t die, FlashTxn* t) {
   Die& d = dies_[die];
-  if (kind == kArrayReadDone) {
-    // The page register holds the data; move the requested sectors out.
-    const Tick out_end = reserve_channel(die, timing_.bus_time(d.current->bytes));
-    stats_.bus_bytes += d.current->bytes;
-    engine_.schedule_at(out_end, this, kOpDone, die);
-    return;
-  }
-  FlashTxn* t = d.current;
-  d.current = nullptr;
-  stats_.die_busy += engine_.now() - d.started;
+  // Busy time is the union of operation intervals (cache programs overlap).
+  const Tick now = engine_.now();
+  stats_.die_busy += now - std::max(t->issued, d.last_done);
+  d.last_done = now;
   if (!urgent(*t)) --d.lo_count;
   dispatch(die);
   sink_->on_txn_complete(t);
+}
+
+void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
+  const auto die = static_cast<std::uint32_t>(arg);
+  Die& d = dies_[die];
+  switch (kind) {
+    case kArrayReadDone: {
+      // The page register holds the data; move the requested sectors out.
+      const Tick out_end = reserve_channel(die, timing_.bus_time(d.current->bytes));
+      stats_.bus_bytes += d.current->bytes;
+      engine_.schedule_at(out_end, this, kOpDone, die);
+      return;
+    }
+    case kRegisterFree:
+      d.current = nullptr;
+      dispatch(die);
+      return;
+    case kProgramDone: {
+      FlashTxn* t = d.in_array.pop();
+      if (d.current == t) d.current = nullptr;  // no cache programming: the die was held
+      finish(die, t);
+      return;
+    }
+    default: {
+      FlashTxn* t = d.current;
+      d.current = nullptr;
+      finish(die, t);
+      return;
+    }
+  }
 }
 
 }  // namespace ssdtwin

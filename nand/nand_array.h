@@ -60,7 +60,7 @@ class NandArray : public EventTarget {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Kind : std::uint32_t { kArrayReadDone, kOpDone };
+  enum Kind : std::uint32_t { kArrayReadDone, kOpDone, kRegisterFree, kProgramDone };
   struct Queue {
     FlashTxn* head = nullptr;
     FlashTxn* tail = nullptr;
@@ -79,11 +79,14 @@ class NandArray : public EventTarget {
   struct Die {
     Queue hi, lo;
     std::uint32_t lo_count = 0;  // programs/erases/GC reads waiting or running
-    FlashTxn* current = nullptr;
-    Tick started = 0;
+    FlashTxn* current = nullptr;  // holds the die's interface (command, data, register)
+    Queue in_array;               // programs started, in completion order
+    Tick array_free_at = 0;       // the array finishes its last operation
+    Tick last_done = 0;
   };
 
   void dispatch(std::uint32_t die);
+  void finish(std::uint32_t die, FlashTxn* t);
   Tick reserve_channel(std::uint32_t die, Tick duration);
   Tick reserve_command(std::uint32_t die);
 

@@ -33,6 +33,7 @@ NandTiming NandTiming::from_config(const ConfigNode& nand, const Geometry& geo) 
   NandTiming t;
   t.bus_bytes_per_s = nand.get_rate_mts("bus") * 1e6;
   t.t_cmd = nand.get_time("t_cmd", 0);
+  t.cache_program = nand.get_bool("cache_program", false);
   const ConfigNode timing = nand.child("timing");
   for (CellMode m : {CellMode::kSlc, CellMode::kMlc, CellMode::kTlc, CellMode::kQlc}) {
     if (bits_per_cell(m) > bits_per_cell(geo.native_mode)) continue;

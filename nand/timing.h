@@ -31,6 +31,8 @@ struct NandTiming {
   std::array<ModeTiming, 5> mode{};  // indexed by bits per cell
   double bus_bytes_per_s = 400e6;    // 8-bit channel: MT/s x 1 byte
   Tick t_cmd = 0;                    // command and address cycles on the channel per operation
+  // Cache programming: the next program's data-in overlaps the current tPROG.
+  bool cache_program = false;
 
   static NandTiming from_config(const ConfigNode& nand, const Geometry& geo);
 

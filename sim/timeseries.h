@@ -9,13 +9,22 @@
 
 namespace ssdtwin {
 
-// Bytes and operations completed per fixed interval, for a few op classes.
+// A level sampled alongside a series (e.g. SLC cache occupancy).
+class Gauge {
+ public:
+  virtual ~Gauge() = default;
+  virtual double value() const = 0;
+};
+
+// Bytes and operations completed per fixed interval, for a few op classes,
+// and the last value of a gauge seen in each interval.
 class IntervalSeries {
  public:
   static constexpr int kOps = 3;  // read, write, trim
   struct Bin {
     std::uint64_t bytes[kOps] = {};
     std::uint64_t ios[kOps] = {};
+    double gauge = 0;
   };
 
   IntervalSeries(Tick start, Tick interval) : start_(start), interval_(interval) {}
@@ -24,6 +33,11 @@ class IntervalSeries {
     if (i >= bins_.size()) bins_.resize(i + 1);
     bins_[i].bytes[op] += bytes;
     ++bins_[i].ios[op];
+  }
+  void set_gauge(Tick t, double v) {
+    const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
+    if (i >= bins_.size()) bins_.resize(i + 1);
+    bins_[i].gauge = v;
   }
   const std::vector<Bin>& bins() const { return bins_; }
   Tick interval() const { return interval_; }

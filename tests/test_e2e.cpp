@@ -319,7 +319,8 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   std::ifstream ts(out + "/timeseries.csv");
   std::string header;
   std::getline(ts, header);
-  CHECK(header == "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops");
+  CHECK(header ==
+        "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb");
   std::ifstream by(out + "/timeseries_by_bytes.csv");
   int rows = 0;
   for (std::string l; std::getline(by, l);) ++rows;

@@ -35,6 +35,12 @@ constexpr double kPcieMaxPayload = 256;
 constexpr double kPcieTlpOverhead = 28;
 constexpr double kSataFisPayload = 8192;
 constexpr double kSataFisOverhead = 48;
+constexpr double kSataFisHandshakeS = 600e-9;  // default fis_handshake
+
+// One FIS: its wire bytes at the line rate, then the R_OK handshake.
+double sata_payload_rate(double raw) {
+  return kSataFisPayload / ((kSataFisPayload + kSataFisOverhead) / raw + kSataFisHandshakeS);
+}
 
 // PCIe transfer rate per lane in GT/s, by generation (PCI-SIG specifications).
 double pcie_gts(int gen) {
@@ -146,7 +152,7 @@ TEST_CASE("PCIe max_payload and tlp_overhead from config change the payload shar
         Approx(pcie_raw_bytes_per_s(4, 4) * 512.0 / (512.0 + 24.0)).epsilon(1e-12));
 }
 
-TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less the FIS overhead share") {
+TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less FIS overhead and handshake") {
   SECTION("6 Gb/s by default") {
     const LinkParams p = link_from("    sata: {}\n", LinkKind::kSata);
     const double raw = 6e9 * 8.0 / 10.0 / 8.0;
@@ -155,15 +161,13 @@ TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less the FIS overhea
     CHECK(p.packet_payload == kSataFisPayload);
     CHECK(p.packet_overhead == kSataFisOverhead);
     CHECK(p.raw_bytes_per_s == Approx(raw).epsilon(1e-12));
-    CHECK(p.payload_bytes_per_s() ==
-          Approx(raw * kSataFisPayload / (kSataFisPayload + kSataFisOverhead)).epsilon(1e-12));
+    CHECK(p.payload_bytes_per_s() == Approx(sata_payload_rate(raw)).epsilon(1e-12));
   }
   SECTION("3 Gb/s when configured") {
     const LinkParams p = link_from("    sata: {line_rate_gbps: 3}\n", LinkKind::kSata);
     const double raw = 3e9 * 8.0 / 10.0 / 8.0;
     CHECK(p.description == "SATA 3 Gb/s");
-    CHECK(p.payload_bytes_per_s() ==
-          Approx(raw * kSataFisPayload / (kSataFisPayload + kSataFisOverhead)).epsilon(1e-12));
+    CHECK(p.payload_bytes_per_s() == Approx(sata_payload_rate(raw)).epsilon(1e-12));
   }
   SECTION("with no sata block at all, the defaults apply") {
     const LinkParams p = link_from("    interface: sata\n", LinkKind::kSata);

@@ -15,7 +15,7 @@ class FifoGc final : public GcPolicy {
     std::uint32_t best_seq = 0;
     for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
       const BlockInfo& info = blocks.info(die, b);
-      if (info.state != BlockState::kFull) continue;
+      if (!blocks.gc_candidate(info)) continue;
       if (best == kNoBlock || info.closed_seq < best_seq) {
         best = b;
         best_seq = info.closed_seq;

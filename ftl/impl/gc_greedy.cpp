@@ -15,7 +15,7 @@ class GreedyGc final : public GcPolicy {
     std::uint32_t best_valid = 0;
     for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
       const BlockInfo& info = blocks.info(die, b);
-      if (info.state != BlockState::kFull) continue;
+      if (!blocks.gc_candidate(info)) continue;
       if (best == kNoBlock || info.valid < best_valid) {
         best = b;
         best_valid = info.valid;
@@ -23,9 +23,7 @@ class GreedyGc final : public GcPolicy {
     }
     if (best == kNoBlock) return kNoBlock;
     const BlockInfo& info = blocks.info(die, best);
-    const std::uint64_t capacity =
-        std::uint64_t{blocks.pages_in(info)} * blocks.layout().slots_per_page();
-    return info.valid < capacity ? best : kNoBlock;
+    return info.valid < blocks.capacity_slots(info) ? best : kNoBlock;
   }
 };
 
