@@ -266,3 +266,219 @@ workload:
   CHECK(rd.nand_after.total(rd.nand_after.reads) == rd.nand_before.total(rd.nand_before.reads));
   CHECK(rd.ftl_after.read_from_controller - rd.ftl_before.read_from_controller == 20);
 }
+
+// ---- SLC write cache and folding (configs/drives/test_tlc_slc.yaml).
+
+#include "ftl/slc_cache.h"
+#include "sim/fill_curve.h"
+
+namespace {
+
+const char* kSlcDrive = "configs/drives/test_tlc_slc.yaml";
+
+std::uint64_t delta(const std::uint64_t (&a)[5], const std::uint64_t (&b)[5], CellMode m) {
+  return a[bits_per_cell(m)] - b[bits_per_cell(m)];
+}
+
+double write_mb_per_s(const PhaseReport& p) {
+  return static_cast<double>(p.result.bytes[static_cast<int>(IoOp::kWrite)]) / seconds_of(p) / 1e6;
+}
+
+// Sequential write bound of a die-parallel program stream: every die
+// programs `unit` bytes per (t_cmd + data-in + tPROG), and each channel
+// carries the data-in of its dies.
+double program_bound(const Drive& d, CellMode m, std::uint32_t pages_per_program) {
+  const double unit =
+      static_cast<double>(pages_per_program) * d.geo.slots_per_die_page() * kSectorBytes;
+  const Tick data_in = d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(unit));
+  const double dies = d.geo.dies() * unit / to_seconds(data_in + d.timing.of(m).program_time(0));
+  const double channels = d.geo.channels * unit / to_seconds(data_in);
+  return std::min({dies, channels, d.hif_cfg.link.payload_bytes_per_s()}) / 1e6;
+}
+
+std::vector<double> curve(const PhaseReport& p) {
+  std::vector<double> r;
+  for (std::size_t k = 0; k < p.result.by_bytes->segments(); ++k)
+    r.push_back(p.result.by_bytes->rate(k) / 1e6);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("writes into the SLC cache run at the SLC program rate", "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive);
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases: [{name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 24MiB, idle_after: 5ms}]
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = r.phases[0];
+  CHECK(delta(p.nand_after.page_programs, p.nand_before.page_programs, CellMode::kTlc) == 0);
+  CHECK(delta(p.nand_after.page_programs, p.nand_before.page_programs, CellMode::kSlc) > 0);
+  CHECK(p.ftl_after.host_slc_slots == 24u * 1024 * 1024 / kSectorBytes);
+  // The host finishes as the last data enters the write buffer, so it sees
+  // the program rate sped up by the buffer's share of the data.
+  const double bound = program_bound(d, CellMode::kSlc, 1);
+  const double io = 24.0 * 1024 * 1024;
+  const double buffered = d.ftl_cfg.write_buffer_slots * double{kSectorBytes};
+  CHECK(write_mb_per_s(p) <= bound * io / (io - buffered) * 1.01);
+  CHECK(write_mb_per_s(p) >= bound * 0.85);
+}
+
+TEST_CASE("once the static cache is full, writes run at the native program rate",
+          "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive);
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  timeseries: {per_bytes: 8MB}
+  phases: [{name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 160MB}]
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const auto m = analyze_fill_curve(curve(r.phases[0]), 0.008);
+  // The configured static region, as the fill curve shows it.
+  const double static_gb = static_cast<double>(d.ftl_cfg.slc.static_blocks_per_die) *
+                           d.geo.dies() * static_cast<double>(d.ftl.slc().block_bytes()) / 1e9;
+  REQUIRE(m.drop_found);
+  CHECK(m.cache_gb == Approx(static_gb).epsilon(0.1));
+  const std::uint32_t ppp = d.timing.pages_per_program(d.geo.native_mode);
+  const auto rates = curve(r.phases[0]);
+  const std::vector<double> tail(rates.end() - 5, rates.end());
+  CHECK(analyze_fill_curve(tail, 0.008).overall_mb_per_s ==
+        Approx(program_bound(d, CellMode::kTlc, ppp)).epsilon(0.05));
+  CHECK(m.initial_mb_per_s == Approx(program_bound(d, CellMode::kSlc, 1)).epsilon(0.15));
+}
+
+TEST_CASE("idle time folds the cache into TLC and the next burst is fast again", "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive);
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill_cache, rw: write, bs: 128KiB, iodepth: 32, io_size: 64MiB, idle_after: 2s}
+    - {name: burst, rw: write, bs: 128KiB, iodepth: 32, offset: 100MiB, io_size: 16MiB, idle_after: 5ms}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& fill = r.phases[0];
+  const PhaseReport& burst = r.phases[1];
+  CHECK(fill.ftl_after.host_native_slots > 0);  // the cache overflowed
+  CHECK(fill.slc_bytes_at_end == 0);            // and the idle time emptied it
+  CHECK(fill.ftl_after.fold_moved_slots == fill.ftl_after.host_slc_slots);
+  CHECK(burst.ftl_after.host_slc_slots - burst.ftl_before.host_slc_slots ==
+        16u * 1024 * 1024 / kSectorBytes);
+  CHECK(write_mb_per_s(burst) >= 0.85 * program_bound(d, CellMode::kSlc, 1));
+}
+
+TEST_CASE("trimmed data in the cache is freed without folding", "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive);
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 32, size: 16MiB, io_size: 16MiB, idle_after: 5ms}
+    - {name: t, rw: trim, bs: 1MiB, iodepth: 1, size: 16MiB, io_size: 16MiB, idle_after: 1s}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  CHECK(r.phases[1].slc_bytes_at_end == 0);
+  CHECK(d.ftl.stats().fold_moved_slots == 0);
+  CHECK(d.ftl.stats().gc_erases > 0);  // the emptied SLC blocks were erased
+}
+
+TEST_CASE("reads of data still in SLC use the SLC read time", "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive, {"drive.ftl.slc_cache.fold.idle_after=0s"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 32, size: 16MiB, io_size: 16MiB, idle_after: 5ms}
+    - {name: r, rw: randread, bs: 4KiB, iodepth: 1, size: 16MiB, number_ios: 500}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const Tick expected = d.hif_cfg.submission_latency + d.ctrl_cfg.command_time +
+                        d.timing.t_cmd + d.timing.of(CellMode::kSlc).read_time(0) +
+                        d.timing.bus_time(kSectorBytes) + d.ctrl_cfg.ecc_decode +
+                        HostLink(d.hif_cfg.link).duration(kSectorBytes) +
+                        d.hif_cfg.completion_latency;
+  const auto& lat = r.phases[1].result.latency[static_cast<int>(IoOp::kRead)];
+  CHECK(lat.mean() == Approx(static_cast<double>(expected)).epsilon(0.05));
+}
+
+TEST_CASE("a dynamic cache is a share of the free space and shrinks as the drive fills",
+          "[ftl][slc]") {
+  const double share = 0.25;
+  auto t = make_drive(kSlcDrive, {"drive.ftl.slc_cache.static=0B",
+                                  "drive.ftl.slc_cache.dynamic={share_of_free: 0.25}"});
+  Drive& d = *t.drive;
+  REQUIRE(d.ftl_cfg.slc.static_blocks_per_die == 0);
+  const auto w = make_workload(R"(
+workload:
+  timeseries: {per_bytes: 4MB}
+  phases:
+    - {name: first_half, rw: write, bs: 128KiB, iodepth: 32, size: 50%, io_size: 100%, idle_after: 3s}
+    - {name: second_half, rw: write, bs: 128KiB, iodepth: 32, offset: 50%, size: 50%, io_size: 100%}
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  // Writing x into the cache leaves free - x, so the cache fills where
+  // x = share * (free - x): x = share / (1 + share) * free.
+  const double user_gb = static_cast<double>(d.user_bytes()) / 1e9;
+  const auto first = analyze_fill_curve(curve(r.phases[0]), 0.004);
+  const auto second = analyze_fill_curve(curve(r.phases[1]), 0.004);
+  REQUIRE(first.drop_found);
+  REQUIRE(second.drop_found);
+  CHECK(first.cache_gb == Approx(share / (1 + share) * user_gb).epsilon(0.15));
+  CHECK(second.cache_gb == Approx(share / (1 + share) * user_gb / 2).epsilon(0.15));
+  // A full drive leaves no room for a dynamic cache: it has been folded away.
+  CHECK(r.phases[1].slc_bytes_at_end <= 4.0 * d.ftl.slc().block_bytes() * d.geo.dies());
+}
+
+TEST_CASE("with fold_first a full cache makes writes wait for folding", "[ftl][slc]") {
+  auto t = make_drive(kSlcDrive, {"drive.ftl.slc_cache.when_full=fold_first"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  phases: [{name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 96MiB}]
+)",
+                               d.user_bytes());
+  const auto r = run_quiet(d, w);
+  // Every host page went through the cache; the excess was folded on the way.
+  CHECK(r.phases[0].ftl_after.host_native_slots == 0);
+  CHECK(r.phases[0].ftl_after.fold_moved_slots > 0);
+}
+
+TEST_CASE("every page reads back its latest write through the cache and folding",
+          "[ftl][slc][verify]") {
+  for (const std::vector<std::string>& sets :
+       {std::vector<std::string>{},
+        std::vector<std::string>{"drive.ftl.slc_cache.dynamic={share_of_free: 0.3}",
+                                 "drive.ftl.slc_cache.when_full=fold_first"}}) {
+    auto t = make_drive(kSlcDrive, sets, /*verify=*/true);
+    Drive& d = *t.drive;
+    auto doc = ConfigDoc::load(source_path("configs/workloads/integrity_mix.yaml"), "workload", {});
+    const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
+    run_quiet(d, w);
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.verify_errors == 0);
+    CHECK(s.host_slc_slots > 0);
+    CHECK(s.fold_moved_slots > 0);
+    CHECK(s.verify_checks >= d.user_bytes() / kSectorBytes);
+  }
+}
+
+TEST_CASE("an SLC cache without SLC timings is a config error", "[ftl][slc]") {
+  auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
+                             {"drive.ftl.slc_cache.static=16MiB"});
+  try {
+    Drive d(doc->root(), false);
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("drive.ftl.slc_cache.static"));
+    CHECK_THAT(e.what(), Catch::Contains("nand.timing.slc"));
+  }
+}
