@@ -207,8 +207,9 @@ workload:
                                d.user_bytes());
   // Watch the device's occupancy while the phase runs.
   std::uint32_t peak = 0;
-  IoGenerator gen(d.engine, d.hif, w.phases[0], *std::make_unique<Rng>(1).release(), kSec, 0,
-                  *std::make_unique<PhaseResult>().release());
+  Rng rng(1);
+  PhaseResult result;
+  IoGenerator gen(d.engine, d.hif, w.phases[0], rng, kSec, 0, result);
   gen.start();
   while (!gen.finished() && d.engine.step()) peak = std::max(peak, d.hif.in_device());
   CHECK(peak == 32);
