@@ -24,11 +24,11 @@ class Drive {
   Geometry geo;
   NandTiming timing;
   NandArray nand;
+  HostIfConfig hif_cfg;
   FtlConfig ftl_cfg;
   Ftl ftl;
   ControllerConfig ctrl_cfg;
   Controller controller;
-  HostIfConfig hif_cfg;
   HostInterface hif;
 
   std::uint64_t user_bytes() const { return ftl_cfg.user_bytes; }

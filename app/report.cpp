@@ -110,6 +110,18 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   ftl["reads_from_controller_memory"] = fa.read_from_controller - fb.read_from_controller;
   ftl["reads_unmapped"] = fa.read_unmapped - fb.read_unmapped;
   ftl["trimmed_pages"] = fa.trim_slots - fb.trim_slots;
+  const double hits = static_cast<double>(fa.map_hits - fb.map_hits);
+  const double misses = static_cast<double>(fa.map_misses - fb.map_misses);
+  Json map;
+  map["hits"] = fa.map_hits - fb.map_hits;
+  map["misses"] = fa.map_misses - fb.map_misses;
+  map["hit_rate"] = hits + misses > 0 ? hits / (hits + misses) : 1.0;
+  map["tpage_reads"] = fa.map_reads - fb.map_reads;
+  map["tpage_writebacks"] = fa.map_writebacks - fb.map_writebacks;
+  map["merge_reads"] = fa.map_merge_reads - fb.map_merge_reads;
+  map["loads_from_controller_memory"] = fa.map_memory_loads - fb.map_memory_loads;
+  map["journal_pages"] = fa.map_journal_slots - fb.map_journal_slots;
+  j["map_cache"] = map;
   ftl["write_buffer_waits"] = p.buffer_waits;
   ftl["min_free_blocks_per_die_so_far"] = p.min_free_blocks;
   j["ftl"] = ftl;
@@ -164,6 +176,8 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   d["host_link"] = drive.hif_cfg.link.description;
   d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
   d["device_queue_slots"] = drive.hif_cfg.device_slots;
+  d["map_cache_whole_table"] = drive.ftl.map_cache_whole_table();
+  d["map_lookup_ns"] = drive.ftl_cfg.map.access_time;
   j["drive_model"] = d;
 
   std::uint64_t host_ios = 0;
@@ -271,6 +285,34 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     Chart c{title, "GB written", "MB/s", {}, false};
     c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
     draw_chart(c, (dir / "fill.png").string());
+  }
+
+  bool have_ws = false;
+  for (const auto& p : report.phases) have_ws |= p.spec->report == PhaseReportKind::kWorkingSet;
+  if (have_ws) {
+    const std::string csv = (dir / "working_set.csv").string();
+    std::ofstream f(csv);
+    f << "span_gb,iops,mean_latency_us,map_hit_rate\n";
+    char line[160];
+    for (const auto& p : report.phases) {
+      if (p.spec->report != PhaseReportKind::kWorkingSet) continue;
+      const int rd = static_cast<int>(IoOp::kRead);
+      const double secs = to_seconds(p.result.end - p.result.start);
+      const double hits = static_cast<double>(p.ftl_after.map_hits - p.ftl_before.map_hits);
+      const double misses = static_cast<double>(p.ftl_after.map_misses - p.ftl_before.map_misses);
+      std::snprintf(line, sizeof line, "%.3f,%.1f,%.3f,%.4f\n",
+                    static_cast<double>(p.spec->span) / 1e9,
+                    secs > 0 ? static_cast<double>(p.result.ios[rd]) / secs : 0.0,
+                    p.result.latency[rd].mean() / 1e3,
+                    hits + misses > 0 ? hits / (hits + misses) : 1.0);
+      f << line;
+    }
+    f.close();
+    Chart c{"Working set: 4 KiB random reads vs span, " + drive.name, "span (GB, log scale)",
+            "IOPS", {}, false};
+    c.log_x = true;
+    c.series.push_back({csv, 1, 2, "IOPS", ""});
+    draw_chart(c, (dir / "working_set.png").string());
   }
 
   Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,

@@ -41,7 +41,14 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
                     pr.result, &slc_gauge);
     gen.start();
     std::uint32_t tick = 0;
+    bool ramped = spec.ramp_time == 0;
     while (!gen.finished()) {
+      if (!ramped && gen.measuring()) {
+        // Counters of the drive count from the end of the ramp, like the host's.
+        ramped = true;
+        pr.nand_before = drive.nand.stats();
+        pr.ftl_before = drive.ftl.stats();
+      }
       if (!drive.engine.step())
         throw std::runtime_error("simulation stalled in phase '" + spec.name +
                                  "': commands outstanding but no event pending");

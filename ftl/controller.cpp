@@ -26,7 +26,9 @@ void Controller::submit(std::uint32_t id) {
   // commands run-to-completion, one per core at a time).
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   const Tick start = std::max(engine_.now(), *core);
-  const Tick work = cfg_.command_time + cfg_.page_time * (c.bytes / kSectorBytes);
+  const std::uint32_t pages = c.bytes / kSectorBytes;
+  const Tick work = cfg_.command_time + cfg_.page_time * pages +
+                    ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   *core = start + work;
   engine_.schedule_at(*core, this, kProcessed, id);
 }
@@ -48,7 +50,8 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       if (plan.immediate_bytes > 0)
         c.data_done = host_->transfer_to_host(plan.immediate_bytes, engine_.now());
       c.parts_pending = plan.flash_txns;
-      if (c.parts_pending == 0) host_->complete(id, c.data_done);
+      c.deferred = plan.deferred;
+      if (c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
       break;
     }
     case IoOp::kWrite:
@@ -77,7 +80,17 @@ void Controller::on_read_data(std::uint64_t cmd, std::uint32_t bytes) {
   HostCommand& c = host_->command(id);
   const Tick end = host_->transfer_to_host(bytes, engine_.now() + cfg_.ecc_decode);
   c.data_done = std::max(c.data_done, end);
-  if (--c.parts_pending == 0) host_->complete(id, c.data_done);
+  if (--c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
+}
+
+void Controller::on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) {
+  const auto id = static_cast<std::uint32_t>(cmd);
+  HostCommand& c = host_->command(id);
+  --c.deferred;
+  c.parts_pending += plan.flash_txns;
+  if (plan.immediate_bytes > 0)
+    c.data_done = std::max(c.data_done, host_->transfer_to_host(plan.immediate_bytes, engine_.now()));
+  if (c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
 }
 
 void Controller::on_buffer_space() {

@@ -49,6 +49,7 @@ class Controller : public EventTarget, public FtlListener {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
   void on_read_data(std::uint64_t cmd, std::uint32_t bytes) override;
   void on_buffer_space() override;
+  void on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) override;
 
   std::uint64_t buffer_waits() const { return buffer_waits_; }
 

@@ -7,19 +7,32 @@
 
 namespace ssdtwin {
 
+namespace {
+// Write-buffer entries beyond the host's share, for translation pages.
+constexpr std::uint32_t kMapHeadroom = 64;
+constexpr std::uint64_t kMergeRead = std::uint64_t{1} << 63;  // map read owner flag
+}  // namespace
+
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
     : engine(e), nand(n), geo(n.geometry()), cfg(c), layout(geo),
       blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die),
-      map(c.user_bytes / kSectorBytes, geo.total_slots()),
+      map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
+      map_cache(c.map, c.user_bytes / kSectorBytes),
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0) {}
 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify)
-    : core_(engine, nand, cfg, verify), buffer_(cfg.write_buffer_slots, verify),
+    : core_(engine, nand, cfg, verify),
+      buffer_(cfg.write_buffer_slots, kMapHeadroom, verify),
       slc_(std::make_unique<SlcCache>(core_)),
       gc_(std::make_unique<GarbageCollector>(core_, *slc_, make_gc_policy(cfg.gc_policy))) {
   nand.set_sink(this);
+  core_.map_updater = this;
+  if (!core_.map_cache.whole_table()) {
+    seg_state_.assign(core_.map_cache.segments(), 0);
+    seg_waiters_.assign(core_.map_cache.segments(), kNoBlock);
+  }
 }
 
 Ftl::~Ftl() = default;
@@ -30,16 +43,20 @@ std::uint64_t Ftl::table_bytes() const {
 
 void Ftl::write(Lpn lpn) {
   ++core_.stats.host_write_slots;
-  const std::uint32_t old = core_.map.lookup(lpn);
-  if (is_flash(old)) core_.invalidate(old);
-  else if (is_buffered(old)) buffer_.mark_stale();
-  else ++core_.mapped_pages;
-  const std::uint32_t version = core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0;
-  core_.map.set(lpn, buffer_.push(lpn, version));
+  if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
+  push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
+  map_update(lpn);
   last_write_ = core_.engine.now();
   note_host_activity();
   try_flush(false);
   if (core_.cfg.flush_idle > 0 && buffer_.valid_entries() > 0) arm_idle_flush();
+}
+
+void Ftl::push_owner(Owner owner, std::uint32_t version) {
+  const std::uint32_t old = core_.map.location(owner);
+  if (is_flash(old)) core_.invalidate(old);
+  else if (is_buffered(old)) buffer_.mark_stale();
+  core_.map.set_location(owner, buffer_.push(owner, version));
 }
 
 void Ftl::trim(Lpn lpn) {
@@ -47,15 +64,170 @@ void Ftl::trim(Lpn lpn) {
   const std::uint32_t old = core_.map.lookup(lpn);
   if (is_flash(old)) core_.invalidate(old);
   else if (is_buffered(old)) buffer_.mark_stale();
-  if (old != kUnmapped) --core_.mapped_pages;
+  if (old != kUnmapped) {
+    --core_.mapped_pages;
+    map_update(lpn);
+  }
   flush_need_ = 0;  // a larger dynamic SLC budget may open the cache again
   core_.map.set(lpn, kUnmapped);
   if (core_.verifier.enabled()) core_.verifier.on_trim(lpn);
 }
 
+Tick Ftl::map_access_time(Lpn first, std::uint32_t count) const {
+  if (count == 0) return 0;
+  const MapCache& mc = core_.map_cache;
+  const std::uint32_t segs = mc.segment_of(first + count - 1) - mc.segment_of(first) + 1;
+  return core_.cfg.map.access_time * segs;
+}
+
+void Ftl::map_update(Lpn lpn) {
+  MapCache& mc = core_.map_cache;
+  if (mc.whole_table()) return;
+  const std::uint32_t seg = mc.segment_of(lpn);
+  if (mc.lookup(seg)) {
+    ++core_.stats.map_hits;
+    mc.set_dirty(seg);
+    return;
+  }
+  ++core_.stats.map_misses;
+  map_load(seg, true);
+}
+
+FlashTxn* Ftl::map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint64_t owner) {
+  FlashTxn* t = core_.txns.get();
+  t->op = TxnOp::kRead;
+  t->source = TxnSource::kMapping;
+  t->die = core_.layout.die_of(where);
+  t->block = core_.layout.block_of(where);
+  const BlockInfo& b = core_.blocks.info(t->die, t->block);
+  t->mode = b.mode;
+  t->page = core_.layout.page_of(where);
+  t->bytes = bytes;
+  t->owner = owner;
+  t->aux = b.erase_count;
+  return t;
+}
+
+bool Ftl::map_load(std::uint32_t seg, bool dirty) {
+  if (seg_state_[seg] & kLoading) {
+    if (dirty) seg_state_[seg] |= kDirtyOnArrival;
+    return false;
+  }
+  const std::uint32_t where = core_.map.location(kMapOwner | core_.map_cache.tpage_of_segment(seg));
+  // A translation page never written holds no mappings; one still in the
+  // write buffer or being programmed is in controller memory.
+  if (!is_flash(where) || !core_.programmed(where)) {
+    ++core_.stats.map_memory_loads;
+    map_insert(seg, dirty);
+    return true;
+  }
+  seg_state_[seg] = static_cast<std::uint8_t>(kLoading | (dirty ? kDirtyOnArrival : 0));
+  ++core_.stats.map_reads;
+  core_.nand.submit(map_read_txn(where, core_.cfg.map.segment_bytes, seg));
+  return false;
+}
+
+void Ftl::map_insert(std::uint32_t seg, bool dirty) {
+  MapCache& mc = core_.map_cache;
+  const MapCache::Evicted ev = mc.insert(seg, dirty);
+  if (ev.seg != MapCache::kNone && ev.dirty) map_writeback(mc.tpage_of_segment(ev.seg));
+}
+
+void Ftl::map_loaded(std::uint32_t seg) {
+  const bool dirty = (seg_state_[seg] & kDirtyOnArrival) != 0;
+  seg_state_[seg] = 0;
+  map_insert(seg, dirty);
+  // Resume the reads that waited for this segment, oldest first.
+  std::uint32_t i = seg_waiters_[seg];
+  seg_waiters_[seg] = kNoBlock;
+  while (i != kNoBlock) {
+    const DeferredRead d = deferred_[i];
+    deferred_[i].next = deferred_free_;
+    deferred_free_ = i;
+    listener_->on_read_resumed(d.cmd, plan_data(d.cmd, d.first, d.count));
+    i = d.next;
+  }
+}
+
+void Ftl::map_writeback(std::uint32_t tpage) {
+  ++core_.stats.map_writebacks;
+  MapCache& mc = core_.map_cache;
+  mc.clean_tpage(tpage);
+  const std::uint32_t where = core_.map.location(kMapOwner | tpage);
+  // Segments of the page that are not cached must come from its flash copy.
+  if (mc.segments_per_tpage() > 1 && is_flash(where) && core_.programmed(where) &&
+      !mc.tpage_fully_resident(tpage)) {
+    ++core_.stats.map_merge_reads;
+    core_.nand.submit(map_read_txn(where, MapCacheConfig::kTpageBytes, kMergeRead | tpage));
+    return;
+  }
+  push_tpage(tpage);
+}
+
+void Ftl::push_tpage(std::uint32_t tpage) {
+  if (!buffer_.reserve_map()) {
+    pending_writebacks_.push_back(tpage);
+    return;
+  }
+  push_owner(kMapOwner | tpage, 0);
+  try_flush(false);
+}
+
+void Ftl::drain_writebacks() {
+  std::size_t done = 0;
+  while (done < pending_writebacks_.size() && buffer_.reserve_map()) {
+    push_owner(kMapOwner | pending_writebacks_[done++], 0);
+  }
+  if (done == 0) return;
+  pending_writebacks_.erase(pending_writebacks_.begin(),
+                            pending_writebacks_.begin() + static_cast<std::ptrdiff_t>(done));
+  try_flush(false);
+}
+
+std::uint32_t Ftl::new_deferred(std::uint64_t cmd, Lpn first, std::uint32_t count) {
+  std::uint32_t i = deferred_free_;
+  if (i != kNoBlock) {
+    deferred_free_ = deferred_[i].next;
+  } else {
+    i = static_cast<std::uint32_t>(deferred_.size());
+    deferred_.push_back({});
+  }
+  deferred_[i] = DeferredRead{cmd, first, count, kNoBlock};
+  return i;
+}
+
 ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
-  ReadPlan plan;
   note_host_activity();
+  MapCache& mc = core_.map_cache;
+  if (mc.whole_table()) return plan_data(cmd, first, count);
+  ReadPlan plan;
+  const Lpn end = first + count;
+  for (Lpn a = first; a < end;) {
+    const std::uint32_t seg = mc.segment_of(a);
+    const Lpn b = std::min<Lpn>(end, mc.first_lpn(seg + 1));
+    if (mc.lookup(seg)) {
+      ++core_.stats.map_hits;
+      plan.add(plan_data(cmd, a, b - a));
+    } else {
+      ++core_.stats.map_misses;
+      if (map_load(seg, false)) {
+        plan.add(plan_data(cmd, a, b - a));
+      } else {
+        // Wait for the translation page: queue behind the segment's load.
+        const std::uint32_t d = new_deferred(cmd, a, b - a);
+        std::uint32_t* tail = &seg_waiters_[seg];
+        while (*tail != kNoBlock) tail = &deferred_[*tail].next;
+        *tail = d;
+        ++plan.deferred;
+      }
+    }
+    a = b;
+  }
+  return plan;
+}
+
+ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
+  ReadPlan plan;
   FlashTxn* cur = nullptr;
   std::uint32_t cur_block = kNoBlock, cur_page = 0;
   Verifier& v = core_.verifier;
@@ -140,7 +312,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
 void Ftl::try_flush(bool pad) {
   // Entries overwritten while waiting hold buffer space for nothing.
   while (buffer_.waiting_entries() > 0 &&
-         core_.map.lookup(buffer_.front_lpn()) != buffer_.front_ref()) {
+         core_.map.location(buffer_.front_owner()) != buffer_.front_ref()) {
     buffer_.pop(false);
     buffer_.release(1);
   }
@@ -164,8 +336,8 @@ void Ftl::flush_unit(const FlushChoice& c) {
   BlockInfo& block = core_.blocks.info(c.die, unit->block);
   std::uint32_t taken = 0;
   while (taken < unit->slots && buffer_.waiting_entries() > 0) {
-    const Lpn lpn = buffer_.front_lpn();
-    const bool current = core_.map.lookup(lpn) == buffer_.front_ref();
+    const Lpn lpn = buffer_.front_owner();
+    const bool current = core_.map.location(lpn) == buffer_.front_ref();
     const std::uint32_t version = buffer_.front_version();
     buffer_.pop(current);
     if (!current) {
@@ -173,7 +345,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
       continue;
     }
     const Ppa ppa = unit->first + taken++;
-    core_.map.map_to_flash(lpn, ppa);
+    core_.map.place(lpn, ppa);
     core_.place(block);
     if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
   }
@@ -267,6 +439,7 @@ void Ftl::on_txn_complete(FlashTxn* t) {
       const std::uint32_t die = t->die;
       core_.txns.put(t);
       gc_->check(die);
+      if (!pending_writebacks_.empty()) drain_writebacks();
       try_flush(false);
       listener_->on_buffer_space();
       return;
@@ -278,9 +451,19 @@ void Ftl::on_txn_complete(FlashTxn* t) {
       // A die with fewer queued operations or new free blocks may take host data.
       try_flush(false);
       return;
-    case TxnSource::kMapping:
+    case TxnSource::kMapping: {
+      if (core_.verifier.enabled()) {
+        // A translation page must not be read after its block was erased.
+        const BlockInfo& b = core_.blocks.info(t->die, t->block);
+        ++core_.stats.verify_checks;
+        if (b.erase_count != t->aux || b.state == BlockState::kFree) ++core_.stats.verify_errors;
+      }
+      const std::uint64_t owner = t->owner;
       core_.txns.put(t);
+      if (owner & kMergeRead) push_tpage(static_cast<std::uint32_t>(owner & ~kMergeRead));
+      else map_loaded(static_cast<std::uint32_t>(owner));
       return;
+    }
   }
 }
 

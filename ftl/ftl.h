@@ -15,6 +15,7 @@
 #include "ftl/block_manager.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
+#include "ftl/map_cache.h"
 #include "ftl/mapping_table.h"
 #include "ftl/verifier.h"
 #include "ftl/write_buffer.h"
@@ -37,6 +38,16 @@ class FtlListener {
   virtual void on_read_data(std::uint64_t cmd, std::uint32_t bytes) = 0;
   // Write-buffer space was released: reservations that failed may succeed now.
   virtual void on_buffer_space() = 0;
+  // A part of read `cmd` that waited for its mapping (ReadPlan::deferred)
+  // has it now; `plan` is that part's flash reads and immediate data.
+  virtual void on_read_resumed(std::uint64_t cmd, const struct ReadPlan& plan) = 0;
+};
+
+// Map updates outside the host path (GC relocations) go through this.
+class MapUpdater {
+ public:
+  virtual ~MapUpdater() = default;
+  virtual void map_update(Lpn lpn) = 0;
 };
 
 // State the FTL's parts share (the GC works on the same tables).
@@ -49,6 +60,13 @@ struct FtlCore {
   Layout layout;
   BlockManager blocks;
   MappingTable map;
+  MapCache map_cache;
+  MapUpdater* map_updater = nullptr;
+  // Map entries changed by GC relocations, in bytes, not yet written. Firmware
+  // journals them (logical page, new address) instead of rewriting one
+  // translation page per moved page; GC writes the journal into its own
+  // program units (ftl/garbage_collector.cpp).
+  std::uint64_t map_journal_bytes = 0;
   Verifier verifier;
   TxnPool txns;
   FtlStats stats;
@@ -85,9 +103,15 @@ struct FtlCore {
 struct ReadPlan {
   std::uint32_t flash_txns = 0;        // completions to wait for (on_read_data)
   std::uint32_t immediate_bytes = 0;   // data already in controller memory
+  std::uint32_t deferred = 0;          // parts waiting for their mapping (on_read_resumed)
+  void add(const ReadPlan& o) {
+    flash_txns += o.flash_txns;
+    immediate_bytes += o.immediate_bytes;
+    deferred += o.deferred;
+  }
 };
 
-class Ftl : public TxnSink, public EventTarget {
+class Ftl : public TxnSink, public EventTarget, public MapUpdater {
  public:
   Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify);
   ~Ftl() override;
@@ -103,6 +127,10 @@ class Ftl : public TxnSink, public EventTarget {
   // Read path: issues flash reads for [first, first+count) on behalf of
   // host command `cmd`.
   ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count);
+  // Time the controller spends looking up the mapping of [first, first+count)
+  // in its map cache's memory (SRAM/DRAM latency, or HMB round trips).
+  Tick map_access_time(Lpn first, std::uint32_t count) const;
+  void map_update(Lpn lpn) override;
 
   const FtlStats& stats() const { return core_.stats; }
   const BlockManager& blocks() const { return core_.blocks; }
@@ -110,6 +138,7 @@ class Ftl : public TxnSink, public EventTarget {
   const FtlConfig& config() const { return core_.cfg; }
   const WriteBuffer& buffer() const { return buffer_; }
   const SlcCache& slc() const { return *slc_; }
+  bool map_cache_whole_table() const { return core_.map_cache.whole_table(); }
   // Bytes of valid data currently in SLC-mode blocks.
   std::uint64_t slc_cache_bytes() const { return core_.slc_valid_slots * kSectorBytes; }
   std::uint32_t min_free_blocks_seen() const { return min_free_seen_; }
@@ -132,6 +161,26 @@ class Ftl : public TxnSink, public EventTarget {
   void arm_idle_flush();
   void note_host_activity();
   void note_free(std::uint32_t die);
+  // Reads of pages whose mapping is at hand.
+  ReadPlan plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count);
+  void push_owner(Owner owner, std::uint32_t version);
+  // Map cache: load a segment (true when it could be added at once), take a
+  // loaded one in, write back a translation page.
+  bool map_load(std::uint32_t seg, bool dirty);
+  void map_insert(std::uint32_t seg, bool dirty);
+  void map_loaded(std::uint32_t seg);
+  void map_writeback(std::uint32_t tpage);
+  void push_tpage(std::uint32_t tpage);
+  void drain_writebacks();
+  FlashTxn* map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint64_t owner);
+
+  struct DeferredRead {
+    std::uint64_t cmd;
+    Lpn first;
+    std::uint32_t count;
+    std::uint32_t next;
+  };
+  std::uint32_t new_deferred(std::uint64_t cmd, Lpn first, std::uint32_t count);
 
   FtlCore core_;
   WriteBuffer buffer_;
@@ -145,6 +194,13 @@ class Ftl : public TxnSink, public EventTarget {
   bool idle_timer_armed_ = false;
   bool fold_timer_armed_ = false;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
+  // Map-cache loads in flight: per segment, its state and waiting reads.
+  static constexpr std::uint8_t kLoading = 1, kDirtyOnArrival = 2;
+  std::vector<std::uint8_t> seg_state_;
+  std::vector<std::uint32_t> seg_waiters_;
+  std::vector<DeferredRead> deferred_;
+  std::uint32_t deferred_free_ = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> pending_writebacks_;  // translation pages waiting for buffer room
 };
 
 }  // namespace ssdtwin

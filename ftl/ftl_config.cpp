@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ftl/gc_policy.h"
+#include "ftl/mapping_table.h"
 #include "nand/geometry.h"
 #include "sim/config.h"
 
@@ -48,7 +49,7 @@ SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_ti
 }  // namespace
 
 FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
-                                 bool slc_timing_present) {
+                                 bool slc_timing_present, Tick hmb_round_trip) {
   FtlConfig c;
   // Drives sell decimal capacities; the host sees whole 4 KiB logical pages.
   c.user_bytes = drive.get_bytes("user_capacity") / kSectorBytes * kSectorBytes;
@@ -72,6 +73,11 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
+  c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
+  // Owners of flash slots are 31-bit logical page numbers (the top bit marks
+  // translation pages).
+  if (c.user_bytes / kSectorBytes >= kMapOwnerLimit)
+    drive.fail("user_capacity", "expected less than 8 TiB");
 
   // Spare area per die must hold the GC trigger level plus the open blocks,
   // or the drive could fill up with nothing left to collect.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ftl/map_cache.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -40,11 +41,13 @@ struct FtlConfig {
   std::uint32_t gc_reads_in_flight = 4;      // per die
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
+  MapCacheConfig map;
 
   // `drive` is the drive root node; reads user_capacity, controller.* and
   // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.
+  // `hmb_round_trip`: time to fetch a map entry over the host link (0: no HMB possible).
   static FtlConfig from_config(const ConfigNode& drive, const Geometry& geo,
-                               bool slc_timing_present);
+                               bool slc_timing_present, Tick hmb_round_trip);
 };
 
 }  // namespace ssdtwin

@@ -21,6 +21,13 @@ struct FtlStats {
   std::uint64_t gc_moved_slots = 0;       // valid pages relocated
   std::uint64_t gc_padding_slots = 0;
   std::uint64_t gc_erases = 0;  // erases by GC and folding
+  std::uint64_t map_hits = 0;        // map-cache lookups that found their segment
+  std::uint64_t map_misses = 0;
+  std::uint64_t map_reads = 0;       // translation-page reads from flash
+  std::uint64_t map_writebacks = 0;  // translation pages written back
+  std::uint64_t map_merge_reads = 0; // reads of a partly cached page before its write-back
+  std::uint64_t map_memory_loads = 0; // misses served from controller memory (no flash read)
+  std::uint64_t map_journal_slots = 0; // 4 KiB pages of GC map-update journal written
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
 };

@@ -86,7 +86,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   // Pages overwritten by the host since they were read need no move.
   std::uint32_t current = 0;
   for (std::size_t i = g.head; i < g.moves.size(); ++i)
-    current += core_.map.lookup(g.moves[i].lpn) == g.moves[i].from ? 1 : 0;
+    current += core_.map.location(g.moves[i].owner) == g.moves[i].from ? 1 : 0;
   if (current == 0) {
     g.moves.clear();
     g.head = 0;
@@ -97,18 +97,25 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
       core_.blocks.allocate_unit(die, Stream::kGc, core_.pages_per_program, core_.native);
   if (!unit) return false;
   BlockInfo& dest = core_.blocks.info(die, unit->block);
+  // Whole 4 KiB pages of map journal ride along with the relocated data.
+  std::uint32_t journal = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(core_.map_journal_bytes / kSectorBytes, unit->slots / 2));
+  core_.map_journal_bytes -= std::uint64_t{journal} * kSectorBytes;
+  core_.stats.map_journal_slots += journal;
   std::uint32_t k = 0;
-  while (g.head < g.moves.size() && k < unit->slots) {
+  const std::uint32_t data_slots = unit->slots - journal;
+  while (g.head < g.moves.size() && k < data_slots) {
     const Move mv = g.moves[g.head++];
-    if (core_.map.lookup(mv.lpn) != mv.from) continue;
+    if (core_.map.location(mv.owner) != mv.from) continue;
     const Ppa to = unit->first + k++;
     core_.invalidate(mv.from);
-    core_.map.map_to_flash(mv.lpn, to);
+    core_.map.place(mv.owner, to);
     core_.place(dest);
+    if (!is_tpage(mv.owner)) journal_map_update(mv.owner);
     if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(mv.from));
   }
   (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
-  core_.stats.gc_padding_slots += unit->slots - k;
+  core_.stats.gc_padding_slots += data_slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {
     g.moves.clear();
@@ -125,6 +132,19 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   t->bytes = unit->slots * kSectorBytes;
   core_.nand.submit(t);
   return true;
+}
+
+void GarbageCollector::journal_map_update(Lpn lpn) {
+  // A cached map entry is simply updated (its page is written back when
+  // evicted); one not cached goes to the journal: an 8-byte record.
+  MapCache& mc = core_.map_cache;
+  if (mc.whole_table()) return;
+  const std::uint32_t seg = mc.segment_of(lpn);
+  if (mc.resident(seg)) {
+    mc.set_dirty(seg);
+    return;
+  }
+  core_.map_journal_bytes += 2 * std::uint64_t{core_.cfg.map.entry_bytes};
 }
 
 void GarbageCollector::on_read_done(FlashTxn* t) {

@@ -36,7 +36,7 @@ class GarbageCollector {
 
  private:
   struct Move {
-    Lpn lpn;
+    Owner owner;  // logical page or translation page
     Ppa from;
   };
   struct DieGc {
@@ -51,6 +51,7 @@ class GarbageCollector {
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die);
   bool program_unit(std::uint32_t die, bool pad);
+  void journal_map_update(Lpn lpn);
   std::size_t pending(const DieGc& g) const { return g.moves.size() - g.head; }
 
   FtlCore& core_;

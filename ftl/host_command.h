@@ -17,6 +17,7 @@ struct HostCommand {
   Tick issued = 0;          // when the workload issued it (latency starts)
   Tick data_done = 0;       // end of the last data transfer on the link
   std::uint32_t parts_pending = 0;  // flash reads still outstanding
+  std::uint32_t deferred = 0;       // parts still waiting for their mapping
   bool in_use = false;
 };
 

@@ -1,10 +1,17 @@
 // Page-level logical-to-physical mapping at 4 KiB granularity, with the
 // reverse (physical-to-logical) map that garbage collection needs to find
-// the owner of a valid slot.
+// the owner of a valid slot, and the directory of translation pages (the
+// flash copy of the mapping table itself, one 4 KiB page per
+// `entries_per_tpage` logical pages).
 //
-// Validity is not stored separately: a slot is valid exactly when
-// l2p[p2l[ppa]] == ppa. Together that is 8 bytes per 4 KiB of flash
-// (2 MiB per GiB), the dominant memory cost of a simulated drive.
+// A slot's owner is a logical page, or a translation page marked with
+// kMapOwner. Validity is not stored separately: a slot is valid exactly when
+// its owner's location is that slot. Together the tables take 8 bytes per
+// 4 KiB of flash (2 MiB per GiB), the dominant memory cost of a drive.
+//
+// The simulator always holds the whole table (it is the ground truth the
+// model runs on); which parts a DRAMless controller has cached, and what it
+// costs to fetch the rest, is ftl/map_cache.h's business.
 #pragma once
 
 #include <cstdint>
@@ -14,30 +21,56 @@
 
 namespace ssdtwin {
 
+using Owner = std::uint32_t;             // a logical page, or kMapOwner | translation page
+constexpr Owner kMapOwner = 0x80000000u;  // logical page numbers stay below 2^31
+constexpr std::uint64_t kMapOwnerLimit = kMapOwner;
+inline bool is_tpage(Owner o) { return o != kUnmapped && (o & kMapOwner) != 0; }
+
 class MappingTable {
  public:
-  MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots)
-      : l2p_(logical_pages, kUnmapped), p2l_(physical_slots, kUnmapped) {}
+  MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots,
+               std::uint32_t entries_per_tpage = 1024)
+      : l2p_(logical_pages, kUnmapped), p2l_(physical_slots, kUnmapped),
+        gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage, kUnmapped),
+        entries_per_tpage_(entries_per_tpage) {}
 
   std::uint32_t lookup(Lpn lpn) const { return l2p_[lpn]; }
   void set(Lpn lpn, std::uint32_t where) { l2p_[lpn] = where; }
-  // Records that flash slot `ppa` now holds `lpn` and points the map at it.
-  void map_to_flash(Lpn lpn, Ppa ppa) {
-    l2p_[lpn] = ppa;
-    p2l_[ppa] = lpn;
+
+  // Where an owner's current copy is: a flash slot, a write-buffer
+  // reference, or kUnmapped.
+  std::uint32_t location(Owner o) const {
+    return (o & kMapOwner) ? gtd_[o & ~kMapOwner] : l2p_[o];
   }
-  Lpn owner(Ppa ppa) const { return p2l_[ppa]; }
+  void set_location(Owner o, std::uint32_t where) {
+    if (o & kMapOwner) gtd_[o & ~kMapOwner] = where;
+    else l2p_[o] = where;
+  }
+  // Records that flash slot `ppa` now holds `o` and points `o` at it.
+  void place(Owner o, Ppa ppa) {
+    set_location(o, ppa);
+    p2l_[ppa] = o;
+  }
+  Owner owner(Ppa ppa) const { return p2l_[ppa]; }
   void clear_owner(Ppa ppa) { p2l_[ppa] = kUnmapped; }
   bool valid(Ppa ppa) const {
-    const Lpn l = p2l_[ppa];
-    return l != kUnmapped && l2p_[l] == ppa;
+    const Owner o = p2l_[ppa];
+    return o != kUnmapped && location(o) == ppa;
   }
+
   std::uint64_t logical_pages() const { return l2p_.size(); }
-  std::uint64_t bytes() const { return (l2p_.size() + p2l_.size()) * sizeof(std::uint32_t); }
+  std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }
+  std::uint32_t entries_per_tpage() const { return entries_per_tpage_; }
+  std::uint32_t tpage_of(Lpn lpn) const { return lpn / entries_per_tpage_; }
+  std::uint64_t bytes() const {
+    return (l2p_.size() + p2l_.size() + gtd_.size()) * sizeof(std::uint32_t);
+  }
 
  private:
   std::vector<std::uint32_t> l2p_;
-  std::vector<Lpn> p2l_;
+  std::vector<Owner> p2l_;
+  std::vector<std::uint32_t> gtd_;  // translation page -> its location
+  std::uint32_t entries_per_tpage_;
 };
 
 }  // namespace ssdtwin

@@ -13,12 +13,15 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "ftl/mapping_table.h"
 
 namespace ssdtwin {
 
 class WriteBuffer {
  public:
-  WriteBuffer(std::uint32_t capacity_slots, bool keep_versions);
+  // `headroom`: extra entries beyond the host's capacity for translation
+  // pages being written back, so a map write-back never waits behind host data.
+  WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions);
 
   std::uint32_t capacity() const { return capacity_; }
   std::uint32_t used() const { return used_; }
@@ -27,23 +30,28 @@ class WriteBuffer {
     used_ += slots;
     return true;
   }
+  bool reserve_map() {
+    if (used_ + 1 > ring_) return false;
+    ++used_;
+    return true;
+  }
   void release(std::uint32_t slots) { used_ -= slots; }
 
   // Appends a logical page whose space was reserved; returns the mapping
   // value that refers to it (kBufferBase + ring index).
-  std::uint32_t push(Lpn lpn, std::uint32_t version);
+  std::uint32_t push(Owner owner, std::uint32_t version);
   // Marks a waiting entry stale (its page was overwritten or trimmed).
   void mark_stale() { --valid_; }
 
   std::uint32_t valid_entries() const { return valid_; }
   std::uint32_t waiting_entries() const { return count_; }
   // The oldest waiting entry; the caller checks whether it is still current.
-  Lpn front_lpn() const { return lpns_[head_]; }
+  Owner front_owner() const { return owners_[head_]; }
   std::uint32_t front_ref() const { return kBufferBase + head_; }
   std::uint32_t front_version() const { return versions_.empty() ? 0 : versions_[head_]; }
   // Removes the front entry; `was_valid` says whether it was still current.
   void pop(bool was_valid) {
-    head_ = head_ + 1 == capacity_ ? 0 : head_ + 1;
+    head_ = head_ + 1 == ring_ ? 0 : head_ + 1;
     --count_;
     if (was_valid) --valid_;
   }
@@ -53,8 +61,9 @@ class WriteBuffer {
 
  private:
   std::uint32_t capacity_;
+  std::uint32_t ring_;  // capacity + headroom
   std::uint32_t used_ = 0;
-  std::vector<Lpn> lpns_;
+  std::vector<Owner> owners_;  // logical pages, or translation pages being written back
   std::vector<std::uint32_t> versions_;  // only in verification mode
   std::uint32_t head_ = 0, count_ = 0, valid_ = 0;
 };

@@ -9,9 +9,12 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
                          const Gauge* gauge)
     : engine_(engine), hif_(hif), spec_(spec), rng_(rng), result_(result), gauge_(gauge),
       blocks_in_span_(spec.span / spec.bs) {
-  result_.start = engine_.now();
-  result_.series = std::make_unique<IntervalSeries>(engine_.now(), interval);
-  result_.by_bytes = std::make_unique<ByteStepSeries>(engine_.now(), per_bytes);
+  phase_start_ = engine_.now();
+  measure_from_ = phase_start_ + spec.ramp_time;
+  result_.start = measure_from_;
+  result_.end = measure_from_;
+  result_.series = std::make_unique<IntervalSeries>(measure_from_, interval);
+  result_.by_bytes = std::make_unique<ByteStepSeries>(measure_from_, per_bytes);
 }
 
 void IoGenerator::start() {
@@ -24,7 +27,7 @@ void IoGenerator::start() {
 bool IoGenerator::may_issue() const {
   if (spec_.io_bytes && issued_bytes_ >= spec_.io_bytes) return false;
   if (spec_.ios && issued_ios_ >= spec_.ios) return false;
-  if (spec_.runtime && engine_.now() >= result_.start + spec_.runtime) return false;
+  if (spec_.runtime && engine_.now() >= measure_from_ + spec_.runtime) return false;
   return true;
 }
 
@@ -61,13 +64,15 @@ void IoGenerator::on_complete(std::uint32_t id) {
   HostCommand& c = hif_.command(id);
   const Tick now = engine_.now();
   const int op = static_cast<int>(c.op);
-  result_.latency[op].record(now - c.issued);
-  ++result_.ios[op];
-  result_.bytes[op] += c.bytes;
-  result_.series->add(now, op, c.bytes);
-  if (gauge_) result_.series->set_gauge(now, gauge_->value());
-  if (c.op == IoOp::kWrite) result_.by_bytes->add(now, c.bytes);
-  result_.end = now;
+  if (now >= measure_from_ && c.issued >= measure_from_) {
+    result_.latency[op].record(now - c.issued);
+    ++result_.ios[op];
+    result_.bytes[op] += c.bytes;
+    result_.series->add(now, op, c.bytes);
+    if (gauge_) result_.series->set_gauge(now, gauge_->value());
+    if (c.op == IoOp::kWrite) result_.by_bytes->add(now, c.bytes);
+    result_.end = now;
+  }
   c.in_use = false;
   --outstanding_;
   if (!stopped_ && may_issue()) {
@@ -82,7 +87,8 @@ double IoGenerator::progress() const {
   if (spec_.io_bytes) p = std::max(p, static_cast<double>(issued_bytes_) / static_cast<double>(spec_.io_bytes));
   if (spec_.ios) p = std::max(p, static_cast<double>(issued_ios_) / static_cast<double>(spec_.ios));
   if (spec_.runtime)
-    p = std::max(p, static_cast<double>(engine_.now() - result_.start) / static_cast<double>(spec_.runtime));
+    p = std::max(p, static_cast<double>(engine_.now() - phase_start_) /
+                        static_cast<double>(spec_.ramp_time + spec_.runtime));
   return std::min(p, 1.0);
 }
 

@@ -34,6 +34,8 @@ class IoGenerator : public CompletionSink {
 
   void start();
   bool finished() const { return stopped_ && outstanding_ == 0; }
+  // Measurement starts after the phase's ramp time.
+  bool measuring() const { return engine_.now() >= measure_from_; }
   // Fraction of the phase done, by its stop condition (for progress lines).
   double progress() const;
   void on_complete(std::uint32_t id) override;
@@ -52,6 +54,8 @@ class IoGenerator : public CompletionSink {
   std::uint64_t blocks_in_span_ = 0;
   std::uint64_t issued_ios_ = 0, issued_bytes_ = 0;
   std::uint32_t outstanding_ = 0;
+  Tick phase_start_ = 0;
+  Tick measure_from_ = 0;
   bool stopped_ = false;
 };
 

@@ -71,8 +71,10 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   p.ios = static_cast<std::uint64_t>(n.get_int("number_ios", 0, 0, INT64_MAX));
   p.runtime = n.get_time("runtime", 0);
   p.idle_after = n.get_time("idle_after", 0);
-  if (n.get_enum("report", {"none", "fill_curve"}, "none") == "fill_curve")
-    p.report = PhaseReportKind::kFillCurve;
+  p.ramp_time = n.get_time("ramp_time", 0);
+  const std::string report = n.get_enum("report", {"none", "fill_curve", "working_set"}, "none");
+  if (report == "fill_curve") p.report = PhaseReportKind::kFillCurve;
+  if (report == "working_set") p.report = PhaseReportKind::kWorkingSet;
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
   return p;

@@ -27,7 +27,7 @@ enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw
 const char* rw_kind_name(RwKind k);
 
 // Review-style analyses the results writer can run on a phase.
-enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve };
+enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve, kWorkingSet };
 
 struct PhaseSpec {
   std::string name;
@@ -43,8 +43,10 @@ struct PhaseSpec {
   std::uint64_t ios = 0;
   Tick runtime = 0;
   Tick idle_after = 0;         // idle time after the phase (background work runs)
+  Tick ramp_time = 0;          // run this long before measuring (as fio's ramp_time)
   // fill_curve: write fill.csv (MB/s per timeseries.per_bytes written), its
-  // chart, and the cache size and averages in summary.json.
+  // chart, and the cache size and averages in summary.json. working_set:
+  // one row of working_set.csv (span, IOPS, latency, map hit rate).
   PhaseReportKind report = PhaseReportKind::kNone;
 };
 

@@ -35,6 +35,7 @@ bool draw_chart(const Chart& chart, const std::string& png_path) {
        << "set xlabel " << quote(chart.x_label) << "\n"
        << "set ylabel " << quote(chart.y_label) << "\n"
        << "set grid\nset yrange [0:*]\n"
+       << (chart.log_x ? "set logscale x 2\n" : "")
        << "plot ";
     for (std::size_t i = 0; i < chart.series.size(); ++i) {
       const ChartSeries& s = chart.series[i];

@@ -24,6 +24,7 @@ struct Chart {
   std::string y_label;
   std::vector<ChartSeries> series;
   bool points = false;  // points instead of lines
+  bool log_x = false;
 };
 
 // Writes `png_path` (and `png_path` with .gp). Returns false when gnuplot is

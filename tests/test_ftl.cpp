@@ -6,6 +6,7 @@
 #include "ftl/gc_policy.h"
 #include "ftl/mapping_table.h"
 #include "ftl/write_buffer.h"
+#include "host/host_link.h"
 #include "test_support.h"
 
 using namespace ssdtwin;
@@ -42,15 +43,15 @@ std::uint32_t fill_block(BlockManager& bm, const Geometry& g) {
 TEST_CASE("a slot is valid exactly while the mapping points at it", "[ftl][mapping]") {
   MappingTable m(100, 1000);
   CHECK(m.lookup(5) == kUnmapped);
-  m.map_to_flash(5, 42);
+  m.place(5, 42);
   CHECK(m.valid(42));
   CHECK(m.owner(42) == 5);
-  m.map_to_flash(5, 43);  // overwrite: the old slot loses validity, no bitmap needed
+  m.place(5, 43);  // overwrite: the old slot loses validity, no bitmap needed
   CHECK_FALSE(m.valid(42));
   CHECK(m.valid(43));
   m.set(5, kUnmapped);  // trim
   CHECK_FALSE(m.valid(43));
-  CHECK(m.bytes() == (100 + 1000) * 4);
+  CHECK(m.bytes() == (100 + 1000 + 1) * 4);  // one translation page covers all 100
 }
 
 TEST_CASE("buffer references and flash addresses do not overlap", "[ftl][mapping]") {
@@ -73,7 +74,7 @@ TEST_CASE("the layout maps slots to die, block and page and back", "[ftl][mappin
 }
 
 TEST_CASE("the write buffer admits no more than its capacity", "[ftl][buffer]") {
-  WriteBuffer b(8, false);
+  WriteBuffer b(8, 0, false);
   CHECK(b.reserve(5));
   CHECK_FALSE(b.reserve(4));
   CHECK(b.reserve(3));
@@ -82,18 +83,18 @@ TEST_CASE("the write buffer admits no more than its capacity", "[ftl][buffer]") 
 }
 
 TEST_CASE("write-buffer entries come out in order and stale ones are marked", "[ftl][buffer]") {
-  WriteBuffer b(4, true);
+  WriteBuffer b(4, 0, true);
   REQUIRE(b.reserve(4));
   const auto r0 = b.push(10, 1);
   b.push(11, 2);
   CHECK(b.valid_entries() == 2);
   b.mark_stale();  // entry for 10 overwritten
   CHECK(b.valid_entries() == 1);
-  CHECK(b.front_lpn() == 10);
+  CHECK(b.front_owner() == 10);
   CHECK(b.front_ref() == r0);
   CHECK(b.version_of(r0) == 1);
   b.pop(false);
-  CHECK(b.front_lpn() == 11);
+  CHECK(b.front_owner() == 11);
   CHECK(b.front_version() == 2);
   b.pop(true);
   CHECK(b.valid_entries() == 0);
@@ -101,7 +102,7 @@ TEST_CASE("write-buffer entries come out in order and stale ones are marked", "[
   // The ring wraps around.
   for (Lpn l = 20; l < 24; ++l) b.push(l, 0);
   CHECK(b.waiting_entries() == 4);
-  CHECK(b.front_lpn() == 20);
+  CHECK(b.front_owner() == 20);
 }
 
 TEST_CASE("host writes never take the blocks reserved for GC", "[ftl][blocks]") {
@@ -195,7 +196,8 @@ TEST_CASE("GC policies are listed and chosen by name", "[ftl][gc]") {
 
 TEST_CASE("valid counts, forward and reverse maps agree after writes, trims and GC",
           "[ftl][invariants]") {
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.ftl.gc.policy=fifo"});
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.gc.policy=fifo", "drive.ftl.map_cache={location: sram, size: 32KiB}"});
   Drive& d = *t.drive;
   const auto w = make_workload(R"(
 workload:
@@ -232,6 +234,8 @@ workload:
       valid_total += valid;
     }
   }
+  for (std::uint32_t tp = 0; tp < map.tpages(); ++tp)
+    on_flash += is_flash(map.location(kMapOwner | tp)) ? 1 : 0;
   CHECK(valid_total == on_flash);
 }
 
@@ -401,7 +405,8 @@ workload:
                                d.user_bytes());
   const auto r = run_quiet(d, w);
   const Tick expected = d.hif_cfg.submission_latency + d.ctrl_cfg.command_time +
-                        d.timing.t_cmd + d.timing.of(CellMode::kSlc).read_time(0) +
+                        d.ftl_cfg.map.access_time + d.timing.t_cmd +
+                        d.timing.of(CellMode::kSlc).read_time(0) +
                         d.timing.bus_time(kSectorBytes) + d.ctrl_cfg.ecc_decode +
                         HostLink(d.hif_cfg.link).duration(kSectorBytes) +
                         d.hif_cfg.completion_latency;
@@ -480,5 +485,133 @@ TEST_CASE("an SLC cache without SLC timings is a config error", "[ftl][slc]") {
   } catch (const ConfigError& e) {
     CHECK_THAT(e.what(), Catch::Contains("drive.ftl.slc_cache.static"));
     CHECK_THAT(e.what(), Catch::Contains("nand.timing.slc"));
+  }
+}
+
+// ---- Mapping-table cache (SRAM / DRAM / HMB) on the small TLC drive.
+
+namespace {
+
+const char* kMapFill = R"(
+workload:
+  seed: 5
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%, idle_after: 20ms}
+    - {name: reads, rw: randread, bs: 4KiB, iodepth: 1, size: SPAN, ramp_time: 20ms, number_ios: 2000}
+)";
+
+std::string with_span(const std::string& span) {
+  std::string w = kMapFill;
+  w.replace(w.find("SPAN"), 4, span);
+  return w;
+}
+
+std::uint64_t nand_reads(const PhaseReport& p) {
+  return p.nand_after.total(p.nand_after.reads) - p.nand_before.total(p.nand_before.reads);
+}
+
+}  // namespace
+
+TEST_CASE("a map-cache hit costs no flash read of the map", "[ftl][map]") {
+  // 64 KiB of SRAM: 16 translation pages, 64 MiB of logical space.
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: sram, size: 64KiB}"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(with_span("32MiB"), d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = r.phases[1];
+  CHECK(p.ftl_after.map_reads == p.ftl_before.map_reads);
+  CHECK(p.ftl_after.map_misses == p.ftl_before.map_misses);
+  CHECK(nand_reads(p) == p.result.ios[static_cast<int>(IoOp::kRead)]);
+}
+
+TEST_CASE("a map-cache miss costs exactly one extra translation-page read", "[ftl][map]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: sram, size: 64KiB}"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(with_span("100%"), d.user_bytes());
+  const auto r = run_quiet(d, w);
+  const PhaseReport& p = r.phases[1];
+  const std::uint64_t misses = p.ftl_after.map_misses - p.ftl_before.map_misses;
+  const std::uint64_t map_reads = p.ftl_after.map_reads - p.ftl_before.map_reads;
+  const std::uint64_t from_memory = p.ftl_after.map_memory_loads - p.ftl_before.map_memory_loads;
+  CHECK(misses > 1000);  // 16 of 239 translation pages fit: most reads miss
+  // Each miss reads its translation page from flash, unless that page is
+  // still in controller memory (being written back).
+  CHECK(map_reads + from_memory == misses);
+  CHECK(map_reads > 0.9 * misses);
+  CHECK(nand_reads(p) == p.result.ios[static_cast<int>(IoOp::kRead)] + map_reads);
+}
+
+TEST_CASE("lookup latency follows the map cache's location", "[ftl][map]") {
+  auto mean_read_latency = [](const std::string& location) {
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                        {"drive.ftl.map_cache={location: " + location + ", size: 64KiB}",
+                         "drive.nand.timing.tlc.tR=57us"});
+    const auto w = make_workload(with_span("16MiB"), t.drive->user_bytes());
+    const auto r = run_quiet(*t.drive, w);
+    return std::make_pair(r.phases[1].result.latency[static_cast<int>(IoOp::kRead)].mean(),
+                          t.drive->ftl_cfg.map.access_time);
+  };
+  const auto sram = mean_read_latency("sram");
+  const auto dram = mean_read_latency("dram");
+  const auto hmb = mean_read_latency("hmb");
+  CHECK(sram.second < dram.second);
+  CHECK(dram.second < hmb.second);
+  // Every read is a hit here: the only difference is one lookup.
+  CHECK(dram.first - sram.first == Approx(double(dram.second - sram.second)).margin(1.0));
+  CHECK(hmb.first - sram.first == Approx(double(hmb.second - sram.second)).margin(1.0));
+}
+
+TEST_CASE("an HMB lookup is a PCIe round trip and needs an NVMe drive", "[ftl][map]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: hmb, size: 1MiB}"});
+  const LinkParams& link = t.drive->hif_cfg.link;
+  const Tick request = transfer_time(link.packet_overhead, link.raw_bytes_per_s);
+  const Tick cache_line = HostLink(link).duration(64);
+  CHECK(t.drive->ftl_cfg.map.access_time == request + cache_line + 600);  // + host memory
+  auto doc = ConfigDoc::load(source_path("configs/drives/test_mlc_sata.yaml"), "drive",
+                             {"drive.ftl.map_cache={location: hmb, size: 1MiB}"});
+  CHECK_THROWS_WITH(Drive(doc->root(), false), Catch::Contains("drive.ftl.map_cache.location"));
+}
+
+TEST_CASE("a DRAM cache holding the whole table never misses", "[ftl][map]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: dram, size: 1MiB}"});
+  Drive& d = *t.drive;
+  REQUIRE(d.ftl.map().logical_pages() * 4 <= 1024 * 1024);
+  const auto w = make_workload(with_span("100%"), d.user_bytes());
+  const auto r = run_quiet(d, w);
+  CHECK(d.ftl.stats().map_misses == 0);
+  CHECK(d.ftl.stats().map_reads == 0);
+  CHECK(d.ftl.stats().map_writebacks == 0);
+}
+
+TEST_CASE("evicted dirty map entries are written back and read back correctly",
+          "[ftl][map][verify]") {
+  for (const std::string segment : {"4KiB", "1KiB"}) {
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                        {"drive.ftl.map_cache={location: sram, size: 16KiB, segment: " + segment + "}"},
+                        /*verify=*/true);
+    Drive& d = *t.drive;
+    auto doc = ConfigDoc::load(source_path("configs/workloads/integrity_mix.yaml"), "workload", {});
+    const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
+    run_quiet(d, w);
+    INFO("segment " << segment);
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.verify_errors == 0);
+    CHECK(s.map_writebacks > 0);
+    CHECK(s.map_reads > 0);
+    if (segment != "4KiB") CHECK(s.map_merge_reads > 0);
+    // Translation pages live on flash like data and GC moved them too.
+    const MappingTable& map = d.ftl.map();
+    std::uint32_t on_flash = 0;
+    for (std::uint32_t tp = 0; tp < map.tpages(); ++tp) {
+      const std::uint32_t where = map.location(kMapOwner | tp);
+      if (!is_flash(where)) continue;
+      ++on_flash;
+      CHECK(map.owner(where) == (kMapOwner | tp));
+    }
+    CHECK(on_flash > 0);
   }
 }

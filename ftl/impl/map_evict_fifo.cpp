@@ -1,0 +1,28 @@
+// FIFO eviction of map-cache segments: the segment loaded first goes,
+// however often it is used (a baseline for LRU).
+#include "ftl/impl/map_evictions.h"
+#include "ftl/impl/slot_list.h"
+
+namespace ssdtwin {
+
+namespace {
+
+class FifoEviction final : public MapEvictionPolicy {
+ public:
+  explicit FifoEviction(std::uint32_t slots) : list_(slots) {}
+  void inserted(std::uint32_t s) override { list_.push_front(s); }
+  void hit(std::uint32_t) override {}
+  void removed(std::uint32_t s) override { list_.remove(s); }
+  std::uint32_t victim() const override { return list_.back(); }
+
+ private:
+  SlotList list_;
+};
+
+}  // namespace
+
+std::unique_ptr<MapEvictionPolicy> make_fifo_eviction(std::uint32_t slots) {
+  return std::make_unique<FifoEviction>(slots);
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,30 @@
+// LRU eviction of map-cache segments: the segment used longest ago goes.
+#include "ftl/impl/map_evictions.h"
+#include "ftl/impl/slot_list.h"
+
+namespace ssdtwin {
+
+namespace {
+
+class LruEviction final : public MapEvictionPolicy {
+ public:
+  explicit LruEviction(std::uint32_t slots) : list_(slots) {}
+  void inserted(std::uint32_t s) override { list_.push_front(s); }
+  void hit(std::uint32_t s) override {
+    list_.remove(s);
+    list_.push_front(s);
+  }
+  void removed(std::uint32_t s) override { list_.remove(s); }
+  std::uint32_t victim() const override { return list_.back(); }
+
+ private:
+  SlotList list_;
+};
+
+}  // namespace
+
+std::unique_ptr<MapEvictionPolicy> make_lru_eviction(std::uint32_t slots) {
+  return std::make_unique<LruEviction>(slots);
+}
+
+}  // namespace ssdtwin

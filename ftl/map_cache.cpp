@@ -1,0 +1,144 @@
+#include "ftl/map_cache.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "ftl/impl/map_evictions.h"
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+namespace {
+
+struct EvictionInfo {
+  const char* name;
+  std::unique_ptr<MapEvictionPolicy> (*make)(std::uint32_t);
+};
+
+const std::vector<EvictionInfo>& evictions() {
+  static const std::vector<EvictionInfo> kPolicies = {
+      {"lru", &make_lru_eviction},
+      {"fifo", &make_fifo_eviction},
+  };
+  return kPolicies;
+}
+
+}  // namespace
+
+std::vector<std::string> map_eviction_names() {
+  std::vector<std::string> names;
+  for (const auto& e : evictions()) names.emplace_back(e.name);
+  return names;
+}
+
+std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
+                                                     std::uint32_t slots) {
+  for (const auto& e : evictions())
+    if (name == e.name) return e.make(slots);
+  throw std::invalid_argument("unknown map-cache eviction policy " + name);
+}
+
+MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_round_trip) {
+  MapCacheConfig c;
+  const std::string loc = node.get_enum("location", {"sram", "dram", "hmb"}, "dram");
+  c.location = loc == "sram" ? Location::kSram : loc == "dram" ? Location::kDram : Location::kHmb;
+  c.size_bytes = node.get_bytes("size", 0);
+  c.entry_bytes = static_cast<std::uint32_t>(node.get_bytes("entry_size", 4));
+  if (c.entry_bytes == 0 || kTpageBytes % c.entry_bytes != 0)
+    node.fail("entry_size", "expected a divisor of the 4KiB translation page (e.g. 4B or 8B)");
+  c.segment_bytes = static_cast<std::uint32_t>(node.get_bytes("segment", kTpageBytes));
+  if (c.segment_bytes < c.entry_bytes || kTpageBytes % c.segment_bytes != 0 ||
+      c.segment_bytes % c.entry_bytes != 0)
+    node.fail("segment", "expected a power-of-two part of the 4KiB translation page, "
+                         "at least one entry");
+  c.policy = node.get_enum("policy", map_eviction_names(), "lru");
+  // Lookup latency: on-die SRAM or DRAM a few tens of ns; HMB a PCIe read
+  // round trip to host memory, from the host link model.
+  switch (c.location) {
+    case Location::kSram: c.access_time = node.get_time("access_time", 20); break;
+    case Location::kDram: c.access_time = node.get_time("access_time", 60); break;
+    case Location::kHmb:
+      if (hmb_round_trip == 0)
+        node.fail("location", "a Host Memory Buffer needs an NVMe (PCIe) host interface");
+      c.access_time = hmb_round_trip;
+      break;
+  }
+  if (c.location != Location::kDram && c.size_bytes == 0)
+    node.fail("size", "expected the cache size for an " + loc + " map cache");
+  return c;
+}
+
+MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
+    : per_segment_(cfg.entries_per_segment()),
+      segs_per_tpage_(cfg.entries_per_tpage() / cfg.entries_per_segment()) {
+  const std::uint64_t segments = (logical_pages + per_segment_ - 1) / per_segment_;
+  const std::uint64_t table_bytes = logical_pages * cfg.entry_bytes;
+  whole_ = cfg.size_bytes == 0 || cfg.size_bytes >= table_bytes;
+  if (whole_) return;
+  capacity_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
+  slot_of_.assign(segments, kNone);
+  seg_of_.assign(capacity_, kNone);
+  dirty_.assign(capacity_, 0);
+  free_slots_.reserve(capacity_);
+  for (std::uint32_t s = capacity_; s-- > 0;) free_slots_.push_back(s);
+  policy_ = make_map_eviction(cfg.policy, capacity_);
+}
+
+bool MapCache::lookup(std::uint32_t seg) {
+  if (whole_) return true;
+  const std::uint32_t slot = slot_of_[seg];
+  if (slot == kNone) return false;
+  policy_->hit(slot);
+  return true;
+}
+
+void MapCache::set_dirty(std::uint32_t seg) {
+  if (whole_) return;
+  dirty_[slot_of_[seg]] = 1;
+}
+
+MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
+  Evicted ev;
+  if (whole_ || slot_of_[seg] != kNone) {
+    if (dirty) set_dirty(seg);
+    return ev;
+  }
+  if (free_slots_.empty()) {
+    const std::uint32_t victim = policy_->victim();
+    ev.seg = seg_of_[victim];
+    ev.dirty = dirty_[victim] != 0;
+    policy_->removed(victim);
+    slot_of_[ev.seg] = kNone;
+    seg_of_[victim] = kNone;
+    dirty_[victim] = 0;
+    free_slots_.push_back(victim);
+    --used_;
+  }
+  const std::uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slot_of_[seg] = slot;
+  seg_of_[slot] = seg;
+  dirty_[slot] = dirty ? 1 : 0;
+  policy_->inserted(slot);
+  ++used_;
+  return ev;
+}
+
+void MapCache::clean_tpage(std::uint32_t tpage) {
+  if (whole_) return;
+  const std::uint32_t first = tpage * segs_per_tpage_;
+  const std::uint32_t end = std::min<std::uint32_t>(first + segs_per_tpage_, segments());
+  for (std::uint32_t s = first; s < end; ++s)
+    if (slot_of_[s] != kNone) dirty_[slot_of_[s]] = 0;
+}
+
+bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
+  if (whole_) return true;
+  const std::uint32_t first = tpage * segs_per_tpage_;
+  const std::uint32_t end = std::min<std::uint32_t>(first + segs_per_tpage_, segments());
+  for (std::uint32_t s = first; s < end; ++s)
+    if (slot_of_[s] == kNone) return false;
+  return true;
+}
+
+}  // namespace ssdtwin

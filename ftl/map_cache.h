@@ -1,0 +1,103 @@
+// The mapping-table cache of a controller: which parts of the logical-to-
+// physical table are held in SRAM, DRAM or the NVMe Host Memory Buffer.
+//
+// The table lives in flash as translation pages (4 KiB, `entries_per_tpage`
+// logical pages each). The cache holds segments of them (a whole
+// translation page, or a fraction), evicted by a named policy. A read whose
+// segment is missing waits for a flash read of it; writes dirty their
+// segment, and an evicted dirty segment makes its translation page be
+// written back (ftl/ftl.cpp drives those operations). A cache as large as
+// the table never misses: a DRAM drive.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ftl/address.h"
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+struct MapCacheConfig {
+  enum class Location : std::uint8_t { kSram, kDram, kHmb };
+  Location location = Location::kDram;
+  std::uint64_t size_bytes = 0;      // 0: the whole table
+  std::uint32_t entry_bytes = 4;     // one mapping entry
+  std::uint32_t segment_bytes = 4096;  // caching granularity, at most a translation page
+  std::string policy = "lru";
+  Tick access_time = 0;              // per lookup: memory latency (HMB: PCIe round trip)
+
+  static constexpr std::uint32_t kTpageBytes = kSectorBytes;
+  std::uint32_t entries_per_tpage() const { return kTpageBytes / entry_bytes; }
+  std::uint32_t entries_per_segment() const { return segment_bytes / entry_bytes; }
+
+  // `node` is drive.ftl.map_cache. `hmb_round_trip`: PCIe time for the
+  // controller to fetch an entry from host memory (0 when the host link
+  // cannot carry an HMB, i.e. SATA).
+  static MapCacheConfig from_config(const ConfigNode& node, Tick hmb_round_trip);
+};
+
+// Eviction order of cached segments (slots). One small class per policy,
+// chosen by name (`ftl.map_cache.policy`).
+class MapEvictionPolicy {
+ public:
+  virtual ~MapEvictionPolicy() = default;
+  virtual void inserted(std::uint32_t slot) = 0;
+  virtual void hit(std::uint32_t slot) = 0;
+  virtual void removed(std::uint32_t slot) = 0;
+  virtual std::uint32_t victim() const = 0;  // a resident slot
+};
+std::vector<std::string> map_eviction_names();
+std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
+                                                     std::uint32_t slots);
+
+class MapCache {
+ public:
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+  MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages);
+
+  bool whole_table() const { return whole_; }
+  std::uint32_t segment_of(Lpn lpn) const { return lpn / per_segment_; }
+  std::uint32_t tpage_of_segment(std::uint32_t seg) const { return seg / segs_per_tpage_; }
+  std::uint32_t segments_per_tpage() const { return segs_per_tpage_; }
+  std::uint32_t segments() const { return static_cast<std::uint32_t>(slot_of_.size()); }
+  Lpn first_lpn(std::uint32_t seg) const { return seg * per_segment_; }
+
+  bool resident(std::uint32_t seg) const { return whole_ || slot_of_[seg] != kNone; }
+  // A lookup: true on a hit (and the policy hears of it).
+  bool lookup(std::uint32_t seg);
+  // Marks a resident segment modified.
+  void set_dirty(std::uint32_t seg);
+
+  struct Evicted {
+    std::uint32_t seg = kNone;
+    bool dirty = false;
+  };
+  // Adds a loaded segment, evicting one if the cache is full.
+  Evicted insert(std::uint32_t seg, bool dirty);
+  // The translation page is being written back: its resident segments are clean.
+  void clean_tpage(std::uint32_t tpage);
+  bool tpage_fully_resident(std::uint32_t tpage) const;
+
+  std::uint32_t capacity_segments() const { return capacity_; }
+  std::uint32_t resident_segments() const { return used_; }
+
+ private:
+  bool whole_;
+  std::uint32_t per_segment_;
+  std::uint32_t segs_per_tpage_;
+  std::uint32_t capacity_ = 0;
+  std::uint32_t used_ = 0;
+  std::vector<std::uint32_t> slot_of_;  // segment -> slot (kNone: not cached)
+  std::vector<std::uint32_t> seg_of_;   // slot -> segment
+  std::vector<std::uint8_t> dirty_;     // per slot
+  std::vector<std::uint32_t> free_slots_;
+  std::unique_ptr<MapEvictionPolicy> policy_;
+};
+
+}  // namespace ssdtwin
