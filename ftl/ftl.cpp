@@ -418,15 +418,20 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t) {
   }
 }
 
+void Ftl::verify_not_erased(const FlashTxn& t) {
+  // Reads carry the block's erase count from when they were issued: data
+  // (or a translation page) must not be read after its block was erased.
+  if (!core_.verifier.enabled()) return;
+  const BlockInfo& b = core_.blocks.info(t.die, t.block);
+  ++core_.stats.verify_checks;
+  if (b.erase_count != t.aux || b.state == BlockState::kFree) ++core_.stats.verify_errors;
+}
+
 void Ftl::on_txn_complete(FlashTxn* t) {
   flush_need_ = 0;
   switch (t->source) {
     case TxnSource::kHostRead: {
-      if (core_.verifier.enabled()) {
-        const BlockInfo& b = core_.blocks.info(t->die, t->block);
-        ++core_.stats.verify_checks;
-        if (b.erase_count != t->aux || b.state == BlockState::kFree) ++core_.stats.verify_errors;
-      }
+      verify_not_erased(*t);
       const std::uint64_t cmd = t->owner;
       const std::uint32_t bytes = t->bytes;
       core_.txns.put(t);
@@ -452,12 +457,7 @@ void Ftl::on_txn_complete(FlashTxn* t) {
       try_flush(false);
       return;
     case TxnSource::kMapping: {
-      if (core_.verifier.enabled()) {
-        // A translation page must not be read after its block was erased.
-        const BlockInfo& b = core_.blocks.info(t->die, t->block);
-        ++core_.stats.verify_checks;
-        if (b.erase_count != t->aux || b.state == BlockState::kFree) ++core_.stats.verify_errors;
-      }
+      verify_not_erased(*t);
       const std::uint64_t owner = t->owner;
       core_.txns.put(t);
       if (owner & kMergeRead) push_tpage(static_cast<std::uint32_t>(owner & ~kMergeRead));

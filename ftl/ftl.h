@@ -172,6 +172,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   void map_writeback(std::uint32_t tpage);
   void push_tpage(std::uint32_t tpage);
   void drain_writebacks();
+  void verify_not_erased(const FlashTxn& t);
   FlashTxn* map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint64_t owner);
 
   struct DeferredRead {
