@@ -18,6 +18,7 @@
 #include "app/report.h"
 #include "app/runner.h"
 #include "ftl/gc_policy.h"
+#include "ftl/map_cache.h"
 #include "host/workload.h"
 #include "sim/config.h"
 
@@ -127,7 +128,10 @@ int main(int argc, char** argv) {
       return a.command.empty() && !vm.count("help") ? kExitBadInput : 0;
     }
     if (a.command == "policies") {
-      for (const auto& p : gc_policies()) std::printf("gc.policy %-10s %s\n", p.name, p.description);
+      for (const auto& p : gc_policies())
+        std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
+      for (const auto& name : map_eviction_names())
+        std::printf("ftl.map_cache.policy %s\n", name.c_str());
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

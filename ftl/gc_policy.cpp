@@ -10,6 +10,9 @@ const std::vector<GcPolicyInfo>& gc_policies() {
   static const std::vector<GcPolicyInfo> kPolicies = {
       {"greedy", "the full block with the fewest valid pages", &make_greedy_gc},
       {"fifo", "the block filled longest ago (a baseline)", &make_fifo_gc},
+      {"cost_benefit", "max (1 - u) * age / (1 + u): old and empty blocks (LFS)",
+       &make_cost_benefit_gc},
+      {"random", "a random full block with an invalid page (a baseline)", &make_random_gc},
   };
   return kPolicies;
 }

@@ -615,3 +615,200 @@ TEST_CASE("evicted dirty map entries are written back and read back correctly",
     CHECK(on_flash > 0);
   }
 }
+
+// ---------------------------------------------------------------------------
+// Cost-benefit and random GC victim policies (ftl/impl/gc_cost_benefit.cpp,
+// ftl/impl/gc_random.cpp).
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Rosenblum and Ousterhout's benefit/cost with u = valid / capacity.
+double cost_benefit_score(std::uint32_t valid, std::uint64_t capacity, std::uint32_t age) {
+  const double u = static_cast<double>(valid) / static_cast<double>(capacity);
+  return (1 - u) * age / (1 + u);
+}
+
+// Runs writes, overwrites, trims and idle time on the small TLC drive with
+// GC policy `policy`, then checks that the forward and reverse maps and the
+// per-block valid counts agree (as the FIFO invariant test above does).
+void check_map_invariants_with_policy(const std::string& policy) {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.gc.policy=" + policy,
+                       "drive.ftl.map_cache={location: sram, size: 32KiB}"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  seed: 3
+  phases:
+    - {name: fill, rw: write, bs: 64KiB, iodepth: 16, io_size: 100%}
+    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 120%}
+    - {name: trim, rw: trim, bs: 256KiB, iodepth: 2, offset: 40%, size: 20%, io_size: 100%}
+    - {name: over2, rw: randwrite, bs: 12KiB, iodepth: 8, io_size: 30%, idle_after: 10ms}
+)",
+                               d.user_bytes());
+  const RunReport report = run_quiet(d, w);
+  REQUIRE(report.phases.size() == 4);
+  REQUIRE(d.ftl.stats().gc_victims > 0);
+  const MappingTable& map = d.ftl.map();
+  const Layout& layout = d.ftl.blocks().layout();
+  std::uint64_t on_flash = 0;
+  for (Lpn l = 0; l < map.logical_pages(); ++l) {
+    const std::uint32_t m = map.lookup(l);
+    if (!is_flash(m)) continue;
+    ++on_flash;
+    if (map.owner(m) != l) FAIL("page " << l << " maps to a slot owned by " << map.owner(m));
+  }
+  std::uint64_t valid_total = 0;
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
+    for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
+      const Ppa first = layout.first_slot(layout.die_block(die, b), 0);
+      std::uint32_t valid = 0;
+      for (std::uint32_t s = 0; s < layout.slots_per_block(); ++s) valid += map.valid(first + s);
+      const BlockInfo& info = d.ftl.blocks().info(die, b);
+      if (info.valid != valid)
+        FAIL("die " << die << " block " << b << ": count " << info.valid << " actual " << valid);
+      if (info.state == BlockState::kFree) CHECK(valid == 0);
+      valid_total += valid;
+    }
+  }
+  for (std::uint32_t tp = 0; tp < map.tpages(); ++tp)
+    on_flash += is_flash(map.location(kMapOwner | tp)) ? 1 : 0;
+  CHECK(valid_total == on_flash);
+}
+
+}  // namespace
+
+TEST_CASE("cost-benefit GC prefers an old block over a slightly emptier young one",
+          "[ftl][gc]") {
+  const Geometry g = small_geometry();
+  BlockManager bm(g, 2);
+  const std::uint32_t old_block = fill_block(bm, g);  // closed first
+  const std::uint32_t mid1 = fill_block(bm, g);
+  const std::uint32_t mid2 = fill_block(bm, g);
+  const std::uint32_t young = fill_block(bm, g);  // closed last
+  auto open = bm.allocate_unit(0, Stream::kHost, 3, CellMode::kTlc);  // open: not a candidate
+  REQUIRE(open);
+  const std::uint64_t cap = bm.capacity_slots(bm.info(0, old_block));
+  REQUIRE(cap == 96u);  // 12 TLC pages x 2 planes x 4 slots
+  bm.info(0, mid1).valid = static_cast<std::uint32_t>(cap);  // no invalid page
+  bm.info(0, mid2).valid = static_cast<std::uint32_t>(cap);
+  bm.info(0, old_block).valid = 48;  // u = 0.5
+  bm.info(0, young).valid = 40;      // u = 0.42: emptier
+  bm.info(0, open->block).valid = 0;
+  // Ages: the newest candidate (young) has age 1 and the oldest has age 4
+  // (closed_seq 1 against a maximum of 4).
+  const std::uint32_t newest = bm.info(0, young).closed_seq;
+  const std::uint32_t age_old = newest + 1 - bm.info(0, old_block).closed_seq;
+  const std::uint32_t age_young = newest + 1 - bm.info(0, young).closed_seq;
+  REQUIRE(age_old == 4u);
+  REQUIRE(age_young == 1u);
+  // (1 - 0.5) * 4 / 1.5 = 1.33 against (1 - 40/96) * 1 / (1 + 40/96) = 0.41.
+  const double s_old = cost_benefit_score(48, cap, age_old);
+  const double s_young = cost_benefit_score(40, cap, age_young);
+  REQUIRE(s_old > s_young);
+  Rng rng(1);
+  auto policy = make_gc_policy("cost_benefit");
+  CHECK(policy->select_victim(bm, 0, rng) == old_block);
+  CHECK(make_gc_policy("greedy")->select_victim(bm, 0, rng) == young);  // for contrast
+
+  SECTION("with equal ages the emptier block wins") {
+    bm.info(0, young).closed_seq = bm.info(0, old_block).closed_seq;
+    bm.info(0, mid1).closed_seq = bm.info(0, old_block).closed_seq;
+    bm.info(0, mid2).closed_seq = bm.info(0, old_block).closed_seq;
+    // All ages are now 1: 0.5 / 1.5 = 0.33 against (56/96) / (136/96) = 0.41.
+    REQUIRE(cost_benefit_score(40, cap, 1) > cost_benefit_score(48, cap, 1));
+    CHECK(policy->select_victim(bm, 0, rng) == young);
+  }
+  SECTION("exact ties go to the lowest block index") {
+    bm.info(0, young).closed_seq = bm.info(0, old_block).closed_seq;
+    bm.info(0, young).valid = 48;
+    CHECK(policy->select_victim(bm, 0, rng) == std::min(old_block, young));
+  }
+  SECTION("a block being collected is not picked again") {
+    bm.set_victim(0, old_block);
+    CHECK(policy->select_victim(bm, 0, rng) == young);
+  }
+  SECTION("no block with an invalid page means no victim") {
+    bm.info(0, old_block).valid = static_cast<std::uint32_t>(cap);
+    bm.info(0, young).valid = static_cast<std::uint32_t>(cap);
+    CHECK(policy->select_victim(bm, 0, rng) == kNoBlock);
+  }
+}
+
+TEST_CASE("cost-benefit GC picks nothing without full blocks", "[ftl][gc]") {
+  const Geometry g = small_geometry();
+  BlockManager bm(g, 2);
+  auto open = bm.allocate_unit(0, Stream::kHost, 3, CellMode::kTlc);
+  REQUIRE(open);
+  Rng rng(1);
+  CHECK(make_gc_policy("cost_benefit")->select_victim(bm, 0, rng) == kNoBlock);
+  CHECK(make_gc_policy("random")->select_victim(bm, 0, rng) == kNoBlock);
+}
+
+TEST_CASE("random GC picks only candidates with invalid pages and each of them",
+          "[ftl][gc]") {
+  const Geometry g = small_geometry();
+  BlockManager bm(g, 2);
+  const std::uint32_t a = fill_block(bm, g);
+  const std::uint32_t full = fill_block(bm, g);
+  const std::uint32_t c = fill_block(bm, g);
+  const std::uint32_t d = fill_block(bm, g);
+  auto open = bm.allocate_unit(0, Stream::kHost, 3, CellMode::kTlc);
+  REQUIRE(open);
+  const auto cap = static_cast<std::uint32_t>(bm.capacity_slots(bm.info(0, a)));
+  bm.info(0, a).valid = 10;
+  bm.info(0, full).valid = cap;  // nothing to reclaim
+  bm.info(0, c).valid = cap - 1;
+  bm.info(0, d).valid = 0;
+  bm.info(0, open->block).valid = 0;  // open: not a candidate
+  auto policy = make_gc_policy("random");
+  Rng rng(7);
+  std::map<std::uint32_t, int> picks;
+  for (int i = 0; i < 300; ++i) ++picks[policy->select_victim(bm, 0, rng)];
+  CHECK(picks.size() == 3u);
+  CHECK(picks.count(a) == 1u);
+  CHECK(picks.count(c) == 1u);
+  CHECK(picks.count(d) == 1u);
+  CHECK(picks.count(full) == 0u);
+  CHECK(picks.count(open->block) == 0u);
+  CHECK(picks.count(kNoBlock) == 0u);
+  // The other die has no full block.
+  CHECK(policy->select_victim(bm, 1, rng) == kNoBlock);
+}
+
+TEST_CASE("random GC is deterministic for a given seed", "[ftl][gc]") {
+  const Geometry g = small_geometry();
+  BlockManager bm(g, 2);
+  for (int i = 0; i < 8; ++i) fill_block(bm, g);
+  const auto draws = [&](std::uint64_t seed) {
+    auto policy = make_gc_policy("random");
+    Rng rng(seed);
+    std::vector<std::uint32_t> out;
+    for (int i = 0; i < 64; ++i) out.push_back(policy->select_victim(bm, 0, rng));
+    return out;
+  };
+  CHECK(draws(11) == draws(11));
+  CHECK(draws(11) != draws(12));
+}
+
+TEST_CASE("cost-benefit and random GC are listed by name", "[ftl][gc]") {
+  const auto names = gc_policy_names();
+  CHECK(std::find(names.begin(), names.end(), "cost_benefit") != names.end());
+  CHECK(std::find(names.begin(), names.end(), "random") != names.end());
+  CHECK(make_gc_policy("cost_benefit") != nullptr);
+  CHECK(make_gc_policy("random") != nullptr);
+}
+
+TEST_CASE("maps and valid counts agree after a mixed run with cost-benefit GC",
+          "[ftl][gc][invariants]") {
+  check_map_invariants_with_policy("cost_benefit");
+}
+
+TEST_CASE("maps and valid counts agree after a mixed run with random GC",
+          "[ftl][gc][invariants]") {
+  check_map_invariants_with_policy("random");
+}

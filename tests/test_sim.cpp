@@ -12,6 +12,7 @@
 #include "sim/event_engine.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
+#include "sim/steady_state.h"
 #include "sim/time.h"
 #include "sim/timeseries.h"
 
@@ -581,4 +582,132 @@ TEST_CASE("ByteStepSeries with a zero step records nothing") {
   ByteStepSeries s(0, 0);
   s.add(1_s, 1'000'000);
   CHECK(s.segments() == 0u);
+}
+
+// ---------------------------------------------------------------------------
+// SNIA PTS steady-state rule (sim/steady_state): every round of the window
+// within +/-10% of the window's mean, and the least-squares line's change
+// across the window within 10% of that mean.
+
+TEST_CASE("a flat series of rounds is in steady state", "[sim][steady]") {
+  const std::vector<double> y{100, 100, 100, 100, 100};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK(r.steady);
+  CHECK(r.mean == Approx(100));
+  CHECK(r.slope == Approx(0).margin(1e-12));
+  CHECK(r.max_excursion == Approx(0).margin(1e-12));
+  CHECK(r.line_change == Approx(0).margin(1e-12));
+  CHECK(r.first_round == 0u);
+  CHECK(ssdtwin::first_steady_round(y) == 4u);
+}
+
+TEST_CASE("one round 15 percent off the others breaks steady state", "[sim][steady]") {
+  // Mean 103: the middle round is 12 off and 12 > 10.3. It sits at the centre
+  // of the window so the fitted line is flat and only the excursion fails.
+  const std::vector<double> y{100, 100, 115, 100, 100};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK_FALSE(r.steady);
+  CHECK(r.mean == Approx(103));
+  CHECK(r.max_excursion == Approx(12));
+  CHECK(r.line_change == Approx(0).margin(1e-12));
+}
+
+TEST_CASE("a ramp within the excursion bound but with a steep line is not steady",
+          "[sim][steady]") {
+  // Mean 100 and max excursion 6 <= 10. Least-squares slope 3 per round so
+  // the line changes by 3 * 4 = 12 > 10 across the window.
+  const std::vector<double> y{94, 97, 100, 103, 106};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK_FALSE(r.steady);
+  CHECK(r.mean == Approx(100));
+  CHECK(r.max_excursion == Approx(6));
+  CHECK(r.slope == Approx(3));
+  CHECK(r.line_change == Approx(12));
+}
+
+TEST_CASE("a noisy but flat series is in steady state", "[sim][steady]") {
+  // Mean 1000 and max excursion 40 <= 100. Sum of (x - 2)(y - mean) over
+  // x = 0..4 is 0 - 40 + 0 + 30 - 80 = -90 and sum of (x - 2)^2 is 10 so the
+  // slope is -9 and the line changes by -36 with |-36| <= 100.
+  const std::vector<double> y{1000, 1040, 970, 1030, 960};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK(r.steady);
+  CHECK(r.mean == Approx(1000));
+  CHECK(r.max_excursion == Approx(40));
+  CHECK(r.slope == Approx(-9));
+  CHECK(r.line_change == Approx(-36));
+}
+
+TEST_CASE("the last window decides and earlier rounds do not matter", "[sim][steady]") {
+  const std::vector<double> y{5000, 10, 100, 101, 99, 100, 100};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK(r.steady);
+  CHECK(r.first_round == 2u);
+}
+
+TEST_CASE("first_steady_round finds the first steady window of a decaying series",
+          "[sim][steady]") {
+  // Window 5 and tolerances 10 percent. The window ending at round
+  //   4: {300 160 112 108 104} mean 156.8 and excursion 143.2: no
+  //   5: {160 112 108 104 100} mean 116.8 and excursion 43.2 > 11.68: no
+  //   6: {112 108 104 100 100} mean 104.8 and excursion 7.2 <= 10.48 but
+  //      sum (x-2)y = -224 - 108 + 0 + 100 + 200 = -32 so slope -3.2 and the
+  //      line changes by -12.8 with 12.8 > 10.48: no (the slope rule fails)
+  //   7: {108 104 100 100 100} mean 102.4 and excursion 5.6 <= 10.24 and
+  //      sum (x-2)y = -216 - 104 + 0 + 100 + 200 = -20 so slope -2 and the
+  //      line changes by -8 with 8 <= 10.24: steady.
+  const std::vector<double> y{300, 160, 112, 108, 104, 100, 100, 100, 100};
+  CHECK(ssdtwin::first_steady_round(y) == 7u);
+  const std::vector<double> w6(y.begin() + 2, y.begin() + 7);
+  const auto r6 = ssdtwin::snia_steady_state(w6);
+  CHECK_FALSE(r6.steady);
+  CHECK(r6.max_excursion == Approx(7.2));
+  CHECK(r6.line_change == Approx(-12.8));
+  const std::vector<double> w7(y.begin() + 3, y.begin() + 8);
+  const auto r7 = ssdtwin::snia_steady_state(w7);
+  CHECK(r7.steady);
+  CHECK(r7.line_change == Approx(-8));
+  // A series that never settles.
+  CHECK(ssdtwin::first_steady_round({100, 200, 100, 200, 100, 200}) == ssdtwin::kNoSteadyRound);
+}
+
+TEST_CASE("fewer rounds than the window are never steady", "[sim][steady]") {
+  const std::vector<double> y{100, 100, 100, 100};
+  const auto r = ssdtwin::snia_steady_state(y);
+  CHECK_FALSE(r.steady);
+  CHECK(r.first_round == ssdtwin::kNoSteadyRound);
+  CHECK(ssdtwin::first_steady_round(y) == ssdtwin::kNoSteadyRound);
+  CHECK_FALSE(ssdtwin::snia_steady_state({}).steady);
+  CHECK(ssdtwin::first_steady_round({}) == ssdtwin::kNoSteadyRound);
+}
+
+TEST_CASE("a zero or negative mean is never steady", "[sim][steady]") {
+  CHECK_FALSE(ssdtwin::snia_steady_state({0, 0, 0, 0, 0}).steady);
+  CHECK_FALSE(ssdtwin::snia_steady_state({-5, -5, -5, -5, -5}).steady);
+  CHECK(ssdtwin::first_steady_round({0, 0, 0, 0, 0, 0}) == ssdtwin::kNoSteadyRound);
+}
+
+TEST_CASE("the window and both tolerances are parameters", "[sim][steady]") {
+  // Excursion 12 of mean 103: steady with a 15 percent excursion bound.
+  CHECK(ssdtwin::snia_steady_state({100, 100, 115, 100, 100}, 5, 0.15).steady);
+  // Line change 12 of mean 100: steady with a 15 percent slope bound but not
+  // with 10 percent.
+  CHECK(ssdtwin::snia_steady_state({94, 97, 100, 103, 106}, 5, 0.10, 0.15).steady);
+  CHECK_FALSE(ssdtwin::snia_steady_state({94, 97, 100, 103, 106}, 5, 0.10, 0.10).steady);
+  // A 3-round window: four rounds are enough and the first steady window
+  // ends at round 3 ({100 100 100}; the window ending at 2 holds the 50).
+  const std::vector<double> y{50, 100, 100, 100};
+  const auto r = ssdtwin::snia_steady_state(y, 3);
+  CHECK(r.steady);
+  CHECK(r.first_round == 1u);
+  CHECK(ssdtwin::first_steady_round(y, 3) == 3u);
+  CHECK_FALSE(ssdtwin::snia_steady_state(y, 5).steady);
+  // Tighter tolerances reject what the defaults accept.
+  const std::vector<double> noisy{1000, 1040, 970, 1030, 960};
+  CHECK_FALSE(ssdtwin::snia_steady_state(noisy, 5, 0.03).steady);
+  CHECK_FALSE(ssdtwin::snia_steady_state(noisy, 5, 0.10, 0.03).steady);
+  // A line needs two points and tolerances cannot be negative.
+  CHECK_THROWS_AS(ssdtwin::snia_steady_state(y, 1), std::invalid_argument);
+  CHECK_THROWS_AS(ssdtwin::first_steady_round(y, 0), std::invalid_argument);
+  CHECK_THROWS_AS(ssdtwin::snia_steady_state(y, 3, -0.1), std::invalid_argument);
 }

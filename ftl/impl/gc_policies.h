@@ -9,5 +9,7 @@ namespace ssdtwin {
 
 std::unique_ptr<GcPolicy> make_greedy_gc();
 std::unique_ptr<GcPolicy> make_fifo_gc();
+std::unique_ptr<GcPolicy> make_cost_benefit_gc();
+std::unique_ptr<GcPolicy> make_random_gc();
 
 }  // namespace ssdtwin

@@ -1,0 +1,52 @@
+// Steady-state detection over measurement rounds, after the SNIA Solid State
+// Storage Performance Test Specification (PTS): a drive is in steady state
+// when, over a window of the most recent rounds, (1) no round strays far from
+// the window's mean and (2) the least-squares line through the rounds hardly
+// moves across the window.
+//
+// This project's methodology: take rounds of equal length (e.g. 5 rounds of
+// 20 s); average IOPS per round; steady state holds when every round is
+// within +/-10% of the mean of the rounds, and the slope of the
+// least-squares line through the rounds, across the window, is within 10% of
+// that mean. (The PTS words the first condition as a range: max - min of the
+// window within 20% of its average. Bounding each round at +/-10% of the mean
+// is at least as strict, since it implies that range. The second condition
+// is the PTS slope-excursion rule: the least-squares line's change across
+// the window within 10% of the average.)
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+namespace ssdtwin {
+
+// "No round" (npos) for first_steady_round and SteadyStateResult::first_round.
+constexpr std::size_t kNoSteadyRound = std::numeric_limits<std::size_t>::max();
+
+struct SteadyStateResult {
+  bool steady = false;
+  double mean = 0;           // mean of the rounds in the window
+  double slope = 0;          // least-squares slope, per round (x = 0, 1, ..., window-1)
+  double max_excursion = 0;  // max |y_i - mean| over the window
+  double line_change = 0;    // slope * (window - 1): the fitted line's change across the window
+  std::size_t first_round = kNoSteadyRound;  // index of the window's first round
+};
+
+// Evaluates the last `window` rounds of `rounds` (per-round averages, e.g.
+// IOPS). Steady when max_excursion <= excursion_tol * mean and
+// |line_change| <= slope_tol * mean. Fewer rounds than `window`, a mean that
+// is not positive, or a non-finite value: not steady (with fewer rounds the
+// statistics stay zero and first_round is kNoSteadyRound).
+// Throws std::invalid_argument when window < 2 (a line needs two points) or
+// a tolerance is negative.
+SteadyStateResult snia_steady_state(const std::vector<double>& rounds, std::size_t window = 5,
+                                    double excursion_tol = 0.10, double slope_tol = 0.10);
+
+// Scans the rounds in order and returns the index r of the first round such
+// that rounds [r - window + 1, r] are steady (by the rule above), or
+// kNoSteadyRound when no window is. Same preconditions as snia_steady_state.
+std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t window = 5,
+                               double excursion_tol = 0.10, double slope_tol = 0.10);
+
+}  // namespace ssdtwin
