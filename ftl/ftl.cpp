@@ -372,10 +372,27 @@ void Ftl::flush_unit(const FlushChoice& c) {
 void Ftl::note_host_activity() {
   last_host_io_ = core_.engine.now();
   core_.host_idle = false;
-  const Tick idle = core_.cfg.slc.fold_idle;
-  if (idle == 0 || !slc_->enabled() || fold_timer_armed_) return;
-  fold_timer_armed_ = true;
-  core_.engine.schedule_at(last_host_io_ + idle, this, kFoldIdle);
+  core_.gc_idle = false;
+  arm_host_idle_watch();
+}
+
+Tick Ftl::next_idle_deadline() const {
+  // The earliest idle threshold not yet reached since the last host IO.
+  Tick next = 0;
+  const Tick fold = core_.cfg.slc.fold_idle;
+  if (slc_->enabled() && fold > 0 && !core_.host_idle) next = last_host_io_ + fold;
+  const Tick gc = core_.cfg.gc_background_idle;
+  if (gc > 0 && !core_.gc_idle && (next == 0 || last_host_io_ + gc < next))
+    next = last_host_io_ + gc;
+  return next;
+}
+
+void Ftl::arm_host_idle_watch() {
+  if (idle_watch_armed_) return;
+  const Tick next = next_idle_deadline();
+  if (next == 0) return;
+  idle_watch_armed_ = true;
+  core_.engine.schedule_at(next, this, kHostIdle);
 }
 
 void Ftl::note_free(std::uint32_t die) {
@@ -389,18 +406,25 @@ void Ftl::arm_idle_flush() {
 }
 
 void Ftl::on_event(std::uint32_t kind, std::uint64_t) {
-  if (kind == kFoldIdle) {
-    fold_timer_armed_ = false;
-    const Tick idle = core_.cfg.slc.fold_idle;
-    if (core_.engine.now() - last_host_io_ >= idle) {
-      // The host has gone quiet: fold the cache in the background.
-      core_.host_idle = true;
+  if (kind == kHostIdle) {
+    idle_watch_armed_ = false;
+    const Tick idle = core_.engine.now() - last_host_io_;
+    bool changed = false;
+    const Tick fold = core_.cfg.slc.fold_idle;
+    if (slc_->enabled() && fold > 0 && !core_.host_idle && idle >= fold) {
+      core_.host_idle = true;  // fold the SLC cache in the background
+      changed = true;
+    }
+    const Tick gc = core_.cfg.gc_background_idle;
+    if (gc > 0 && !core_.gc_idle && idle >= gc) {
+      core_.gc_idle = true;  // collect up to the background target
+      changed = true;
+    }
+    if (changed) {
       flush_need_ = 0;
       for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
-    } else {
-      fold_timer_armed_ = true;
-      core_.engine.schedule_at(last_host_io_ + idle, this, kFoldIdle);
     }
+    arm_host_idle_watch();
     return;
   }
   if (kind != kIdleFlush) return;

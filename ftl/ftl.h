@@ -77,6 +77,7 @@ struct FtlCore {
   std::uint64_t mapped_pages = 0;   // logical pages holding data (not unmapped)
   std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
   bool host_idle = false;           // no host IO for the SLC cache's fold idle time
+  bool gc_idle = false;             // no host IO for the background-GC idle time
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
 
   bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
@@ -149,7 +150,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush, kFoldIdle };
+  enum Kind : std::uint32_t { kIdleFlush, kHostIdle };
   struct FlushChoice {
     std::uint32_t die;
     HostTarget target;
@@ -160,6 +161,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
   void note_host_activity();
+  Tick next_idle_deadline() const;
+  void arm_host_idle_watch();
   void note_free(std::uint32_t die);
   // Reads of pages whose mapping is at hand.
   ReadPlan plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count);
@@ -193,7 +196,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   Tick last_write_ = 0;
   Tick last_host_io_ = 0;
   bool idle_timer_armed_ = false;
-  bool fold_timer_armed_ = false;
+  bool idle_watch_armed_ = false;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
   // Map-cache loads in flight: per segment, its state and waiting reads.
   static constexpr std::uint8_t kLoading = 1, kDirtyOnArrival = 2;

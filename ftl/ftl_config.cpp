@@ -72,6 +72,10 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  const ConfigNode bg = gc.child("background");
+  c.gc_background_idle = bg.get_time("idle_after", 0);
+  c.gc_background_free_blocks = static_cast<std::uint32_t>(
+      bg.get_int("free_blocks", 2 * std::int64_t{c.gc_trigger_free_blocks}, 0, 1 << 20));
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks

@@ -39,6 +39,10 @@ struct FtlConfig {
   std::uint32_t gc_trigger_free_blocks = 8;  // per die
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
   std::uint32_t gc_reads_in_flight = 4;      // per die
+  // Background GC: after this much host idle time (0: never), collect until
+  // each die has gc_background_free_blocks erased blocks.
+  Tick gc_background_idle = 0;
+  std::uint32_t gc_background_free_blocks = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
   MapCacheConfig map;

@@ -2,6 +2,8 @@
 
 #include "ftl/slc_cache.h"
 
+#include <algorithm>
+
 namespace ssdtwin {
 
 GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
@@ -15,7 +17,11 @@ void GarbageCollector::check(std::uint32_t die) {
   if (g.victim == kNoBlock) {
     // GC first: running out of erased blocks stalls host writes.
     std::uint32_t v = kNoBlock;
-    if (core_.blocks.free_blocks(die) < core_.cfg.gc_trigger_free_blocks)
+    // In host idle time, background GC works towards a higher free target.
+    const std::uint32_t target =
+        core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
+                      : core_.cfg.gc_trigger_free_blocks;
+    if (core_.blocks.free_blocks(die) < target)
       v = policy_->select_victim(core_.blocks, die, core_.rng);
     g.fold = false;
     if (v == kNoBlock && slc_.needs_fold(die)) {

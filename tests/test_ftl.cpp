@@ -812,3 +812,33 @@ TEST_CASE("maps and valid counts agree after a mixed run with random GC",
           "[ftl][gc][invariants]") {
   check_map_invariants_with_policy("random");
 }
+
+// ---- Background GC in host idle time.
+
+TEST_CASE("background GC in idle time collects up to its free-block target", "[ftl][gc][background]") {
+  const char* workload = R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 60%, idle_after: 3s}
+)";
+  auto min_free = [](const Drive& d) {
+    std::uint32_t m = UINT32_MAX;
+    for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
+      m = std::min(m, d.ftl.blocks().free_blocks(die));
+    return m;
+  };
+  // Without background GC, idle time leaves the dies near the trigger.
+  auto plain = make_drive("configs/drives/test_tlc_1gb.yaml");
+  run_quiet(*plain.drive, make_workload(workload, plain.drive->user_bytes()));
+  CHECK(min_free(*plain.drive) <= plain.drive->ftl_cfg.gc_trigger_free_blocks);
+
+  auto bg = make_drive("configs/drives/test_tlc_1gb.yaml",
+                       {"drive.ftl.gc.background={idle_after: 50ms, free_blocks: 10}"});
+  const auto r = run_quiet(*bg.drive, make_workload(workload, bg.drive->user_bytes()));
+  CHECK(bg.drive->ftl_cfg.gc_background_free_blocks == 10);
+  CHECK(min_free(*bg.drive) >= 10);
+  // The collection happened in the idle time after the writes.
+  const PhaseReport& over = r.phases[1];
+  CHECK(over.ftl_after.gc_victims > plain.drive->ftl.stats().gc_victims);
+}

@@ -9,4 +9,4 @@ tools/build.sh build
 out=results/sn500_whole_drive_fill
 build/ssdtwin run --drive configs/drives/wd_sn500_250gb.yaml \
   --workload configs/workloads/whole_drive_fill.yaml --out "$out"
-echo "results: $out/summary.json, $out/timeseries_by_bytes.csv, $out/timeseries_by_bytes.png"
+echo "results: $out/fill.png (chart), $out/fill.csv, $out/summary.json (fill: SLC cache GB, last-16 GB and overall MB/s)"
