@@ -56,6 +56,43 @@ std::vector<double> by_bytes_mb_per_s(const ByteStepSeries& s) {
   return r;
 }
 
+// Per-interval IOPS of a phase (all ops), full intervals only: the phase's
+// last, partial interval is a drain, not a measurement.
+std::vector<double> interval_iops(const PhaseReport& p) {
+  const IntervalSeries& s = *p.result.series;
+  const double secs = to_seconds(s.interval());
+  std::vector<double> iops;
+  for (std::size_t i = 0; i < s.bins().size(); ++i) {
+    if (s.start() + s.interval() * (i + 1) > p.result.end) break;
+    const auto& b = s.bins()[i];
+    iops.push_back(static_cast<double>(b.ios[0] + b.ios[1] + b.ios[2]) / secs);
+  }
+  return iops;
+}
+
+struct ConsistencyScore {
+  double window_s = 0;
+  double average = 0;
+  double stddev = 0;
+};
+
+// AnandTech's consistency score: average IOPS over the last part of the run
+// and that average divided by the standard deviation (higher is steadier).
+ConsistencyScore consistency_score(const PhaseReport& p) {
+  const std::vector<double> iops = interval_iops(p);
+  const double secs = to_seconds(p.result.series->interval());
+  const auto n = std::min(iops.size(), static_cast<std::size_t>(to_seconds(p.spec->score_last) / secs + 0.5));
+  ConsistencyScore c;
+  if (n == 0) return c;
+  c.window_s = static_cast<double>(n) * secs;
+  for (std::size_t i = iops.size() - n; i < iops.size(); ++i) c.average += iops[i];
+  c.average /= static_cast<double>(n);
+  for (std::size_t i = iops.size() - n; i < iops.size(); ++i)
+    c.stddev += (iops[i] - c.average) * (iops[i] - c.average);
+  c.stddev = std::sqrt(c.stddev / static_cast<double>(n));
+  return c;
+}
+
 FillCurveMetrics fill_metrics(const PhaseReport& p) {
   const ByteStepSeries& s = *p.result.by_bytes;
   return analyze_fill_curve(by_bytes_mb_per_s(s), static_cast<double>(s.step()) / 1e9);
@@ -134,6 +171,15 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   slc["cache_hit_share"] = host_slc + host_native > 0 ? host_slc / (host_slc + host_native) : 0.0;
   slc["occupancy_gb_at_end"] = p.slc_bytes_at_end / 1e9;
   j["slc_cache"] = slc;
+  if (s.report == PhaseReportKind::kConsistency) {
+    const ConsistencyScore c = consistency_score(p);
+    Json k;
+    k["score_window_s"] = c.window_s;
+    k["average_iops"] = c.average;
+    k["stddev_iops"] = c.stddev;
+    k["average_over_stddev"] = c.stddev > 0 ? Json(c.average / c.stddev) : Json(nullptr);
+    j["consistency"] = k;
+  }
   if (s.report == PhaseReportKind::kFillCurve) {
     const FillCurveMetrics m = fill_metrics(p);
     Json f;
@@ -285,6 +331,30 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     Chart c{title, "GB written", "MB/s", {}, false};
     c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
     draw_chart(c, (dir / "fill.png").string());
+  }
+
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kConsistency) continue;
+    const std::string csv = (dir / "consistency.csv").string();
+    std::ofstream f(csv);
+    f << "second,iops\n";
+    const std::vector<double> iops = interval_iops(p);
+    const double secs = to_seconds(p.result.series->interval());
+    char line[96];
+    for (std::size_t i = 0; i < iops.size(); ++i) {
+      std::snprintf(line, sizeof line, "%g,%.1f\n", secs * static_cast<double>(i + 1), iops[i]);
+      f << line;
+    }
+    f.close();
+    const ConsistencyScore c = consistency_score(p);
+    char title[256];
+    std::snprintf(title, sizeof title,
+                  "Performance consistency: %s (last %.0f s: %.0f IOPS, avg/stddev %.1f)",
+                  drive.name.c_str(), c.window_s, c.average,
+                  c.stddev > 0 ? c.average / c.stddev : 0.0);
+    Chart chart{title, "time (s)", "IOPS", {}, true};
+    chart.series.push_back({csv, 1, 2, "IOPS", ""});
+    draw_chart(chart, (dir / "consistency.png").string());
   }
 
   bool have_ws = false;

@@ -72,9 +72,15 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   p.runtime = n.get_time("runtime", 0);
   p.idle_after = n.get_time("idle_after", 0);
   p.ramp_time = n.get_time("ramp_time", 0);
-  const std::string report = n.get_enum("report", {"none", "fill_curve", "working_set"}, "none");
+  const std::string report =
+      n.get_enum("report", {"none", "fill_curve", "working_set", "consistency"}, "none");
   if (report == "fill_curve") p.report = PhaseReportKind::kFillCurve;
   if (report == "working_set") p.report = PhaseReportKind::kWorkingSet;
+  if (report == "consistency") {
+    p.report = PhaseReportKind::kConsistency;
+    p.score_last = n.get_time("score_last", p.score_last);
+    if (p.score_last == 0) n.fail("score_last", "expected a time above 0");
+  }
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
   return p;

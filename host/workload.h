@@ -27,7 +27,7 @@ enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw
 const char* rw_kind_name(RwKind k);
 
 // Review-style analyses the results writer can run on a phase.
-enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve, kWorkingSet };
+enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve, kWorkingSet, kConsistency };
 
 struct PhaseSpec {
   std::string name;
@@ -47,7 +47,10 @@ struct PhaseSpec {
   // fill_curve: write fill.csv (MB/s per timeseries.per_bytes written), its
   // chart, and the cache size and averages in summary.json. working_set:
   // one row of working_set.csv (span, IOPS, latency, map hit rate).
+  // consistency: consistency.csv (IOPS per interval) and the score over the
+  // last `score_last` of the phase (average IOPS and average / stddev).
   PhaseReportKind report = PhaseReportKind::kNone;
+  Tick score_last = 400'000'000'000;  // consistency score window (AnandTech: last 400 s)
 };
 
 struct WorkloadSpec {

@@ -10,6 +10,9 @@
 #include <map>
 #include <sstream>
 
+#include <cmath>
+#include <nlohmann/json.hpp>
+
 #include "test_support.h"
 
 using namespace ssdtwin;
@@ -326,4 +329,30 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   int rows = 0;
   for (std::string l; std::getline(by, l);) ++rows;
   CHECK(rows == 1 + 3);  // header + one row per 100 MB written
+}
+
+TEST_CASE("the consistency procedure scores the last seconds from its own per-second IOPS",
+          "[e2e][procedures]") {
+  const std::string out = "e2e_consistency_out";
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
+                            source_path("configs/workloads/consistency.yaml") + " --out " + out +
+                            " --set workload.phases.1.runtime=30s --set workload.phases.1.score_last=10s");
+  REQUIRE(e.status == 0);
+  std::ifstream csv(out + "/consistency.csv");
+  std::string line;
+  std::getline(csv, line);
+  CHECK(line == "second,iops");
+  std::vector<double> iops;
+  while (std::getline(csv, line)) iops.push_back(std::stod(line.substr(line.find(',') + 1)));
+  REQUIRE(iops.size() == 30);
+  double mean = 0, var = 0;
+  for (std::size_t i = 20; i < 30; ++i) mean += iops[i] / 10;
+  for (std::size_t i = 20; i < 30; ++i) var += (iops[i] - mean) * (iops[i] - mean) / 10;
+  std::ifstream sf(out + "/summary.json");
+  const auto summary = nlohmann::json::parse(sf);
+  const auto& score = summary["phases"][1]["consistency"];
+  CHECK(score["score_window_s"].get<double>() == 10.0);
+  // The CSV rounds to 0.1 IOPS.
+  CHECK(score["average_iops"].get<double>() == Approx(mean).margin(0.1));
+  CHECK(score["stddev_iops"].get<double>() == Approx(std::sqrt(var)).margin(0.1));
 }
