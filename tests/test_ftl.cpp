@@ -38,6 +38,54 @@ std::uint32_t fill_block(BlockManager& bm, const Geometry& g) {
   return block;
 }
 
+// Runs writes, overwrites, trims and idle time on the small TLC drive with
+// GC policy `policy`, then checks that the forward and reverse maps and the
+// per-block valid counts agree.
+void check_map_invariants_with_policy(const std::string& policy) {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.gc.policy=" + policy,
+                       "drive.ftl.map_cache={location: sram, size: 32KiB}"});
+  Drive& d = *t.drive;
+  const auto w = make_workload(R"(
+workload:
+  seed: 3
+  phases:
+    - {name: fill, rw: write, bs: 64KiB, iodepth: 16, io_size: 100%}
+    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 120%}
+    - {name: trim, rw: trim, bs: 256KiB, iodepth: 2, offset: 40%, size: 20%, io_size: 100%}
+    - {name: over2, rw: randwrite, bs: 12KiB, iodepth: 8, io_size: 30%, idle_after: 10ms}
+)",
+                               d.user_bytes());
+  const RunReport report = run_quiet(d, w);
+  REQUIRE(report.phases.size() == 4);
+  REQUIRE(d.ftl.stats().gc_victims > 0);
+  const MappingTable& map = d.ftl.map();
+  const Layout& layout = d.ftl.blocks().layout();
+  std::uint64_t on_flash = 0;
+  for (Lpn l = 0; l < map.logical_pages(); ++l) {
+    const std::uint32_t m = map.lookup(l);
+    if (!is_flash(m)) continue;
+    ++on_flash;
+    if (map.owner(m) != l) FAIL("page " << l << " maps to a slot owned by " << map.owner(m));
+  }
+  std::uint64_t valid_total = 0;
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
+    for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
+      const Ppa first = layout.first_slot(layout.die_block(die, b), 0);
+      std::uint32_t valid = 0;
+      for (std::uint32_t s = 0; s < layout.slots_per_block(); ++s) valid += map.valid(first + s);
+      const BlockInfo& info = d.ftl.blocks().info(die, b);
+      if (info.valid != valid)
+        FAIL("die " << die << " block " << b << ": count " << info.valid << " actual " << valid);
+      if (info.state == BlockState::kFree) CHECK(valid == 0);
+      valid_total += valid;
+    }
+  }
+  for (std::uint32_t tp = 0; tp < map.tpages(); ++tp)
+    on_flash += is_flash(map.location(kMapOwner | tp)) ? 1 : 0;
+  CHECK(valid_total == on_flash);
+}
+
 }  // namespace
 
 TEST_CASE("a slot is valid exactly while the mapping points at it", "[ftl][mapping]") {
@@ -194,49 +242,10 @@ TEST_CASE("GC policies are listed and chosen by name", "[ftl][gc]") {
   CHECK_THROWS(make_gc_policy("no-such-policy"));
 }
 
-TEST_CASE("valid counts, forward and reverse maps agree after writes, trims and GC",
+TEST_CASE("valid counts and both maps agree after writes and trims and GC",
           "[ftl][invariants]") {
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                      {"drive.ftl.gc.policy=fifo", "drive.ftl.map_cache={location: sram, size: 32KiB}"});
-  Drive& d = *t.drive;
-  const auto w = make_workload(R"(
-workload:
-  seed: 3
-  phases:
-    - {name: fill, rw: write, bs: 64KiB, iodepth: 16, io_size: 100%}
-    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 120%}
-    - {name: trim, rw: trim, bs: 256KiB, iodepth: 2, offset: 40%, size: 20%, io_size: 100%}
-    - {name: over2, rw: randwrite, bs: 12KiB, iodepth: 8, io_size: 30%, idle_after: 10ms}
-)",
-                               d.user_bytes());
-  run_quiet(d, w);
-  REQUIRE(d.ftl.stats().gc_victims > 0);
-  const MappingTable& map = d.ftl.map();
-  const Layout& layout = d.ftl.blocks().layout();
-  // Every mapped page's slot names it back.
-  std::uint64_t on_flash = 0;
-  for (Lpn l = 0; l < map.logical_pages(); ++l) {
-    const std::uint32_t m = map.lookup(l);
-    if (!is_flash(m)) continue;
-    ++on_flash;
-    if (map.owner(m) != l) FAIL("page " << l << " maps to a slot owned by " << map.owner(m));
-  }
-  // Each block's valid count equals the slots that are valid in it.
-  std::uint64_t valid_total = 0;
-  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
-    for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
-      const Ppa first = layout.first_slot(layout.die_block(die, b), 0);
-      std::uint32_t valid = 0;
-      for (std::uint32_t s = 0; s < layout.slots_per_block(); ++s) valid += map.valid(first + s);
-      const BlockInfo& info = d.ftl.blocks().info(die, b);
-      if (info.valid != valid) FAIL("die " << die << " block " << b << ": count " << info.valid << ", actual " << valid);
-      if (info.state == BlockState::kFree) CHECK(valid == 0);
-      valid_total += valid;
-    }
-  }
-  for (std::uint32_t tp = 0; tp < map.tpages(); ++tp)
-    on_flash += is_flash(map.location(kMapOwner | tp)) ? 1 : 0;
-  CHECK(valid_total == on_flash);
+  check_map_invariants_with_policy("fifo");
+  check_map_invariants_with_policy("greedy");
 }
 
 TEST_CASE("writes wait for write-buffer space and all complete", "[ftl][controller]") {
@@ -632,53 +641,6 @@ double cost_benefit_score(std::uint32_t valid, std::uint64_t capacity, std::uint
   return (1 - u) * age / (1 + u);
 }
 
-// Runs writes, overwrites, trims and idle time on the small TLC drive with
-// GC policy `policy`, then checks that the forward and reverse maps and the
-// per-block valid counts agree (as the FIFO invariant test above does).
-void check_map_invariants_with_policy(const std::string& policy) {
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                      {"drive.ftl.gc.policy=" + policy,
-                       "drive.ftl.map_cache={location: sram, size: 32KiB}"});
-  Drive& d = *t.drive;
-  const auto w = make_workload(R"(
-workload:
-  seed: 3
-  phases:
-    - {name: fill, rw: write, bs: 64KiB, iodepth: 16, io_size: 100%}
-    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 120%}
-    - {name: trim, rw: trim, bs: 256KiB, iodepth: 2, offset: 40%, size: 20%, io_size: 100%}
-    - {name: over2, rw: randwrite, bs: 12KiB, iodepth: 8, io_size: 30%, idle_after: 10ms}
-)",
-                               d.user_bytes());
-  const RunReport report = run_quiet(d, w);
-  REQUIRE(report.phases.size() == 4);
-  REQUIRE(d.ftl.stats().gc_victims > 0);
-  const MappingTable& map = d.ftl.map();
-  const Layout& layout = d.ftl.blocks().layout();
-  std::uint64_t on_flash = 0;
-  for (Lpn l = 0; l < map.logical_pages(); ++l) {
-    const std::uint32_t m = map.lookup(l);
-    if (!is_flash(m)) continue;
-    ++on_flash;
-    if (map.owner(m) != l) FAIL("page " << l << " maps to a slot owned by " << map.owner(m));
-  }
-  std::uint64_t valid_total = 0;
-  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
-    for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
-      const Ppa first = layout.first_slot(layout.die_block(die, b), 0);
-      std::uint32_t valid = 0;
-      for (std::uint32_t s = 0; s < layout.slots_per_block(); ++s) valid += map.valid(first + s);
-      const BlockInfo& info = d.ftl.blocks().info(die, b);
-      if (info.valid != valid)
-        FAIL("die " << die << " block " << b << ": count " << info.valid << " actual " << valid);
-      if (info.state == BlockState::kFree) CHECK(valid == 0);
-      valid_total += valid;
-    }
-  }
-  for (std::uint32_t tp = 0; tp < map.tpages(); ++tp)
-    on_flash += is_flash(map.location(kMapOwner | tp)) ? 1 : 0;
-  CHECK(valid_total == on_flash);
-}
 
 }  // namespace
 
