@@ -93,10 +93,11 @@ void Ftl::map_update(Lpn lpn) {
   map_load(seg, true);
 }
 
-FlashTxn* Ftl::map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint64_t owner) {
+FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
+                        std::uint64_t owner) {
   FlashTxn* t = core_.txns.get();
   t->op = TxnOp::kRead;
-  t->source = TxnSource::kMapping;
+  t->source = source;
   t->die = core_.layout.die_of(where);
   t->block = core_.layout.block_of(where);
   const BlockInfo& b = core_.blocks.info(t->die, t->block);
@@ -104,7 +105,7 @@ FlashTxn* Ftl::map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint6
   t->page = core_.layout.page_of(where);
   t->bytes = bytes;
   t->owner = owner;
-  t->aux = b.erase_count;
+  t->aux = b.erase_count;  // lets verification catch a read that lost a race with an erase
   return t;
 }
 
@@ -123,7 +124,7 @@ bool Ftl::map_load(std::uint32_t seg, bool dirty) {
   }
   seg_state_[seg] = static_cast<std::uint8_t>(kLoading | (dirty ? kDirtyOnArrival : 0));
   ++core_.stats.map_reads;
-  core_.nand.submit(map_read_txn(where, core_.cfg.map.segment_bytes, seg));
+  core_.nand.submit(read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg));
   return false;
 }
 
@@ -158,7 +159,8 @@ void Ftl::map_writeback(std::uint32_t tpage) {
   if (mc.segments_per_tpage() > 1 && is_flash(where) && core_.programmed(where) &&
       !mc.tpage_fully_resident(tpage)) {
     ++core_.stats.map_merge_reads;
-    core_.nand.submit(map_read_txn(where, MapCacheConfig::kTpageBytes, kMergeRead | tpage));
+    core_.nand.submit(read_txn(TxnSource::kMapping, where, MapCacheConfig::kTpageBytes,
+                                     kMergeRead | tpage));
     return;
   }
   push_tpage(tpage);
@@ -260,17 +262,7 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
       continue;
     }
     if (cur) core_.nand.submit(cur);
-    cur = core_.txns.get();
-    cur->op = TxnOp::kRead;
-    cur->source = TxnSource::kHostRead;
-    cur->die = core_.layout.die_of(m);
-    cur->block = core_.layout.block_of(m);
-    const BlockInfo& b = core_.blocks.info(cur->die, cur->block);
-    cur->mode = b.mode;
-    cur->page = page;
-    cur->bytes = kSectorBytes;
-    cur->owner = cmd;
-    cur->aux = b.erase_count;  // lets verification catch a read that lost a race with an erase
+    cur = read_txn(TxnSource::kHostRead, m, kSectorBytes, cmd);
     cur_block = db;
     cur_page = page;
     ++plan.flash_txns;

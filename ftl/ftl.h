@@ -176,7 +176,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   void push_tpage(std::uint32_t tpage);
   void drain_writebacks();
   void verify_not_erased(const FlashTxn& t);
-  FlashTxn* map_read_txn(std::uint32_t where, std::uint32_t bytes, std::uint64_t owner);
+  // A read of `bytes` from the die-page holding flash slot `where`.
+  FlashTxn* read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
+                     std::uint64_t owner);
 
   struct DeferredRead {
     std::uint64_t cmd;

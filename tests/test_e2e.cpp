@@ -107,11 +107,7 @@ workload:
                                d.user_bytes());
   const auto r = run_quiet(d, w);
   const PhaseReport& p = phase(r, "randread");
-  const Tick expected = d.hif_cfg.submission_latency + d.ctrl_cfg.command_time +
-                        d.ctrl_cfg.page_time + d.ftl_cfg.map.access_time + d.timing.t_cmd + 57_us +
-                        d.timing.bus_time(kSectorBytes) + d.ctrl_cfg.ecc_decode +
-                        HostLink(d.hif_cfg.link).duration(kSectorBytes) +
-                        d.hif_cfg.completion_latency;
+  const Tick expected = qd1_read_latency(d, 57_us);
   const double mean = p.result.latency[static_cast<int>(IoOp::kRead)].mean();
   CHECK(p.result.ios[static_cast<int>(IoOp::kRead)] == 2000);
   CHECK(mean == Approx(static_cast<double>(expected)).epsilon(0.05));

@@ -413,12 +413,7 @@ workload:
 )",
                                d.user_bytes());
   const auto r = run_quiet(d, w);
-  const Tick expected = d.hif_cfg.submission_latency + d.ctrl_cfg.command_time +
-                        d.ftl_cfg.map.access_time + d.timing.t_cmd +
-                        d.timing.of(CellMode::kSlc).read_time(0) +
-                        d.timing.bus_time(kSectorBytes) + d.ctrl_cfg.ecc_decode +
-                        HostLink(d.hif_cfg.link).duration(kSectorBytes) +
-                        d.hif_cfg.completion_latency;
+  const Tick expected = qd1_read_latency(d, d.timing.of(CellMode::kSlc).read_time(0));
   const auto& lat = r.phases[1].result.latency[static_cast<int>(IoOp::kRead)];
   CHECK(lat.mean() == Approx(static_cast<double>(expected)).epsilon(0.05));
 }

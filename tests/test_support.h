@@ -46,4 +46,14 @@ inline RunReport run_quiet(Drive& d, const WorkloadSpec& w) {
 
 inline double seconds_of(const PhaseReport& p) { return to_seconds(p.result.end - p.result.start); }
 
+// Latency of one 4 KiB read at QD1 with array read time `tR`, as the sum of
+// its parts: protocol, firmware, map lookup, command cycles, tR, the NAND
+// bus, ECC decode and the host link.
+inline Tick qd1_read_latency(const Drive& d, Tick tR) {
+  return d.hif_cfg.submission_latency + d.ctrl_cfg.command_time + d.ctrl_cfg.page_time +
+         d.ftl_cfg.map.access_time + d.timing.t_cmd + tR + d.timing.bus_time(kSectorBytes) +
+         d.ctrl_cfg.ecc_decode + HostLink(d.hif_cfg.link).duration(kSectorBytes) +
+         d.hif_cfg.completion_latency;
+}
+
 }  // namespace ssdtwin::test
