@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "app/report_procedures.h"
 #include "sim/chart.h"
 #include "sim/fill_curve.h"
 
@@ -54,20 +55,6 @@ std::vector<double> by_bytes_mb_per_s(const ByteStepSeries& s) {
   std::vector<double> r(s.segments());
   for (std::size_t k = 0; k < r.size(); ++k) r[k] = s.rate(k) / 1e6;
   return r;
-}
-
-// Per-interval IOPS of a phase (all ops), full intervals only: the phase's
-// last, partial interval is a drain, not a measurement.
-std::vector<double> interval_iops(const PhaseReport& p) {
-  const IntervalSeries& s = *p.result.series;
-  const double secs = to_seconds(s.interval());
-  std::vector<double> iops;
-  for (std::size_t i = 0; i < s.bins().size(); ++i) {
-    if (s.start() + s.interval() * (i + 1) > p.result.end) break;
-    const auto& b = s.bins()[i];
-    iops.push_back(static_cast<double>(b.ios[0] + b.ios[1] + b.ios[2]) / secs);
-  }
-  return iops;
 }
 
 struct ConsistencyScore {
@@ -121,7 +108,18 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   const std::uint64_t page_programs = delta_sum(a.page_programs, b.page_programs);
   const double nand_written = static_cast<double>(page_programs) * drive.geo.page_size;
   const double host_written = static_cast<double>(r.bytes[static_cast<int>(IoOp::kWrite)]);
-  j["write_amplification"] = host_written > 0 ? Json(nand_written / host_written) : Json(nullptr);
+  const FtlStats& fa = p.ftl_after;
+  const FtlStats& fb = p.ftl_before;
+  j["fast"] = s.fast;
+  if (s.fast) {
+    // No NAND operations ran: count the flash writes the FTL placed.
+    const double host_pages = static_cast<double>(fa.host_write_slots - fb.host_write_slots);
+    const double placed = host_pages + static_cast<double>(fa.gc_moved_slots - fb.gc_moved_slots) +
+                          static_cast<double>(fa.flush_padding_slots - fb.flush_padding_slots);
+    j["write_amplification"] = host_pages > 0 ? Json(placed / host_pages) : Json(nullptr);
+  } else {
+    j["write_amplification"] = host_written > 0 ? Json(nand_written / host_written) : Json(nullptr);
+  }
   Json nand;
   nand["read_ops"] = delta_sum(a.reads, b.reads);
   nand["page_reads"] = delta_sum(a.page_reads, b.page_reads);
@@ -133,10 +131,10 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   nand["die_utilization"] = die_time > 0 ? to_seconds(a.die_busy - b.die_busy) / die_time : 0.0;
   j["nand"] = nand;
 
-  const FtlStats& fa = p.ftl_after;
-  const FtlStats& fb = p.ftl_before;
   Json ftl;
   ftl["gc_invocations"] = fa.gc_victims - fb.gc_victims;
+  ftl["wear_leveling_invocations"] = fa.wl_victims - fb.wl_victims;
+  ftl["rain_parity_units"] = fa.rain_parity_units - fb.rain_parity_units;
   ftl["gc_moved_pages"] = fa.gc_moved_slots - fb.gc_moved_slots;
   ftl["gc_erases"] = fa.gc_erases - fb.gc_erases;
   ftl["gc_padding_pages"] = fa.gc_padding_slots - fb.gc_padding_slots;
@@ -191,6 +189,7 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
     f["overall_mb_per_s"] = m.overall_mb_per_s;
     j["fill"] = f;
   }
+  add_procedure_phase_json(p, j);
   j["wear"] = Json{{"min", p.wear.min},
                    {"mean", p.wear.mean},
                    {"max", p.wear.max},
@@ -251,6 +250,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   // The review procedure's figures, at the top level for quick reading.
   for (std::size_t i = 0; i < report.phases.size(); ++i)
     if (phases[i].contains("fill")) j["fill"] = phases[i]["fill"];
+  add_procedure_summary_json(report, j);
   Json cfg;
   cfg["drive"] = Json::parse(meta.drive_resolved_json);
   cfg["workload"] = Json::parse(meta.workload_resolved_json);
@@ -384,6 +384,8 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     c.series.push_back({csv, 1, 2, "IOPS", ""});
     draw_chart(c, (dir / "working_set.png").string());
   }
+
+  write_procedure_results(dir, drive, workload, report);
 
   Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,
              "simulated time (s)", "MB/s", {}, false};

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "host/io_pattern.h"
 #include "sim/progress.h"
 
 namespace ssdtwin {
@@ -17,6 +18,68 @@ class SlcGauge final : public Gauge {
  private:
   const Ftl& ftl_;
 };
+
+// Fast preconditioning: the phase's writes and trims go to the FTL's state
+// with no NAND timing, once the drive has finished what it was doing.
+void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
+                    Progress& progress, PhaseReport& pr) {
+  while (!drive.ftl.quiescent())
+    if (!drive.engine.step())
+      throw std::runtime_error("phase '" + spec.name +
+                               "': the drive did not settle before fast preconditioning");
+  pr.nand_before = drive.nand.stats();
+  pr.ftl_before = drive.ftl.stats();
+  IoPattern pattern(spec, rng);
+  std::uint64_t ios = 0, bytes = 0;
+  auto more = [&] {
+    return (spec.io_bytes == 0 || bytes < spec.io_bytes) && (spec.ios == 0 || ios < spec.ios);
+  };
+  while (more()) {
+    const IoPattern::Io io = pattern.next();
+    const Lpn first = static_cast<Lpn>(io.offset / kSectorBytes);
+    for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
+      if (io.op == IoOp::kTrim) drive.ftl.fast_trim(first + i);
+      else drive.ftl.fast_write(first + i);
+    }
+    ++ios;
+    bytes += io.bytes;
+    if ((ios & 0xFFFF) == 0) {
+      const double done = spec.io_bytes ? static_cast<double>(bytes) / static_cast<double>(spec.io_bytes)
+                                        : static_cast<double>(ios) / static_cast<double>(spec.ios);
+      progress.update(spec.name + " (fast)", drive.engine.now(), done);
+    }
+  }
+  drive.ftl.end_fast();
+  const int op = static_cast<int>(spec.rw == RwKind::kTrim ? IoOp::kTrim : IoOp::kWrite);
+  pr.result.ios[op] = ios;
+  pr.result.bytes[op] = bytes;
+  // No time passed: empty series, so the results writer treats it as any phase.
+  const Tick now = drive.engine.now();
+  pr.result.start = pr.result.end = now;
+  pr.result.series = std::make_unique<IntervalSeries>(now, workload.interval);
+  pr.result.by_bytes = std::make_unique<ByteStepSeries>(now, workload.per_bytes);
+}
+
+void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
+                     Progress& progress, const Gauge* gauge, PhaseReport& pr) {
+  IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
+                  pr.result, gauge);
+  gen.start();
+  std::uint32_t tick = 0;
+  bool ramped = spec.ramp_time == 0;
+  while (!gen.finished()) {
+    if (!ramped && gen.measuring()) {
+      // Counters of the drive count from the end of the ramp, like the host's.
+      ramped = true;
+      pr.nand_before = drive.nand.stats();
+      pr.ftl_before = drive.ftl.stats();
+    }
+    if (!drive.engine.step())
+      throw std::runtime_error("simulation stalled in phase '" + spec.name +
+                               "': commands outstanding but no event pending");
+    if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
+  }
+}
 
 }  // namespace
 
@@ -37,23 +100,8 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const std::uint64_t waits_before = drive.controller.buffer_waits();
     const double wall_before = progress.wall_seconds();
 
-    IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
-                    pr.result, &slc_gauge);
-    gen.start();
-    std::uint32_t tick = 0;
-    bool ramped = spec.ramp_time == 0;
-    while (!gen.finished()) {
-      if (!ramped && gen.measuring()) {
-        // Counters of the drive count from the end of the ramp, like the host's.
-        ramped = true;
-        pr.nand_before = drive.nand.stats();
-        pr.ftl_before = drive.ftl.stats();
-      }
-      if (!drive.engine.step())
-        throw std::runtime_error("simulation stalled in phase '" + spec.name +
-                                 "': commands outstanding but no event pending");
-      if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
-    }
+    if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
+    else run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge, pr);
     if (spec.idle_after > 0) drive.engine.advance_to(drive.engine.now() + spec.idle_after);
 
     pr.nand_after = drive.nand.stats();

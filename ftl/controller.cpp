@@ -27,7 +27,10 @@ void Controller::submit(std::uint32_t id) {
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   const Tick start = std::max(engine_.now(), *core);
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  const Tick work = cfg_.command_time + cfg_.page_time * pages +
+  // A deallocation marks whole map segments: its cost follows the
+  // segments it touches (map_access_time), not its pages.
+  const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;
+  const Tick work = cfg_.command_time + per_page +
                     ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   *core = start + work;
   engine_.schedule_at(*core, this, kProcessed, id);
@@ -63,7 +66,7 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       }
       break;
     case IoOp::kTrim:
-      for (std::uint32_t i = 0; i < pages; ++i) ftl_.trim(first + i);
+      ftl_.trim(first, pages);
       host_->complete(id, engine_.now());
       break;
   }

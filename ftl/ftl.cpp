@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ftl/fast_writer.h"
 #include "ftl/garbage_collector.h"
 #include "ftl/slc_cache.h"
 
@@ -20,7 +21,33 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       map_cache(c.map, c.user_bytes / kSectorBytes),
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
-      unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0) {}
+      unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
+      host_programs(geo.dies(), 0), gc_credit(geo.dies(), 0.0),
+      rain_units(std::size_t{geo.dies()} * kStreams, 0) {}
+
+FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
+  FlashTxn* t = txns.get();
+  t->op = TxnOp::kProgram;
+  t->source = source;
+  t->mode = mode;
+  t->die = u.die;
+  t->block = u.block;
+  t->page = u.page;
+  t->pages = u.pages;
+  t->bytes = u.slots * kSectorBytes;  // padding crosses the bus too
+  return t;
+}
+
+std::optional<ProgramUnit> FtlCore::take_parity_unit(std::uint32_t die, Stream stream,
+                                                     std::uint32_t ppp, CellMode mode,
+                                                     PoolKind pool) {
+  auto unit = blocks.allocate_unit(die, stream, ppp, mode, pool);
+  if (!unit) return unit;
+  rain_units[die * kStreams + static_cast<std::size_t>(stream)] = 0;
+  for (std::uint32_t k = 0; k < unit->slots; ++k) map.clear_owner(unit->first + k);
+  ++stats.rain_parity_units;
+  return unit;
+}
 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify)
     : core_(engine, nand, cfg, verify),
@@ -59,18 +86,53 @@ void Ftl::push_owner(Owner owner, std::uint32_t version) {
   core_.map.set_location(owner, buffer_.push(owner, version));
 }
 
-void Ftl::trim(Lpn lpn) {
+bool Ftl::unmap(Lpn lpn) {
   ++core_.stats.trim_slots;
   const std::uint32_t old = core_.map.lookup(lpn);
   if (is_flash(old)) core_.invalidate(old);
   else if (is_buffered(old)) buffer_.mark_stale();
-  if (old != kUnmapped) {
-    --core_.mapped_pages;
-    map_update(lpn);
-  }
-  flush_need_ = 0;  // a larger dynamic SLC budget may open the cache again
+  if (old != kUnmapped) --core_.mapped_pages;
   core_.map.set(lpn, kUnmapped);
   if (core_.verifier.enabled()) core_.verifier.on_trim(lpn);
+  return old != kUnmapped;
+}
+
+void Ftl::trim(Lpn first, std::uint32_t count) {
+  note_host_activity();
+  const MapCache& mc = core_.map_cache;
+  bool changed = false;
+  for (Lpn lpn = first; lpn < first + count; ++lpn) {
+    changed |= unmap(lpn);
+    // One update per map segment, once its last page in the range is done.
+    const bool segment_end = lpn + 1 == first + count ||
+                             (!mc.whole_table() && mc.segment_of(lpn + 1) != mc.segment_of(lpn));
+    if (segment_end && changed) {
+      map_update(lpn);
+      changed = false;
+    }
+  }
+  flush_need_ = 0;  // a larger dynamic SLC budget may open the cache again
+}
+
+bool Ftl::quiescent() const {
+  return buffer_.waiting_entries() == 0 && buffer_.used() == 0 && pending_writebacks_.empty() &&
+         !gc_->any_active() && core_.txns.live() == 0;
+}
+
+void Ftl::fast_write(Lpn lpn) {
+  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *gc_);
+  fast_->write(lpn);
+}
+
+void Ftl::fast_trim(Lpn lpn) { unmap(lpn); }
+
+void Ftl::end_fast() {
+  if (fast_) fast_->finish();
+  fast_.reset();
+  flush_need_ = 0;
+  // Dies left short of erased blocks (or with an SLC cache to fold) pick up
+  // where the state-only writes left them.
+  for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
 }
 
 Tick Ftl::map_access_time(Lpn first, std::uint32_t count) const {
@@ -277,7 +339,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   std::uint32_t need = UINT32_MAX;
   for (std::uint32_t i = 0; i < dies; ++i) {
     const std::uint32_t d = (next_die_ + i) % dies;
-    if (core_.nand.queued_programs(d) >= core_.cfg.programs_queued_per_die) continue;
+    if (core_.host_programs[d] >= core_.cfg.programs_queued_per_die) continue;
     const HostTarget target = slc_->host_target(d);
     if (target == HostTarget::kWait) continue;
     std::uint32_t unit = slc_->unit_slots();
@@ -285,6 +347,9 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
       if (!core_.blocks.can_allocate(d, Stream::kHost, core_.pages_per_program)) continue;
       unit = core_.unit_slots;
     }
+    // While GC collects on a die short of erased blocks, the host takes no
+    // more space there than the collection has freed.
+    if (gc_->pacing(d) && core_.gc_credit[d] < unit) continue;
     // A partial unit waits for more data unless this is an idle flush.
     if (buffer_.valid_entries() < unit && !pad) {
       need = std::min(need, unit);
@@ -346,17 +411,19 @@ void Ftl::flush_unit(const FlushChoice& c) {
   core_.stats.flush_padding_slots += unit->slots - taken;
   (slc ? core_.stats.host_slc_slots : core_.stats.host_native_slots) += taken;
 
-  FlashTxn* t = core_.txns.get();
-  t->op = TxnOp::kProgram;
-  t->source = TxnSource::kHostWrite;
-  t->mode = mode;
-  t->die = c.die;
-  t->block = unit->block;
-  t->page = unit->page;
-  t->pages = unit->pages;
-  t->bytes = unit->slots * kSectorBytes;  // padding crosses the bus too
-  t->aux = taken;                         // buffer slots to release when programmed
+  FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
+  t->aux = taken;  // buffer slots to release when programmed
   core_.nand.submit(t);
+  ++core_.host_programs[c.die];
+  if (gc_->pacing(c.die)) core_.gc_credit[c.die] -= unit->slots;
+  const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
+  if (core_.rain_due(c.die, stream)) {
+    const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
+    if (const auto parity = core_.take_parity_unit(c.die, stream, ppp, mode, pool)) {
+      core_.nand.submit(core_.program_txn(*parity, TxnSource::kHostWrite, mode));
+      ++core_.host_programs[c.die];
+    }
+  }
   note_free(c.die);
   gc_->check(c.die);
 }
@@ -456,6 +523,7 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     }
     case TxnSource::kHostWrite: {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
+      --core_.host_programs[t->die];
       buffer_.release(static_cast<std::uint32_t>(t->aux));
       const std::uint32_t die = t->die;
       core_.txns.put(t);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ftl/address.h"
@@ -26,6 +27,7 @@
 
 namespace ssdtwin {
 
+class FastWriter;
 class GarbageCollector;
 class SlcCache;
 enum class HostTarget : std::uint8_t;
@@ -79,6 +81,30 @@ struct FtlCore {
   bool host_idle = false;           // no host IO for the SLC cache's fold idle time
   bool gc_idle = false;             // no host IO for the background-GC idle time
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
+  // Host programs submitted and not yet finished, per die.
+  std::vector<std::uint32_t> host_programs;
+  // Foreground GC pacing, per die: 4 KiB slots the host may program while
+  // a GC victim is being collected, earned as the collection frees space.
+  std::vector<double> gc_credit;
+  // RAIN: data units programmed per (die, stream) since the last parity unit.
+  std::vector<std::uint16_t> rain_units;
+
+  // Counts a data program unit of `stream` on `die`; true when a parity unit
+  // is due there (RAIN enabled and a stripe's data units are complete).
+  bool rain_due(std::uint32_t die, Stream stream) {
+    if (cfg.rain_stripe == 0) return false;
+    std::uint16_t& n = rain_units[die * kStreams + static_cast<std::size_t>(stream)];
+    if (n < cfg.rain_stripe - 1) ++n;
+    return n >= cfg.rain_stripe - 1;
+  }
+  // A program of unit `u` (not yet submitted).
+  FlashTxn* program_txn(const ProgramUnit& u, TxnSource source, CellMode mode);
+  // Allocates a parity unit after rain_due: the stripe's XOR, programmed
+  // like data but holding no logical pages. Returns it (to program) or
+  // nothing when the die has no room yet (the parity stays due).
+  std::optional<ProgramUnit> take_parity_unit(std::uint32_t die, Stream stream,
+                                              std::uint32_t pages_per_program, CellMode mode,
+                                              PoolKind pool);
 
   bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
   // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).
@@ -124,7 +150,19 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   // crosses the link; then hand each page over.
   bool reserve_buffer(std::uint32_t pages) { return buffer_.reserve(pages); }
   void write(Lpn lpn);
-  void trim(Lpn lpn);
+  // Deallocates [first, first+count): the pages read as zeroes after, their
+  // flash copies become invalid (GC reclaims them for free), and each map
+  // segment touched is updated once, as firmware marks a range.
+  void trim(Lpn first, std::uint32_t count);
+
+  // Fast preconditioning (ftl/fast_writer.h). While the FTL is quiescent
+  // (nothing buffered, no NAND operation or relocation in flight), writes
+  // and trims may be applied to its state alone, taking no simulated time;
+  // end_fast() closes the open units and lets the timed path resume.
+  bool quiescent() const;
+  void fast_write(Lpn lpn);
+  void fast_trim(Lpn lpn);
+  void end_fast();
   // Read path: issues flash reads for [first, first+count) on behalf of
   // host command `cmd`.
   ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count);
@@ -156,6 +194,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
     HostTarget target;
     std::uint32_t unit_slots;
   };
+  // A trim's effect on the mapping; true when the page held data.
+  bool unmap(Lpn lpn);
   void try_flush(bool pad);
   bool pick_flush(bool pad, FlushChoice& out);
   void flush_unit(const FlushChoice& c);
@@ -192,6 +232,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   WriteBuffer buffer_;
   std::unique_ptr<SlcCache> slc_;
   std::unique_ptr<GarbageCollector> gc_;
+  std::unique_ptr<FastWriter> fast_;
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
   std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit

@@ -72,10 +72,17 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  c.gc_paced = gc.get_enum("pacing", {"proportional", "none"}, "proportional") == "proportional";
   const ConfigNode bg = gc.child("background");
   c.gc_background_idle = bg.get_time("idle_after", 0);
   c.gc_background_free_blocks = static_cast<std::uint32_t>(
       bg.get_int("free_blocks", 2 * std::int64_t{c.gc_trigger_free_blocks}, 0, 1 << 20));
+  const ConfigNode wl = ftl.child("wear_leveling");
+  c.wl_threshold = static_cast<std::uint32_t>(wl.get_int("static_threshold", 0, 0, 1 << 20));
+  c.wl_interval = static_cast<std::uint32_t>(wl.get_int("check_every", 16, 1, 1 << 20));
+  const ConfigNode rain = ftl.child("rain");
+  c.rain_stripe = static_cast<std::uint32_t>(rain.get_int("stripe", 0, 0, 1024));
+  if (c.rain_stripe == 1) rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks
@@ -92,9 +99,14 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
                                     std::to_string(raw) + " bytes)");
   // Static SLC blocks hold no user data in native mode: they come out of
   // the spare area.
+  // RAIN parity takes one program unit in `rain_stripe` of every block.
+  const std::uint64_t data_raw = c.rain_stripe ? raw / c.rain_stripe * (c.rain_stripe - 1) : raw;
+  if (c.user_bytes >= data_raw)
+    drive.fail("user_capacity", "expected less than the flash capacity left after RAIN parity (" +
+                                    std::to_string(data_raw) + " bytes)");
   const std::uint64_t spare_per_die =
-      (raw - c.user_bytes) / block_bytes / geo.dies() - c.slc.static_blocks_per_die;
-  if ((raw - c.user_bytes) / block_bytes / geo.dies() < c.slc.static_blocks_per_die ||
+      (data_raw - c.user_bytes) / block_bytes / geo.dies() - c.slc.static_blocks_per_die;
+  if ((data_raw - c.user_bytes) / block_bytes / geo.dies() < c.slc.static_blocks_per_die ||
       spare_per_die < c.gc_trigger_free_blocks + 2)
     drive.fail("user_capacity",
                "leaves " + std::to_string(static_cast<std::int64_t>(spare_per_die)) +

@@ -39,10 +39,21 @@ struct FtlConfig {
   std::uint32_t gc_trigger_free_blocks = 8;  // per die
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
   std::uint32_t gc_reads_in_flight = 4;      // per die
+  // Foreground GC pacing: proportional (host programs on a die short of
+  // blocks earn their space from the victim being collected) or none (the
+  // host writes freely until the reserve, then waits for an erase).
+  bool gc_paced = true;
   // Background GC: after this much host idle time (0: never), collect until
   // each die has gc_background_free_blocks erased blocks.
   Tick gc_background_idle = 0;
   std::uint32_t gc_background_free_blocks = 0;
+  // Static wear levelling: when a die's highest erase count exceeds its
+  // coldest full block's by more than this, that block is collected (0: off).
+  std::uint32_t wl_threshold = 0;
+  std::uint32_t wl_interval = 16;  // erases of a die between looks for a cold block
+  // RAIN: one program unit of parity per `rain_stripe` units a die programs
+  // (0: no parity). Parity pages hold no data, so they shrink the spare area.
+  std::uint32_t rain_stripe = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
   MapCacheConfig map;

@@ -21,6 +21,8 @@ struct FtlStats {
   std::uint64_t gc_moved_slots = 0;       // valid pages relocated
   std::uint64_t gc_padding_slots = 0;
   std::uint64_t gc_erases = 0;  // erases by GC and folding
+  std::uint64_t rain_parity_units = 0;  // RAIN parity program units
+  std::uint64_t wl_victims = 0;  // blocks collected by static wear levelling
   std::uint64_t map_hits = 0;        // map-cache lookups that found their segment
   std::uint64_t map_misses = 0;
   std::uint64_t map_reads = 0;       // translation-page reads from flash

@@ -8,54 +8,137 @@ namespace ssdtwin {
 
 GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
                                    std::unique_ptr<GcPolicy> policy)
-    : core_(core), slc_(slc), policy_(std::move(policy)), dies_(core.geo.dies()) {
-  for (auto& g : dies_) g.moves.reserve(3 * std::size_t{core_.unit_slots});
+    : core_(core), slc_(slc), policy_(std::move(policy)), dies_(core.geo.dies()),
+      max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0) {
+  for (auto& g : dies_) {
+    g.moves.reserve(3 * std::size_t{core_.unit_slots});
+    g.read_out.reserve(2);
+  }
+}
+
+bool GarbageCollector::any_active() const {
+  for (const auto& g : dies_)
+    if (g.victim != kNoBlock || !g.read_out.empty() || pending(g) > 0) return true;
+  return false;
+}
+
+std::uint32_t GarbageCollector::choose_victim(std::uint32_t die, std::uint32_t target) {
+  const std::uint32_t wl = wear_victim(die);
+  if (wl != kNoBlock) return wl;
+  if (core_.blocks.free_blocks(die) >= target) return kNoBlock;
+  return policy_->select_victim(core_.blocks, die, core_.rng);
+}
+
+std::uint32_t GarbageCollector::wear_victim(std::uint32_t die) {
+  // Static wear levelling: data that never changes pins its block at a low
+  // erase count; moving it lets that block take its share of the writes.
+  // Looked at every `wl_interval` erases of the die, so that collecting
+  // full cold blocks never crowds out the collection that frees space.
+  const std::uint32_t threshold = core_.cfg.wl_threshold;
+  if (threshold == 0 || wl_erases_[die] < core_.cfg.wl_interval || max_erase_[die] < threshold)
+    return kNoBlock;
+  wl_erases_[die] = 0;
+  std::uint32_t coldest = kNoBlock, cold_erases = 0;
+  for (std::uint32_t b = 0; b < core_.blocks.blocks_per_die(); ++b) {
+    const BlockInfo& info = core_.blocks.info(die, b);
+    if (!core_.blocks.gc_candidate(info)) continue;
+    if (coldest == kNoBlock || info.erase_count < cold_erases) {
+      coldest = b;
+      cold_erases = info.erase_count;
+    }
+  }
+  if (coldest == kNoBlock || max_erase_[die] - cold_erases <= threshold) return kNoBlock;
+  ++core_.stats.wl_victims;
+  return coldest;
+}
+
+void GarbageCollector::erased(std::uint32_t die, std::uint32_t block) {
+  core_.blocks.on_erased(die, block);
+  if (core_.verifier.enabled())
+    core_.verifier.erase(core_.layout.first_slot(core_.layout.die_block(die, block), 0),
+                         core_.layout.slots_per_block());
+  ++core_.stats.gc_erases;
+  max_erase_[die] = std::max(max_erase_[die], core_.blocks.info(die, block).erase_count);
+  ++wl_erases_[die];
 }
 
 void GarbageCollector::check(std::uint32_t die) {
-  DieGc& g = dies_[die];
-  if (g.victim == kNoBlock) {
-    // GC first: running out of erased blocks stalls host writes.
-    std::uint32_t v = kNoBlock;
-    // In host idle time, background GC works towards a higher free target.
-    const std::uint32_t target =
-        core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
-                      : core_.cfg.gc_trigger_free_blocks;
-    if (core_.blocks.free_blocks(die) < target)
-      v = policy_->select_victim(core_.blocks, die, core_.rng);
-    g.fold = false;
-    if (v == kNoBlock && slc_.needs_fold(die)) {
-      v = slc_.fold_victim(die);
-      g.fold = true;
-    }
-    if (v == kNoBlock) return;
-    core_.blocks.set_victim(die, v);
-    g.victim = v;
-    g.scan_page = 0;
-    core_.folding[die] = g.fold ? 1 : 0;
-    ++(g.fold ? core_.stats.fold_victims : core_.stats.gc_victims);
-  }
+  if (dies_[die].victim == kNoBlock) start_victim(die);
   advance(die);
+}
+
+bool GarbageCollector::start_victim(std::uint32_t die) {
+  DieGc& g = dies_[die];
+  // An erase or two behind is enough to keep the die busy; more would only
+  // hold blocks out of the pool.
+  if (g.read_out.size() >= 2) return false;
+  // GC first: running out of erased blocks stalls host writes.
+  // In host idle time, background GC works towards a higher free target.
+  // Blocks read out and waiting for their erase count as free already, or
+  // GC would run ahead and collect fuller blocks than it needs to.
+  std::uint32_t target =
+      core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
+                    : core_.cfg.gc_trigger_free_blocks;
+  const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
+  target = target > about_free ? target - about_free : 0;
+  std::uint32_t v = choose_victim(die, target);
+  bool fold = false;
+  // Folding goes one block at a time: whether the cache needs more of it
+  // is known only once the last folded block is erased.
+  if (v == kNoBlock && g.read_out.empty() && slc_.needs_fold(die)) {
+    v = slc_.fold_victim(die);
+    fold = true;
+  }
+  if (v == kNoBlock) return false;
+  // Pages still buffered from the last victim count with the new one.
+  g.fold = fold;
+  // Moving the victim's valid pages frees its invalid ones: the host may
+  // write that much while collection goes on (proportional pacing, so host
+  // IOPS settle at what GC sustains instead of stalling and bursting).
+  const BlockInfo& info = core_.blocks.info(die, v);
+  const double cap = static_cast<double>(core_.blocks.capacity_slots(info));
+  const double valid = static_cast<double>(info.valid);
+  g.credit_per_slot = valid > 0 ? (cap - valid) / valid : cap;
+  if (valid == 0) core_.gc_credit[die] += cap;
+  core_.blocks.set_victim(die, v);
+  g.victim = v;
+  g.scan_page = 0;
+  core_.folding[die] = g.fold ? 1 : 0;
+  ++(g.fold ? core_.stats.fold_victims : core_.stats.gc_victims);
+  return true;
 }
 
 void GarbageCollector::advance(std::uint32_t die) {
   DieGc& g = dies_[die];
-  if (g.victim == kNoBlock || g.erasing) return;
-  issue_reads(die);
-  while (program_unit(die, false)) {
+  for (;;) {
+    if (g.victim != kNoBlock) issue_reads(die);
+    while (program_unit(die, false)) {
+    }
+    if (g.victim != kNoBlock) {
+      const BlockInfo& victim = core_.blocks.info(die, g.victim);
+      if (g.scan_page < core_.blocks.pages_in(victim) || g.reads_in_flight > 0) break;
+      // Read out: the victim is erased once its last pages are programmed.
+      g.read_out.push_back(g.victim);
+      g.victim = kNoBlock;
+      core_.folding[die] = 0;
+    }
+    // The next victim's pages fill the unit the last one left partial, as
+    // firmware does; only when collection stops is the remainder padded.
+    if (start_victim(die)) continue;
+    if (pending(g) > 0) program_unit(die, true);  // no space yet: retried on the next completion
+    break;
   }
-  const BlockInfo& victim = core_.blocks.info(die, g.victim);
-  if (g.scan_page < core_.blocks.pages_in(victim) || g.reads_in_flight > 0) return;
-  // Everything is read: write out the remainder (padded), then erase.
-  if (pending(g) > 0 && !program_unit(die, true)) return;  // no space yet: retry on the next completion
-  if (victim.valid != 0) return;
+  if (g.erasing || g.read_out.empty()) return;
+  const std::uint32_t block = g.read_out.front();
+  const BlockInfo& b = core_.blocks.info(die, block);
+  if (b.valid != 0) return;
   g.erasing = true;
   FlashTxn* t = core_.txns.get();
   t->op = TxnOp::kErase;
   t->source = TxnSource::kGc;
-  t->mode = victim.mode;
+  t->mode = b.mode;
   t->die = die;
-  t->block = g.victim;
+  t->block = block;
   core_.nand.submit(t);
 }
 
@@ -121,22 +204,23 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(mv.from));
   }
   (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
+  if (!g.fold) {
+    // Earned host credit, bounded so an easy victim cannot bank a burst.
+    double& credit = core_.gc_credit[die];
+    credit = std::min(credit + k * g.credit_per_slot, 4.0 * core_.unit_slots);
+  }
   core_.stats.gc_padding_slots += data_slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {
     g.moves.clear();
     g.head = 0;
   }
-  FlashTxn* t = core_.txns.get();
-  t->op = TxnOp::kProgram;
-  t->source = TxnSource::kGc;
-  t->mode = core_.native;
-  t->die = die;
-  t->block = unit->block;
-  t->page = unit->page;
-  t->pages = unit->pages;
-  t->bytes = unit->slots * kSectorBytes;
-  core_.nand.submit(t);
+  core_.nand.submit(core_.program_txn(*unit, TxnSource::kGc, core_.native));
+  if (core_.rain_due(die, Stream::kGc)) {
+    if (const auto parity =
+            core_.take_parity_unit(die, Stream::kGc, core_.pages_per_program, core_.native, PoolKind::kNormal))
+      core_.nand.submit(core_.program_txn(*parity, TxnSource::kGc, core_.native));
+  }
   return true;
 }
 
@@ -176,14 +260,9 @@ void GarbageCollector::on_program_done(FlashTxn* t) {
 void GarbageCollector::on_erase_done(FlashTxn* t) {
   const std::uint32_t die = t->die;
   DieGc& g = dies_[die];
-  core_.blocks.on_erased(die, t->block);
-  if (core_.verifier.enabled())
-    core_.verifier.erase(core_.layout.first_slot(core_.layout.die_block(die, t->block), 0),
-                         core_.layout.slots_per_block());
-  ++core_.stats.gc_erases;
-  g.victim = kNoBlock;
+  erased(die, t->block);
+  g.read_out.erase(g.read_out.begin());
   g.erasing = false;
-  core_.folding[die] = 0;
   core_.txns.put(t);
   check(die);
 }

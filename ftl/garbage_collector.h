@@ -29,6 +29,24 @@ class GarbageCollector {
   // Starts or advances collection on `die` if it needs it.
   void check(std::uint32_t die);
   bool active(std::uint32_t die) const { return dies_[die].victim != kNoBlock; }
+  bool any_active() const;
+  // True while `die` collects a GC victim because it is short of erased
+  // blocks: host programs there are paced by FtlCore::gc_credit.
+  bool pacing(std::uint32_t die) const {
+    const DieGc& g = dies_[die];
+    return core_.cfg.gc_paced && g.victim != kNoBlock && !g.fold &&
+           core_.blocks.free_blocks(die) < core_.cfg.gc_trigger_free_blocks;
+  }
+
+  // The native-mode block to collect next on `die`: a static wear-levelling
+  // victim when one is due (the die's erase counts have spread past the
+  // configured threshold), else the policy's victim when the die has fewer
+  // than `target` erased blocks, else kNoBlock.
+  std::uint32_t choose_victim(std::uint32_t die, std::uint32_t target);
+  // A static wear-levelling victim of `die` if one is due, else kNoBlock.
+  std::uint32_t wear_victim(std::uint32_t die);
+  // Bookkeeping of an erased victim (block pools, wear, verification).
+  void erased(std::uint32_t die, std::uint32_t block);
 
   void on_read_done(FlashTxn* txn);
   void on_program_done(FlashTxn* txn);
@@ -43,11 +61,17 @@ class GarbageCollector {
     std::uint32_t victim = kNoBlock;
     std::uint32_t scan_page = 0;
     std::uint32_t reads_in_flight = 0;
-    bool erasing = false;
+    bool erasing = false;     // the front of read_out is being erased
     bool fold = false;        // the victim is an SLC block being folded
+    double credit_per_slot = 0;  // host slots earned per slot moved (victim's invalid / valid)
+    // Victims read out, in order, each erased once its valid pages are all
+    // programmed elsewhere.
+    std::vector<std::uint32_t> read_out;
     std::vector<Move> moves;  // read, waiting to be programmed
     std::size_t head = 0;
   };
+  // Picks the next victim of `die` if collection or folding should go on.
+  bool start_victim(std::uint32_t die);
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die);
   bool program_unit(std::uint32_t die, bool pad);
@@ -58,6 +82,10 @@ class GarbageCollector {
   const SlcCache& slc_;
   std::unique_ptr<GcPolicy> policy_;
   std::vector<DieGc> dies_;
+  // Static wear levelling, per die: highest erase count, and erases since
+  // the last look for a cold block.
+  std::vector<std::uint32_t> max_erase_;
+  std::vector<std::uint32_t> wl_erases_;
 };
 
 }  // namespace ssdtwin

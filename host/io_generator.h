@@ -8,9 +8,11 @@
 #include <memory>
 
 #include "host/host_interface.h"
+#include "host/io_pattern.h"
 #include "host/workload.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
+#include "sim/steady_state.h"
 #include "sim/timeseries.h"
 
 namespace ssdtwin {
@@ -23,6 +25,16 @@ struct PhaseResult {
   Tick start = 0, end = 0;
   std::unique_ptr<IntervalSeries> series;
   std::unique_ptr<ByteStepSeries> by_bytes;
+  // Phases with report: latency: latency percentiles per series interval.
+  std::unique_ptr<IntervalLatencySeries> interval_latency;
+  // Phases with report: bandwidth: when each range's worth of writes (a
+  // pass over the range) completed.
+  std::unique_ptr<ByteStepSeries> passes;
+  // Phases with until_steady: IOPS per round and the round that was steady.
+  std::unique_ptr<SteadyStateMonitor> steady;
+  // Most commands the device held at once (the rest of iodepth waited on the
+  // host: SATA NCQ holds 32).
+  std::uint32_t peak_device_qd = 0;
 };
 
 class IoGenerator : public CompletionSink {
@@ -43,15 +55,14 @@ class IoGenerator : public CompletionSink {
  private:
   bool may_issue() const;
   void issue(std::uint32_t id);
+  void finish();  // the last command has completed
 
   EventEngine& engine_;
   HostInterface& hif_;
   const PhaseSpec& spec_;
-  Rng& rng_;
+  IoPattern pattern_;
   PhaseResult& result_;
   const Gauge* gauge_;
-  std::uint64_t next_seq_offset_ = 0;  // sequential jobs: next offset within the span
-  std::uint64_t blocks_in_span_ = 0;
   std::uint64_t issued_ios_ = 0, issued_bytes_ = 0;
   std::uint32_t outstanding_ = 0;
   Tick phase_start_ = 0;

@@ -1,5 +1,7 @@
 #include "host/workload.h"
 
+#include <algorithm>
+
 #include "nand/geometry.h"
 #include "sim/config.h"
 
@@ -17,6 +19,17 @@ const char* rw_kind_name(RwKind k) {
   return "?";
 }
 
+const char* recovery_role_name(RecoveryRole r) {
+  switch (r) {
+    case RecoveryRole::kNone: return "none";
+    case RecoveryRole::kFob: return "fob";
+    case RecoveryRole::kDegrade: return "degrade";
+    case RecoveryRole::kSteady: return "steady";
+    case RecoveryRole::kRecovered: return "recovered";
+  }
+  return "?";
+}
+
 namespace {
 
 RwKind parse_rw(const std::string& s) {
@@ -30,15 +43,56 @@ RwKind parse_rw(const std::string& s) {
 
 std::string human_bytes(std::uint64_t b) { return std::to_string(b) + " bytes"; }
 
-PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_bytes) {
+// Report kinds by their workload-file names, in the order of PhaseReportKind.
+const std::vector<std::string> kReportNames = {"none",        "fill_curve", "working_set",
+                                               "consistency", "latency",    "qd_sweep",
+                                               "bandwidth"};
+
+const std::vector<std::string> kRoleNames = {"fob", "degrade", "steady", "recovered"};
+
+template <typename Enum>
+Enum enum_of(const std::vector<std::string>& names, const std::string& name,
+             std::size_t first = 0) {
+  const auto i = std::find(names.begin(), names.end(), name) - names.begin();
+  return static_cast<Enum>(first + static_cast<std::size_t>(i));
+}
+
+void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
+  const ConfigNode u = n.child("until_steady");
+  UntilSteady& s = p.until_steady;
+  s.round = u.get_time("round");
+  if (s.round == 0) u.fail("round", "expected a time above 0");
+  // The SNIA PTS window is 5 rounds; a line needs at least 2.
+  s.rounds = static_cast<std::uint32_t>(u.get_int("rounds", 5, 2, 100000));
+  Amount ten_percent;
+  ten_percent.is_percent = true;
+  ten_percent.percent = 10;
+  const Amount tol = u.get_amount("tolerance", ten_percent);
+  if (!tol.is_percent || !(tol.percent > 0 && tol.percent < 100))
+    u.fail("tolerance", "expected a percentage above 0% and below 100%, such as 10%");
+  s.tolerance = tol.percent / 100;
+  if (p.runtime != 0 && s.round * s.rounds > p.runtime)
+    u.fail("rounds", "expected round x rounds within the phase's runtime (" +
+                         std::to_string(to_seconds(p.runtime)) +
+                         " s): a steady window needs that many whole rounds");
+}
+
+PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_bytes,
+                     std::vector<std::uint32_t>& depths) {
   PhaseSpec p;
   p.name = n.get_string("name", "phase" + std::to_string(index));
+  p.base_name = p.name;
+  p.source_index = index;
   p.precondition = n.get_bool("precondition", false);
   p.rw = parse_rw(n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim"}));
   p.bs = static_cast<std::uint32_t>(n.get_bytes("bs", 4096));
   if (p.bs == 0 || p.bs % kSectorBytes != 0 || p.bs > (256u << 20))
     n.fail("bs", "expected a multiple of 4KiB up to 256MiB");
-  p.iodepth = static_cast<std::uint32_t>(n.get_int("iodepth", 1, 1, 65536));
+  // A list is a queue-depth sweep: one phase per depth (see from_config).
+  depths.clear();
+  for (const std::int64_t d : n.get_int_list("iodepth", 1, 1, 65536))
+    depths.push_back(static_cast<std::uint32_t>(d));
+  p.iodepth = depths.front();
   const Amount offset = n.get_amount("offset", Amount{});
   p.offset = offset.resolve(user_bytes);
   // A share of the drive rounds down to whole logical pages; bytes must be exact.
@@ -72,18 +126,74 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   p.runtime = n.get_time("runtime", 0);
   p.idle_after = n.get_time("idle_after", 0);
   p.ramp_time = n.get_time("ramp_time", 0);
-  const std::string report =
-      n.get_enum("report", {"none", "fill_curve", "working_set", "consistency"}, "none");
-  if (report == "fill_curve") p.report = PhaseReportKind::kFillCurve;
-  if (report == "working_set") p.report = PhaseReportKind::kWorkingSet;
-  if (report == "consistency") {
-    p.report = PhaseReportKind::kConsistency;
+  p.report = enum_of<PhaseReportKind>(kReportNames, n.get_enum("report", kReportNames, "none"));
+  if (p.report == PhaseReportKind::kConsistency) {
     p.score_last = n.get_time("score_last", p.score_last);
     if (p.score_last == 0) n.fail("score_last", "expected a time above 0");
   }
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
+  p.fast = n.get_bool("fast", false);
+  if (p.fast) {
+    if (p.rw != RwKind::kWrite && p.rw != RwKind::kRandWrite && p.rw != RwKind::kTrim)
+      n.fail("fast", "fast preconditioning applies to write, randwrite and trim phases only");
+    if (p.io_bytes == 0 && p.ios == 0)
+      n.fail("fast", "a fast phase takes no simulated time: give io_size or number_ios, not runtime");
+    if (p.report != PhaseReportKind::kNone)
+      n.fail("fast", "a fast phase has no timing to report on (report: none)");
+  }
+  if (n.has("until_steady")) {
+    if (p.fast) n.fail("until_steady", "a fast phase takes no simulated time: no rounds to test");
+    read_until_steady(n, p);
+  }
+  if (n.has("role")) {
+    p.role = enum_of<RecoveryRole>(kRoleNames, n.get_enum("role", kRoleNames), 1);
+    if (p.fast) n.fail("role", "a fast phase has no timing to compare (no role)");
+  }
   return p;
+}
+
+// Checks across phases, on the expanded list. Reports are written by phase
+// name and some into one file each, and the recovery scores compare phases
+// of the same queue depth.
+void check_phases(const WorkloadSpec& w, const std::vector<ConfigNode>& nodes) {
+  std::vector<const PhaseSpec*> single_file_report(kReportNames.size(), nullptr);
+  for (std::size_t i = 0; i < w.phases.size(); ++i) {
+    const PhaseSpec& p = w.phases[i];
+    const ConfigNode& n = nodes[p.source_index];
+    const bool expanded = p.name != p.base_name;
+    for (std::size_t j = 0; j < i; ++j)
+      if (w.phases[j].name == p.name)
+        n.fail(expanded ? "iodepth" : "name",
+               "phase name '" + p.name + "' is used twice (results are reported by phase name)");
+    const auto r = static_cast<std::size_t>(p.report);
+    if (p.report == PhaseReportKind::kFillCurve || p.report == PhaseReportKind::kConsistency ||
+        p.report == PhaseReportKind::kLatency || p.report == PhaseReportKind::kBandwidth) {
+      if (single_file_report[r])
+        n.fail("report", "report: " + kReportNames[r] + " is already on phase '" +
+                             single_file_report[r]->name + "' (one phase per workload)");
+      single_file_report[r] = &p;
+    }
+    if (p.role == RecoveryRole::kNone) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      const PhaseSpec& q = w.phases[j];
+      if (q.role == p.role && (p.role != RecoveryRole::kFob || q.iodepth == p.iodepth))
+        n.fail("role", std::string("role: ") + recovery_role_name(p.role) +
+                           " is already on phase '" + q.name +
+                           "' (one per workload; fob: one per iodepth)");
+    }
+  }
+  for (const PhaseSpec& p : w.phases) {
+    if (p.role != RecoveryRole::kSteady && p.role != RecoveryRole::kRecovered) continue;
+    bool fob = false;
+    for (const PhaseSpec& q : w.phases)
+      fob |= q.role == RecoveryRole::kFob && q.iodepth == p.iodepth;
+    if (!fob)
+      nodes[p.source_index].fail(
+          "role", std::string("role: ") + recovery_role_name(p.role) + " at iodepth " +
+                      std::to_string(p.iodepth) +
+                      " needs a role: fob phase of the same iodepth to compare with");
+  }
 }
 
 }  // namespace
@@ -98,11 +208,22 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   w.per_bytes = ts.get_bytes("per_bytes", 0);
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
+  std::vector<std::uint32_t> depths;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    w.phases.push_back(read_phase(phases[i], i, user_bytes));
-    if (w.phases.back().report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
+    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths);
+    if (p.report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
       phases[i].fail("report", "a fill curve needs workload.timeseries.per_bytes (e.g. 1GB)");
+    if (depths.size() == 1) {
+      w.phases.push_back(std::move(p));
+      continue;
+    }
+    for (const std::uint32_t d : depths) {
+      w.phases.push_back(p);
+      w.phases.back().iodepth = d;
+      w.phases.back().name = p.base_name + "_qd" + std::to_string(d);
+    }
   }
+  check_phases(w, phases);
   return w;
 }
 

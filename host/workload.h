@@ -27,14 +27,47 @@ enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw
 const char* rw_kind_name(RwKind k);
 
 // Review-style analyses the results writer can run on a phase.
-enum class PhaseReportKind : std::uint8_t { kNone, kFillCurve, kWorkingSet, kConsistency };
+enum class PhaseReportKind : std::uint8_t {
+  kNone,
+  kFillCurve,
+  kWorkingSet,
+  kConsistency,
+  kLatency,
+  kQdSweep,
+  kBandwidth,
+};
+
+// A phase's part in the degrade-and-recover procedure (Myce): the results
+// compare the steady and recovered phases with the FOB phase of the same
+// queue depth.
+enum class RecoveryRole : std::uint8_t { kNone, kFob, kDegrade, kSteady, kRecovered };
+
+const char* recovery_role_name(RecoveryRole r);
+
+// Stop a phase once its IOPS is in steady state by the SNIA rule
+// (sim/steady_state): rounds of `round`, the last `rounds` of them each
+// within `tolerance` of their mean, and the fitted line's change across them
+// too. The phase's other stop conditions remain upper bounds.
+struct UntilSteady {
+  Tick round = 0;  // 0: not set
+  std::uint32_t rounds = 5;
+  double tolerance = 0.10;
+};
 
 struct PhaseSpec {
   std::string name;
   bool precondition = false;  // results reported apart from measured phases
+  // Fast preconditioning: the phase's writes and trims go straight to the
+  // FTL's state (mapping, validity, GC, wear) with no NAND timing, and no
+  // simulated time passes. Only for write, randwrite and trim phases.
+  bool fast = false;
   RwKind rw = RwKind::kRead;
   std::uint32_t bs = 4096;
   std::uint32_t iodepth = 1;
+  // The name as written: phases expanded from a list `iodepth` are named
+  // <base_name>_qd<N>; others have name == base_name.
+  std::string base_name;
+  std::size_t source_index = 0;  // index in the file's phase list (expanded phases share it)
   std::uint64_t offset = 0;    // start of the LBA range, bytes
   std::uint64_t span = 0;      // size of the LBA range, bytes
   double read_share = 0.5;     // randrw: share of reads (rwmixread / 100)
@@ -49,8 +82,15 @@ struct PhaseSpec {
   // one row of working_set.csv (span, IOPS, latency, map hit rate).
   // consistency: consistency.csv (IOPS per interval) and the score over the
   // last `score_last` of the phase (average IOPS and average / stddev).
+  // latency: latency.csv (IOPS and latency p50/p99/max per interval).
+  // qd_sweep: one row of qd_sweep.csv per phase (IOPS, MB/s, latency by
+  // queue depth). bandwidth: bandwidth.csv (MB/s per interval).
+  // fill_curve, consistency, latency and bandwidth write one file each, so
+  // at most one phase of a workload may ask for each of them.
   PhaseReportKind report = PhaseReportKind::kNone;
   Tick score_last = 400'000'000'000;  // consistency score window (AnandTech: last 400 s)
+  UntilSteady until_steady;
+  RecoveryRole role = RecoveryRole::kNone;
 };
 
 struct WorkloadSpec {

@@ -16,6 +16,7 @@ struct ChartSeries {
   int y_column = 2;
   std::string title;
   std::string filter; // optional gnuplot condition on columns, e.g. "strcol(1) eq 'fill'"
+  bool points = false;  // this series as points (Chart::points: every series)
 };
 
 struct Chart {
@@ -25,10 +26,17 @@ struct Chart {
   std::vector<ChartSeries> series;
   bool points = false;  // points instead of lines
   bool log_x = false;
+  bool log_y = false;
 };
 
 // Writes `png_path` (and `png_path` with .gp). Returns false when gnuplot is
 // unavailable or failed.
 bool draw_chart(const Chart& chart, const std::string& png_path);
+// Several charts stacked top to bottom in one PNG (e.g. IOPS above latency
+// on a log scale, over the same time axis). Same contract as draw_chart.
+bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& png_path);
+
+// `s` as a gnuplot string literal (single quotes doubled), e.g. for filters.
+std::string gnuplot_string(const std::string& s);
 
 }  // namespace ssdtwin

@@ -888,19 +888,41 @@ Amount ConfigNode::get_amount(const std::string& key, const Amount& def) const {
   return def;
 }
 
+namespace {
+
+// A present slot holding one value or a non-empty list of them, each read by `read`.
+template <typename T, typename Read>
+std::vector<T> read_scalar_or_list(Impl& impl, const Slot& s, const std::string& what, Read read) {
+  if (s.value.IsScalar()) return {read(s)};
+  if (!s.value.IsSequence() || s.value.size() == 0) s.expected(what);
+  std::vector<T> out;
+  for (std::size_t i = 0; i < s.value.size(); ++i) {
+    out.push_back(read(element_slot(impl, s.path, i, s.value[i])));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Tick> ConfigNode::get_time_list(const std::string& key) const {
   Impl& impl = *doc_->impl_;
   const Slot s = open_slot(impl, *node_, path_, key);
   if (!s.present()) throw_missing(s, path_);
-  if (s.value.IsScalar()) return {read_time(s)};
-  if (!s.value.IsSequence() || s.value.size() == 0) {
-    s.expected("a time such as 50us or a non-empty list of times");
+  return read_scalar_or_list<Tick>(impl, s, "a time such as 50us or a non-empty list of times",
+                                   read_time);
+}
+
+std::vector<std::int64_t> ConfigNode::get_int_list(const std::string& key, std::int64_t def,
+                                                   std::int64_t min, std::int64_t max) const {
+  Impl& impl = *doc_->impl_;
+  const Slot s = open_slot(impl, *node_, path_, key);
+  if (!s.present()) {
+    impl.record_default(path_, key, def);
+    return {def};
   }
-  std::vector<Tick> out;
-  for (std::size_t i = 0; i < s.value.size(); ++i) {
-    out.push_back(read_time(element_slot(impl, s.path, i, s.value[i])));
-  }
-  return out;
+  return read_scalar_or_list<std::int64_t>(
+      impl, s, "an integer or a non-empty list of integers",
+      [&](const Slot& e) { return read_int(e, min, max); });
 }
 
 ConfigNode ConfigNode::child(const std::string& key) const {

@@ -72,6 +72,10 @@ class ConfigNode {
 
   // A time given as a scalar or as a list (one value per NAND page type).
   std::vector<Tick> get_time_list(const std::string& key) const;
+  // An integer or a list of integers, each in [min, max] (e.g. a queue-depth
+  // sweep); missing -> {def}. An element's error names it: "key.3".
+  std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t def,
+                                         std::int64_t min, std::int64_t max) const;
 
   // Sub-map. Missing -> an empty map whose getters return their defaults.
   // Present but not a map -> error.

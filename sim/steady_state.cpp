@@ -65,4 +65,27 @@ std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t wi
   return kNoSteadyRound;
 }
 
+SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t window,
+                                       double tolerance)
+    : round_(round), window_(window), tolerance_(tolerance), round_end_(start + round) {
+  if (round == 0) throw std::invalid_argument("steady-state rounds must last longer than 0");
+  check_args(window, tolerance, tolerance);
+}
+
+bool SteadyStateMonitor::add(Tick t) {
+  if (steady()) return true;
+  // A completion past the round's end closes it, and any empty rounds between.
+  while (t >= round_end_) {
+    rounds_.push_back(static_cast<double>(count_) / to_seconds(round_));
+    count_ = 0;
+    round_end_ += round_;
+    if (snia_steady_state(rounds_, window_, tolerance_, tolerance_).steady) {
+      steady_round_ = rounds_.size() - 1;
+      return true;
+    }
+  }
+  ++count_;
+  return false;
+}
+
 }  // namespace ssdtwin

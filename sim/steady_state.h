@@ -16,8 +16,11 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <vector>
+
+#include "sim/time.h"
 
 namespace ssdtwin {
 
@@ -48,5 +51,36 @@ SteadyStateResult snia_steady_state(const std::vector<double>& rounds, std::size
 // kNoSteadyRound when no window is. Same preconditions as snia_steady_state.
 std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t window = 5,
                                double excursion_tol = 0.10, double slope_tol = 0.10);
+
+// Online use of the rule, as a stop condition: operations are counted in
+// rounds of `round` from `start`; each time a round closes its IOPS is
+// appended and the last `window` rounds are tested with one tolerance for
+// both conditions. Once steady, the monitor stops counting, so rounds() ends
+// with the window that was steady. Memory: one number per round.
+class SteadyStateMonitor {
+ public:
+  // Throws std::invalid_argument for round == 0 or as snia_steady_state.
+  SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance);
+  // One operation completed at `t` (>= start, in time order). Returns
+  // steady(): true once the rounds that closed before `t` were steady.
+  bool add(Tick t);
+  bool steady() const { return steady_round_ != kNoSteadyRound; }
+  // Index (from 0) of the round that completed the first steady window, or
+  // kNoSteadyRound.
+  std::size_t steady_round() const { return steady_round_; }
+  const std::vector<double>& rounds() const { return rounds_; }  // IOPS per closed round
+  Tick round() const { return round_; }
+  std::size_t window() const { return window_; }
+  double tolerance() const { return tolerance_; }
+
+ private:
+  Tick round_;
+  std::size_t window_;
+  double tolerance_;
+  Tick round_end_;
+  std::uint64_t count_ = 0;  // operations in the open round
+  std::vector<double> rounds_;
+  std::size_t steady_round_ = kNoSteadyRound;
+};
 
 }  // namespace ssdtwin

@@ -1,10 +1,11 @@
-// Throughput over simulated time, and over data written (review fill curves
-// are drawn per GB written, not per second).
+// Throughput and latency over simulated time, and throughput over data
+// written (review fill curves are drawn per GB written, not per second).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "sim/histogram.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -47,6 +48,39 @@ class IntervalSeries {
   Tick start_;
   Tick interval_;
   std::vector<Bin> bins_;
+};
+
+// Latency percentiles per fixed interval (e.g. p99 per second of a 2000 s
+// run). One histogram is reused: when an interval closes, its p50, p99 and
+// max are folded into a row and the histogram is cleared. Memory is one row
+// per interval, whatever the IO count; recording never allocates (the row
+// list grows once per interval).
+class IntervalLatencySeries {
+ public:
+  struct Row {
+    std::uint64_t count = 0;  // commands completed in the interval (0: no latencies)
+    Tick p50 = 0, p99 = 0, max = 0;
+  };
+
+  IntervalLatencySeries(Tick start, Tick interval) : start_(start), interval_(interval) {}
+  // A command that completed at `t` (>= start) after `latency`. Times must
+  // not go back past a closed interval (completions arrive in time order).
+  void record(Tick t, Tick latency);
+  // Folds the open interval if it holds any sample; call once the last
+  // command has completed (no record() after it).
+  void close();
+  // One row per interval from the start, up to the last one with a sample.
+  const std::vector<Row>& rows() const { return rows_; }
+  Tick interval() const { return interval_; }
+
+ private:
+  void fold();
+
+  Tick start_;
+  Tick interval_;
+  std::size_t open_ = 0;  // index of the interval `hist_` holds
+  LatencyHistogram hist_;
+  std::vector<Row> rows_;
 };
 
 // The time at which each successive `step` bytes of writes completed.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -223,11 +224,17 @@ struct Exec {
   std::string err;
 };
 
+// A path in this process's scratch folder: ctest runs test cases in
+// parallel processes, and a run from the source tree must not litter it.
+std::string scratch(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ssdtwin_e2e_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
 Exec run_binary(const std::string& args) {
-  // ctest runs test cases in parallel processes that share this folder.
   static int calls = 0;
-  const std::string err_file =
-      "stderr_" + std::to_string(getpid()) + "_" + std::to_string(++calls) + ".txt";
+  const std::string err_file = scratch("stderr_" + std::to_string(++calls) + ".txt");
   const std::string cmd = std::string(SSDTWIN_BINARY) + " " + args + " >/dev/null 2>" + err_file;
   const int rc = std::system(cmd.c_str());
   std::ifstream f(err_file);
@@ -237,8 +244,9 @@ Exec run_binary(const std::string& args) {
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
-  std::ofstream(name) << text;
-  return name;
+  const std::string path = scratch(name);
+  std::ofstream(path) << text;
+  return path;
 }
 
 int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
@@ -285,7 +293,7 @@ TEST_CASE("a bad workload is reported with its location, exit 2", "[e2e][errors]
     - {name: a, rw: write, bs: 6KiB, iodepth: 4, io_size: 1MiB}
 )");
   const Exec e = run_binary("run --drive " + source_path(kTlc) + " --workload " + file +
-                            " --out bad_workload_out -q");
+                            " --out " + scratch("bad_workload_out") + " -q");
   CHECK(e.status == 2);
   CHECK(lines(e.err) == 1);
   CHECK_THAT(e.err, Catch::StartsWith(file + ":3:"));
@@ -301,7 +309,7 @@ TEST_CASE("a misspelled --set key is reported as unknown, exit 2", "[e2e][errors
 }
 
 TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
-  const std::string out = "e2e_run_out";
+  const std::string out = scratch("e2e_run_out");
   const auto wl = write_temp("small_run.yaml", R"(workload:
   timeseries: {interval: 100ms, per_bytes: 100MB}
   phases:
@@ -329,7 +337,7 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
 
 TEST_CASE("the consistency procedure scores the last seconds from its own per-second IOPS",
           "[e2e][procedures]") {
-  const std::string out = "e2e_consistency_out";
+  const std::string out = scratch("e2e_consistency_out");
   const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
                             source_path("configs/workloads/consistency.yaml") + " --out " + out +
                             " --set workload.phases.1.runtime=30s --set workload.phases.1.score_last=10s");

@@ -799,3 +799,214 @@ workload:
   const PhaseReport& over = r.phases[1];
   CHECK(over.ftl_after.gc_victims > plain.drive->ftl.stats().gc_victims);
 }
+
+// ---- Fast preconditioning.
+
+namespace {
+
+struct BlockState {
+  std::vector<double> valid_share;  // per full native block: valid / capacity
+  std::vector<double> die_valid;    // per die: valid pages
+  std::uint64_t erases = 0;
+};
+
+BlockState block_state(const Drive& d) {
+  BlockState s;
+  const BlockManager& bm = d.ftl.blocks();
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
+    double dv = 0;
+    for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
+      const BlockInfo& info = bm.info(die, b);
+      s.erases += info.erase_count;
+      dv += info.valid;
+      if (bm.gc_candidate(info))
+        s.valid_share.push_back(static_cast<double>(info.valid) /
+                                static_cast<double>(bm.capacity_slots(info)));
+    }
+    s.die_valid.push_back(dv);
+  }
+  std::sort(s.valid_share.begin(), s.valid_share.end());
+  return s;
+}
+
+// Largest distance between the two empirical distribution functions.
+double ks_distance(const std::vector<double>& a, const std::vector<double>& b) {
+  double d = 0;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    const double x = std::min(a[i], b[j]);
+    while (i < a.size() && a[i] <= x) ++i;
+    while (j < b.size() && b[j] <= x) ++j;
+    d = std::max(d, std::abs(static_cast<double>(i) / a.size() - static_cast<double>(j) / b.size()));
+  }
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("fast preconditioning leaves the block state a timed run leaves", "[ftl][fast]") {
+  const char* workload = R"(
+workload:
+  seed: 5
+  phases:
+    - {name: fill, fast: %s, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%%}
+    - {name: rand, fast: %s, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 200%%}
+)";
+  auto run = [&](const char* fast) {
+    char yaml[512];
+    std::snprintf(yaml, sizeof yaml, workload, fast, fast);
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
+    const auto r = run_quiet(*t.drive, make_workload(yaml, t.drive->user_bytes()));
+    return std::make_pair(block_state(*t.drive), r.phases[1].ftl_after.gc_moved_slots -
+                                                     r.phases[1].ftl_before.gc_moved_slots);
+  };
+  const auto [timed, timed_moved] = run("false");
+  const auto [fast, fast_moved] = run("true");
+  // Same data per die, the same share of valid pages over the full blocks,
+  // and the same GC work to get there (the timed GC also pads, lags and
+  // races the host, so allow a few percent).
+  for (std::size_t i = 0; i < timed.die_valid.size(); ++i)
+    CHECK(fast.die_valid[i] == Approx(timed.die_valid[i]).epsilon(0.01));
+  CHECK(ks_distance(timed.valid_share, fast.valid_share) < 0.1);
+  CHECK(static_cast<double>(fast_moved) == Approx(static_cast<double>(timed_moved)).epsilon(0.05));
+  CHECK(static_cast<double>(fast.erases) == Approx(static_cast<double>(timed.erases)).epsilon(0.05));
+  CHECK(timed_moved > 0);
+}
+
+TEST_CASE("every page reads back its latest write after fast preconditioning", "[ftl][fast]") {
+  auto t = make_drive("configs/drives/test_tlc_slc.yaml", {}, true);
+  Drive& d = *t.drive;
+  const auto r = run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: timed, rw: randwrite, bs: 8KiB, iodepth: 16, io_size: 20%}
+    - {name: fill, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: over, fast: true, rw: randwrite, bs: 4KiB, io_size: 150%}
+    - {name: trim, fast: true, rw: trim, bs: 1MiB, offset: 30%, size: 10%, io_size: 100%}
+    - {name: mixed, rw: randrw, bs: 4KiB, iodepth: 32, io_size: 10%}
+    - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)", d.user_bytes()));
+  CHECK(r.phases[2].ftl_after.gc_victims > r.phases[2].ftl_before.gc_victims);
+  CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
+  CHECK(d.ftl.stats().verify_checks >= d.ftl.user_pages());
+  CHECK(d.ftl.stats().verify_errors == 0);
+  CHECK(d.ftl.stats().read_unmapped > 0);  // the trimmed range reads as zeroes
+}
+
+TEST_CASE("a fast phase must write and must stop by size", "[ftl][fast]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
+  const std::uint64_t user = t.drive->user_bytes();
+  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: randread, fast: true, io_size: 10%}]}", user),
+                    Catch::Contains("fast") && Catch::Contains("write, randwrite and trim"));
+  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: write, fast: true, runtime: 10s}]}", user),
+                    Catch::Contains("io_size or number_ios"));
+}
+
+// ---- RAIN parity, static wear levelling, and TRIM of large ranges.
+
+namespace {
+
+// Runs `yaml` on the small TLC drive with `sets` and every read checked
+// against the latest write; the drive stays in `t` for inspection.
+RunReport run_verified(TestDrive& t, const std::vector<std::string>& sets, const char* yaml) {
+  t = make_drive("configs/drives/test_tlc_1gb.yaml", sets, true);
+  RunReport r = run_quiet(*t.drive, make_workload(yaml, t.drive->user_bytes()));
+  CHECK(t.drive->ftl.stats().verify_errors == 0);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("RAIN programs one parity unit per stripe and its space does not help GC", "[ftl][rain]") {
+  const char* workload = R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
+    - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)";
+  auto run = [&](const std::string& stripe) {
+    TestDrive t;
+    const auto r = run_verified(t, {"drive.user_capacity=900MB", "drive.ftl.rain.stripe=" + stripe}, workload);
+    const FtlStats& s = t.drive->ftl.stats();
+    CHECK(s.verify_checks >= t.drive->ftl.user_pages());
+    const NandStats& n = t.drive->nand.stats();
+    const double programs = static_cast<double>(n.total(n.programs));
+    const double parity = static_cast<double>(s.rain_parity_units);
+    const PhaseReport& over = r.phases[1];
+    const auto moved = static_cast<double>(over.ftl_after.gc_moved_slots - over.ftl_before.gc_moved_slots);
+    return std::make_tuple(programs, parity, moved);
+  };
+  const auto [plain_programs, plain_parity, plain_moved] = run("0");
+  const auto [rain_programs, rain_parity, rain_moved] = run("8");
+  CHECK(plain_parity == 0);
+  CHECK(plain_programs > 0);
+  // Every 8th unit a die programs (host or relocation) is parity.
+  CHECK(rain_parity / rain_programs == Approx(1.0 / 8).epsilon(0.05));
+  // Parity pages hold no data: less spare for the same user data, so GC
+  // moves more per page written.
+  CHECK(rain_moved > 1.2 * plain_moved);
+}
+
+TEST_CASE("RAIN settings are checked against the flash left for data", "[ftl][rain]") {
+  CHECK_THROWS_WITH(make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.ftl.rain.stripe=1"}),
+                    Catch::Contains("stripe"));
+  CHECK_THROWS_WITH(make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.ftl.rain.stripe=2"}),
+                    Catch::Contains("after RAIN parity"));
+}
+
+TEST_CASE("static wear levelling keeps cold blocks in the erase rotation", "[ftl][wear]") {
+  // Cold data over the whole drive, then a small hot range rewritten many
+  // times: without wear levelling, the cold blocks are never erased again.
+  const char* workload = R"(
+workload:
+  phases:
+    - {name: cold, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: hot, rw: randwrite, bs: 4KiB, iodepth: 32, size: 10%, io_size: 5000%}
+)";
+  auto spread = [&](const std::string& threshold) {
+    TestDrive t;
+    const auto r = run_verified(
+        t, {"drive.ftl.wear_leveling={static_threshold: " + threshold + ", check_every: 2}"}, workload);
+    const PhaseReport& hot = r.phases[1];
+    return std::make_pair(hot.wear, hot.ftl_after.wl_victims);
+  };
+  const auto [off, off_victims] = spread("0");
+  const auto [on, on_victims] = spread("4");
+  CHECK(off_victims == 0);
+  CHECK(on_victims > 0);
+  CHECK(off.max - off.min > 12);
+  // The spread stays near the threshold (a victim moves per erase seen).
+  // Every cold block has been moved and erased again, and the spread stays
+  // near the threshold (it may overshoot by the erases between two looks).
+  CHECK(on.min > 0);
+  CHECK(on.max - on.min <= 4 + 4);
+  CHECK(2 * (on.max - on.min) < off.max - off.min);
+}
+
+TEST_CASE("a whole-drive TRIM is fast and idle time reclaims the blocks without moves",
+          "[ftl][trim]") {
+  // 1 GiB, so that 64 MiB commands cover the drive exactly.
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.user_capacity=1GiB",
+                       "drive.ftl.gc.background={idle_after: 50ms, free_blocks: 40}"}, true);
+  Drive& d = *t.drive;
+  const auto r = run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
+    - {name: trim, rw: trim, bs: 64MiB, iodepth: 1, io_size: 100%, idle_after: 2s}
+    - {name: read, rw: randread, bs: 4KiB, iodepth: 8, number_ios: 2000}
+)", d.user_bytes()));
+  const PhaseReport& trim = r.phases[2];
+  // 16 commands of 64 MiB: each costs firmware time per map segment, not per page.
+  CHECK(seconds_of(trim) < 0.01);
+  // At most the victims already being collected when the TRIM came move pages.
+  CHECK(trim.ftl_after.gc_moved_slots - trim.ftl_before.gc_moved_slots <=
+        std::uint64_t{d.geo.dies()} * d.ftl.blocks().layout().slots_per_block());
+  CHECK(trim.ftl_after.gc_erases > trim.ftl_before.gc_erases);
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) CHECK(d.ftl.blocks().free_blocks(die) >= 40);
+  CHECK(d.ftl.stats().read_unmapped >= 2000);
+  CHECK(d.ftl.stats().verify_errors == 0);
+}

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/drive.h"
+#include "app/report.h"
 #include "app/runner.h"
 #include "host/workload.h"
 #include "sim/config.h"
@@ -31,10 +32,13 @@ inline TestDrive make_drive(const std::string& rel_path, const std::vector<std::
   return t;
 }
 
-inline WorkloadSpec make_workload(const std::string& yaml, std::uint64_t user_bytes) {
+// `resolved_json` (optional) receives the resolved workload, for RunMeta.
+inline WorkloadSpec make_workload(const std::string& yaml, std::uint64_t user_bytes,
+                                  std::string* resolved_json = nullptr) {
   auto doc = ConfigDoc::parse(yaml, "inline-workload.yaml", "workload", {});
   WorkloadSpec w = WorkloadSpec::from_config(doc->root(), user_bytes);
   doc->check_unused();
+  if (resolved_json) *resolved_json = doc->resolved_json();
   return w;
 }
 
@@ -42,6 +46,25 @@ inline RunReport run_quiet(Drive& d, const WorkloadSpec& w) {
   RunOptions opt;
   opt.progress = false;
   return run_workload(d, w, opt);
+}
+
+// A run whose results folder was written as `ssdtwin run` writes it. The
+// workload is held by pointer because the report points into its phases.
+struct FolderRun {
+  std::unique_ptr<WorkloadSpec> workload;
+  RunReport report;
+};
+
+inline FolderRun run_into_folder(TestDrive& t, const std::string& workload_yaml,
+                                 const std::string& out_dir) {
+  FolderRun r;
+  RunMeta meta;
+  r.workload = std::make_unique<WorkloadSpec>(
+      make_workload(workload_yaml, t.drive->user_bytes(), &meta.workload_resolved_json));
+  r.report = run_quiet(*t.drive, *r.workload);
+  meta.drive_resolved_json = t.doc->resolved_json();
+  write_results(out_dir, *t.drive, *r.workload, r.report, meta);
+  return r;
 }
 
 inline double seconds_of(const PhaseReport& p) { return to_seconds(p.result.end - p.result.start); }

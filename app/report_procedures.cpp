@@ -1,0 +1,407 @@
+#include "app/report_procedures.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include "sim/chart.h"
+
+namespace ssdtwin {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+constexpr int kRead = static_cast<int>(IoOp::kRead);
+constexpr int kWrite = static_cast<int>(IoOp::kWrite);
+constexpr int kTrim = static_cast<int>(IoOp::kTrim);
+
+enum class Rate { kIops, kBytes };
+
+// Per full interval: commands of every op, or bytes moved (reads and writes:
+// a trim moves no data), per second.
+std::vector<double> interval_rates(const PhaseReport& p, Rate what) {
+  const IntervalSeries& s = *p.result.series;
+  const double secs = to_seconds(s.interval());
+  std::vector<double> out;
+  for (std::size_t i = 0; i < s.bins().size(); ++i) {
+    if (s.start() + s.interval() * (i + 1) > p.result.end) break;
+    const auto& b = s.bins()[i];
+    const std::uint64_t n = what == Rate::kIops ? b.ios[kRead] + b.ios[kWrite] + b.ios[kTrim]
+                                                : b.bytes[kRead] + b.bytes[kWrite];
+    out.push_back(static_cast<double>(n) / secs);
+  }
+  return out;
+}
+
+double mean_of(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+Json min_of(const std::vector<double>& v) {
+  return v.empty() ? Json(nullptr) : Json(*std::min_element(v.begin(), v.end()));
+}
+
+Json max_of(const std::vector<double>& v) {
+  return v.empty() ? Json(nullptr) : Json(*std::max_element(v.begin(), v.end()));
+}
+
+// A phase's figures over all its ops together, as fio's group report gives
+// them (a randrw phase is one point of a sweep, not two).
+struct PhaseFigures {
+  double iops = 0;
+  double mb_per_s = 0;
+  double mean_latency_us = 0;
+  double p99_latency_us = 0;
+};
+
+PhaseFigures phase_figures(const PhaseReport& p) {
+  const PhaseResult& r = p.result;
+  LatencyHistogram all;
+  std::uint64_t ios = 0;
+  for (int op = 0; op < PhaseResult::kOps; ++op) {
+    all.merge(r.latency[op]);
+    ios += r.ios[op];
+  }
+  const double secs = to_seconds(r.end - r.start);
+  PhaseFigures f;
+  if (secs > 0) {
+    f.iops = static_cast<double>(ios) / secs;
+    f.mb_per_s = static_cast<double>(r.bytes[kRead] + r.bytes[kWrite]) / secs / 1e6;
+  }
+  f.mean_latency_us = all.mean() / 1e3;
+  f.p99_latency_us = to_us(all.percentile(0.99));
+  return f;
+}
+
+Json figures_json(const PhaseReport& p) {
+  const PhaseFigures f = phase_figures(p);
+  Json j;
+  j["phase"] = p.spec->name;
+  j["rw"] = rw_kind_name(p.spec->rw);
+  j["iodepth"] = p.spec->iodepth;
+  j["device_qd"] = p.result.peak_device_qd;
+  j["iops"] = f.iops;
+  j["mb_per_s"] = f.mb_per_s;
+  j["mean_latency_us"] = f.mean_latency_us;
+  j["p99_latency_us"] = f.p99_latency_us;
+  return j;
+}
+
+Json latency_json(const PhaseReport& p) {
+  std::vector<double> iops = interval_iops(p);
+  const auto& rows = p.result.interval_latency->rows();
+  const std::size_t n = std::min(iops.size(), rows.size());
+  iops.resize(n);
+  std::vector<double> p50, p99, max;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rows[i].count == 0) continue;
+    p50.push_back(to_us(rows[i].p50));
+    p99.push_back(to_us(rows[i].p99));
+    max.push_back(to_us(rows[i].max));
+  }
+  Json j;
+  j["intervals"] = n;
+  j["average_iops"] = mean_of(iops);
+  j["min_interval_iops"] = min_of(iops);
+  j["median_interval_p50_us"] = median_of(p50);
+  j["median_interval_p99_us"] = median_of(p99);
+  j["worst_interval_p99_us"] = max_of(p99);
+  j["max_us"] = max_of(max);
+  return j;
+}
+
+std::vector<double> pass_mb_per_s(const PhaseReport& p) {
+  const ByteStepSeries& s = *p.result.passes;
+  std::vector<double> r(s.segments());
+  for (std::size_t k = 0; k < r.size(); ++k) r[k] = s.rate(k) / 1e6;
+  return r;
+}
+
+Json bandwidth_json(const PhaseReport& p) {
+  std::vector<double> mbs = interval_rates(p, Rate::kBytes);
+  for (double& v : mbs) v /= 1e6;
+  Json j;
+  j["intervals"] = mbs.size();
+  j["average_mb_per_s"] = mean_of(mbs);
+  j["min_interval_mb_per_s"] = min_of(mbs);
+  j["max_interval_mb_per_s"] = max_of(mbs);
+  j["pass_bytes"] = p.spec->span;
+  j["pass_mb_per_s"] = pass_mb_per_s(p);  // whole passes only
+  return j;
+}
+
+Json steady_json(const PhaseReport& p) {
+  const SteadyStateMonitor& m = *p.result.steady;
+  Json j;
+  j["round_s"] = to_seconds(m.round());
+  j["window_rounds"] = m.window();
+  j["tolerance"] = m.tolerance();
+  j["reached"] = m.steady();
+  if (m.steady()) {
+    // The monitor stops at the steady round, so the last window is the one.
+    const SteadyStateResult r =
+        snia_steady_state(m.rounds(), m.window(), m.tolerance(), m.tolerance());
+    j["round"] = m.steady_round() + 1;  // counted from 1, as a reviewer counts rounds
+    j["at_s"] = to_seconds(m.round()) * static_cast<double>(m.steady_round() + 1);
+    j["window_mean_iops"] = r.mean;
+    j["window_max_excursion_iops"] = r.max_excursion;
+    j["window_line_change_iops"] = r.line_change;
+  } else {
+    j["round"] = nullptr;
+    j["at_s"] = nullptr;
+  }
+  j["round_iops"] = m.rounds();
+  return j;
+}
+
+// The phase with `role` (at `iodepth`, when given), or null.
+const PhaseReport* role_phase(const RunReport& r, RecoveryRole role, std::uint32_t iodepth = 0) {
+  for (const auto& p : r.phases)
+    if (p.spec->role == role && (iodepth == 0 || p.spec->iodepth == iodepth)) return &p;
+  return nullptr;
+}
+
+struct RecoveryScores {
+  const PhaseReport* fob = nullptr;  // at the recovered (else steady) phase's depth
+  const PhaseReport* steady = nullptr;
+  const PhaseReport* recovered = nullptr;
+  double fob_iops = 0, steady_iops = 0, recovered_iops = 0;
+  double steady_fob_iops = 0;  // FOB at the steady phase's depth
+};
+
+RecoveryScores recovery_scores(const RunReport& r) {
+  RecoveryScores s;
+  s.steady = role_phase(r, RecoveryRole::kSteady);
+  s.recovered = role_phase(r, RecoveryRole::kRecovered);
+  const PhaseReport* ref = s.recovered ? s.recovered : s.steady;
+  s.fob = ref ? role_phase(r, RecoveryRole::kFob, ref->spec->iodepth) : nullptr;
+  if (s.fob) s.fob_iops = phase_figures(*s.fob).iops;
+  if (s.recovered) s.recovered_iops = phase_figures(*s.recovered).iops;
+  if (s.steady) {
+    s.steady_iops = phase_figures(*s.steady).iops;
+    if (const PhaseReport* f = role_phase(r, RecoveryRole::kFob, s.steady->spec->iodepth))
+      s.steady_fob_iops = phase_figures(*f).iops;
+  }
+  return s;
+}
+
+Json ratio(double a, double b) { return b > 0 ? Json(a / b) : Json(nullptr); }
+
+Json recovery_json(const RunReport& r) {
+  const RecoveryScores s = recovery_scores(r);
+  Json j;
+  j["iodepth"] = s.fob ? Json(s.fob->spec->iodepth) : Json(nullptr);
+  j["fob_iops"] = s.fob ? Json(s.fob_iops) : Json(nullptr);
+  j["steady_iops"] = s.steady ? Json(s.steady_iops) : Json(nullptr);
+  j["recovered_iops"] = s.recovered ? Json(s.recovered_iops) : Json(nullptr);
+  j["steady_over_fob"] = s.steady ? ratio(s.steady_iops, s.steady_fob_iops) : Json(nullptr);
+  j["recovered_over_fob"] = s.recovered ? ratio(s.recovered_iops, s.fob_iops) : Json(nullptr);
+  const PhaseReport* degrade = role_phase(r, RecoveryRole::kDegrade);
+  const SteadyStateMonitor* m = degrade ? degrade->result.steady.get() : nullptr;
+  j["degrade_steady_round"] = m && m->steady() ? Json(m->steady_round() + 1) : Json(nullptr);
+  j["degrade_steady_at_s"] =
+      m && m->steady() ? Json(to_seconds(m->round()) * static_cast<double>(m->steady_round() + 1))
+                       : Json(nullptr);
+  Json phases = Json::array();
+  for (const auto& p : r.phases) {
+    if (p.spec->role == RecoveryRole::kNone) continue;
+    Json row;
+    row["role"] = recovery_role_name(p.spec->role);
+    row.update(figures_json(p));
+    phases.push_back(row);
+  }
+  j["phases"] = phases;
+  return j;
+}
+
+std::ofstream open_csv(const std::filesystem::path& path, const char* header) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error(path.string() + ": cannot write");
+  f << header << "\n";
+  return f;
+}
+
+void write_latency(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
+  const std::string csv = (dir / "latency.csv").string();
+  std::ofstream f = open_csv(csv, "second,iops,p50_us,p99_us,max_us");
+  const std::vector<double> iops = interval_iops(p);
+  const auto& rows = p.result.interval_latency->rows();
+  const double secs = to_seconds(p.result.series->interval());
+  char line[160];
+  for (std::size_t i = 0; i < std::min(iops.size(), rows.size()); ++i) {
+    const auto& r = rows[i];
+    // An interval in which no command completed has no latency to show.
+    if (r.count == 0)
+      std::snprintf(line, sizeof line, "%g,%.1f,,,\n", secs * static_cast<double>(i + 1), iops[i]);
+    else
+      std::snprintf(line, sizeof line, "%g,%.1f,%.3f,%.3f,%.3f\n",
+                    secs * static_cast<double>(i + 1), iops[i], to_us(r.p50), to_us(r.p99),
+                    to_us(r.max));
+    f << line;
+  }
+  f.close();
+  const Json s = latency_json(p);
+  char title[256];
+  std::snprintf(title, sizeof title, "IOPS per interval: %s, %s (average %.0f IOPS)",
+                drive.name.c_str(), p.spec->name.c_str(), s["average_iops"].get<double>());
+  Chart top{title, "time (s)", "IOPS", {}, true};
+  top.series.push_back({csv, 1, 2, "IOPS", ""});
+  std::snprintf(
+      title, sizeof title,
+      "Latency per interval (log scale): median p50 %.0f us, median p99 %.0f us, max %.0f us",
+      s["median_interval_p50_us"].get<double>(), s["median_interval_p99_us"].get<double>(),
+      s["max_us"].is_null() ? 0.0 : s["max_us"].get<double>());
+  Chart bottom{title, "time (s)", "latency (us)", {}, false};
+  bottom.log_y = true;
+  bottom.series.push_back({csv, 1, 5, "max", ""});
+  bottom.series.push_back({csv, 1, 4, "p99", ""});
+  bottom.series.push_back({csv, 1, 3, "p50", ""});
+  draw_stacked_charts({top, bottom}, (dir / "latency.png").string());
+}
+
+void write_qd_sweep(const std::filesystem::path& dir, const Drive& drive,
+                    const WorkloadSpec& workload, const RunReport& report) {
+  const std::string csv = (dir / "qd_sweep.csv").string();
+  std::ofstream f = open_csv(
+      csv, "sweep,phase,rw,iodepth,device_qd,iops,mb_per_s,mean_latency_us,p99_latency_us");
+  std::vector<std::string> sweeps;  // one chart line each, in workload order
+  char line[320];
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kQdSweep) continue;
+    const PhaseFigures fig = phase_figures(p);
+    std::snprintf(line, sizeof line, "%s,%s,%s,%u,%u,%.1f,%.3f,%.3f,%.3f\n",
+                  p.spec->base_name.c_str(), p.spec->name.c_str(), rw_kind_name(p.spec->rw),
+                  p.spec->iodepth, p.result.peak_device_qd, fig.iops, fig.mb_per_s,
+                  fig.mean_latency_us, fig.p99_latency_us);
+    f << line;
+    if (std::find(sweeps.begin(), sweeps.end(), p.spec->base_name) == sweeps.end())
+      sweeps.push_back(p.spec->base_name);
+  }
+  f.close();
+  Chart c{"Queue-depth sweep: " + drive.name + ", " + workload.name,
+          "queue depth (iodepth, log2)",
+          "IOPS (log scale)",
+          {},
+          false};
+  c.log_x = true;
+  // Sweeps differ by orders of magnitude (FOB reads of unwritten LBAs never
+  // touch the flash), so a linear axis would flatten all but one.
+  c.log_y = true;
+  for (const auto& s : sweeps)
+    c.series.push_back({csv, 4, 6, s, "strcol(1) eq " + gnuplot_string(s)});
+  draw_chart(c, (dir / "qd_sweep.png").string());
+}
+
+void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
+  const std::string csv = (dir / "bandwidth.csv").string();
+  std::ofstream f = open_csv(csv, "second,mb_per_s");
+  const std::vector<double> bytes = interval_rates(p, Rate::kBytes);
+  const double secs = to_seconds(p.result.series->interval());
+  char line[96];
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    std::snprintf(line, sizeof line, "%g,%.3f\n", secs * static_cast<double>(i + 1),
+                  bytes[i] / 1e6);
+    f << line;
+  }
+  f.close();
+  std::string passes;
+  for (double v : pass_mb_per_s(p)) {
+    char one[32];
+    std::snprintf(one, sizeof one, "%s%.0f", passes.empty() ? "" : ", ", v);
+    passes += one;
+  }
+  Chart c{"Bandwidth over time: " + drive.name + ", " + p.spec->name +
+              (passes.empty() ? "" : " (MB/s per pass over the range: " + passes + ")"),
+          "time (s)",
+          "MB/s",
+          {},
+          false};
+  c.series.push_back({csv, 1, 2, "MB/s", ""});
+  draw_chart(c, (dir / "bandwidth.png").string());
+}
+
+void write_recovery(const std::filesystem::path& dir, const Drive& drive, const RunReport& report) {
+  const std::string csv = (dir / "degrade_recover.csv").string();
+  std::ofstream f = open_csv(csv, "phase,role,time_s,iops");
+  Chart c{"", "simulated time (s)", "IOPS", {}, true};
+  char line[192];
+  for (const auto& p : report.phases) {
+    if (p.spec->role == RecoveryRole::kNone) continue;
+    const IntervalSeries& s = *p.result.series;
+    const std::vector<double> iops = interval_iops(p);
+    for (std::size_t i = 0; i < iops.size(); ++i) {
+      std::snprintf(line, sizeof line, "%s,%s,%.3f,%.1f\n", p.spec->name.c_str(),
+                    recovery_role_name(p.spec->role),
+                    to_seconds(s.start() + s.interval() * (i + 1)), iops[i]);
+      f << line;
+    }
+    const std::string role = recovery_role_name(p.spec->role);
+    c.series.push_back({csv, 3, 4, p.spec->name == role ? role : p.spec->name + " (" + role + ")",
+                        "strcol(1) eq " + gnuplot_string(p.spec->name)});
+  }
+  f.close();
+  const RecoveryScores s = recovery_scores(report);
+  char title[320];
+  std::snprintf(
+      title, sizeof title,
+      "Degrade and recover: %s (QD%u: FOB %.0f, steady %.0f, recovered %.0f IOPS = %.0f%% "
+      "of FOB)",
+      drive.name.c_str(), s.fob ? s.fob->spec->iodepth : 0, s.fob_iops, s.steady_iops,
+      s.recovered_iops, s.fob_iops > 0 ? 100 * s.recovered_iops / s.fob_iops : 0.0);
+  c.title = title;
+  draw_chart(c, (dir / "degrade_recover.png").string());
+}
+
+}  // namespace
+
+std::vector<double> interval_iops(const PhaseReport& p) { return interval_rates(p, Rate::kIops); }
+
+void add_procedure_phase_json(const PhaseReport& p, Json& j) {
+  j["device_qd_peak"] = p.result.peak_device_qd;
+  if (p.spec->role != RecoveryRole::kNone) j["role"] = recovery_role_name(p.spec->role);
+  if (p.result.interval_latency) j["latency_over_time"] = latency_json(p);
+  if (p.result.passes) j["bandwidth"] = bandwidth_json(p);
+  if (p.result.steady) j["steady_state"] = steady_json(p);
+}
+
+void add_procedure_summary_json(const RunReport& report, Json& summary) {
+  Json sweep = Json::array();
+  bool roles = false;
+  for (const auto& p : report.phases) {
+    roles |= p.spec->role != RecoveryRole::kNone;
+    if (p.spec->report != PhaseReportKind::kQdSweep) continue;
+    Json row;
+    row["sweep"] = p.spec->base_name;
+    row.update(figures_json(p));
+    sweep.push_back(row);
+  }
+  if (!sweep.empty()) summary["qd_sweep"] = sweep;
+  if (roles) summary["recovery"] = recovery_json(report);
+}
+
+void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
+                             const WorkloadSpec& workload, const RunReport& report) {
+  bool sweep = false, roles = false;
+  for (const auto& p : report.phases) {
+    sweep |= p.spec->report == PhaseReportKind::kQdSweep;
+    roles |= p.spec->role != RecoveryRole::kNone;
+    if (p.result.interval_latency) write_latency(dir, drive, p);
+    if (p.result.passes) write_bandwidth(dir, drive, p);
+  }
+  if (sweep) write_qd_sweep(dir, drive, workload, report);
+  if (roles) write_recovery(dir, drive, report);
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,36 @@
+// Results of the review procedures that look at a phase over time or
+// compare phases (README "Results"):
+//   report: latency    latency.csv, latency.png   IOPS and latency p50/p99/max per interval (D)
+//   report: qd_sweep   qd_sweep.csv, qd_sweep.png IOPS, MB/s, latency per queue depth (E)
+//   report: bandwidth  bandwidth.csv, .png        MB/s per interval, MB/s per pass (F)
+//   role: fob|degrade|steady|recovered            degrade_recover.csv, .png and the
+//                                                 recovered/FOB ratio (F)
+//   until_steady                                  the round that reached steady state
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "app/drive.h"
+#include "app/runner.h"
+
+namespace ssdtwin {
+
+// Per-interval IOPS of a phase (all ops), full intervals only: the phase's
+// last, partial interval is a drain, not a measurement.
+std::vector<double> interval_iops(const PhaseReport& p);
+
+// Adds the phase's blocks: device_qd_peak always; latency_over_time,
+// bandwidth, steady_state and role when the phase asks for them.
+void add_procedure_phase_json(const PhaseReport& p, nlohmann::ordered_json& phase);
+
+// Adds the blocks that span phases: `qd_sweep` (one row per qd_sweep phase)
+// and `recovery` (role phases and their scores).
+void add_procedure_summary_json(const RunReport& report, nlohmann::ordered_json& summary);
+
+// Writes the CSVs and charts above for the phases that ask for them.
+void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
+                             const WorkloadSpec& workload, const RunReport& report);
+
+}  // namespace ssdtwin

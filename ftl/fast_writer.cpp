@@ -1,0 +1,132 @@
+#include "ftl/fast_writer.h"
+
+#include <stdexcept>
+
+#include "ftl/garbage_collector.h"
+
+namespace ssdtwin {
+
+FastWriter::FastWriter(FtlCore& core, GarbageCollector& gc)
+    : core_(core), gc_(gc), host_(core.geo.dies()), moves_(core.geo.dies()),
+      gcs_(core.geo.dies()) {}
+
+void FastWriter::write(Lpn lpn) {
+  ++core_.stats.host_write_slots;
+  ++core_.stats.host_native_slots;
+  const std::uint32_t old = core_.map.lookup(lpn);
+  // Unmap the old copy first, so that collection below does not move it.
+  if (is_flash(old)) {
+    core_.invalidate(old);
+    core_.map.set(lpn, kUnmapped);
+  } else if (old == kUnmapped) {
+    ++core_.mapped_pages;
+  } else {
+    throw std::logic_error("fast write with data in the write buffer");
+  }
+  // Host data rotates over the dies one program unit at a time, as the
+  // timed flush does.
+  OpenUnit& u = host_[die_];
+  const Ppa p = next_slot(die_, Stream::kHost, u);
+  core_.map.place(lpn, p);
+  core_.place(core_.blocks.info_of(p));
+  if (core_.verifier.enabled()) core_.verifier.set_slot(p, core_.verifier.on_write(lpn));
+  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+}
+
+Ppa FastWriter::next_slot(std::uint32_t die, Stream stream, OpenUnit& u) {
+  if (!u.open) {
+    if (stream == Stream::kHost) collect(die, core_.unit_slots);
+    const auto unit = core_.blocks.allocate_unit(die, stream, core_.pages_per_program, core_.native);
+    if (!unit) throw std::logic_error("fast preconditioning: no erased block on die");
+    u.unit = *unit;
+    u.used = 0;
+    u.open = true;
+  }
+  const Ppa p = u.unit.first + u.used++;
+  if (u.used == u.unit.slots) {
+    close(u);
+    if (core_.rain_due(die, stream)) {
+      if (const auto parity = core_.take_parity_unit(die, stream, core_.pages_per_program,
+                                                     core_.native, PoolKind::kNormal))
+        core_.blocks.on_programmed(die, parity->block, parity->pages);
+    }
+  }
+  return p;
+}
+
+void FastWriter::close(OpenUnit& u) {
+  if (!u.open) return;
+  for (std::uint32_t k = u.used; k < u.unit.slots; ++k) core_.map.clear_owner(u.unit.first + k);
+  core_.stats.flush_padding_slots += u.unit.slots - u.used;
+  core_.blocks.on_programmed(u.unit.die, u.unit.block, u.unit.pages);
+  u.open = false;
+}
+
+void FastWriter::finish() {
+  // A victim half collected is finished, as the timed GC would finish it.
+  for (std::uint32_t d = 0; d < core_.geo.dies(); ++d)
+    if (gcs_[d].victim != kNoBlock) relocate_some(d, gcs_[d].end - gcs_[d].next, 0);
+  for (auto& u : host_) close(u);
+  for (auto& u : moves_) close(u);
+}
+
+void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
+  DieGc& g = gcs_[die];
+  const std::uint32_t trigger = core_.cfg.gc_trigger_free_blocks;
+  double& credit = core_.gc_credit[die];
+  for (;;) {
+    if (g.victim == kNoBlock) {
+      if (core_.blocks.free_blocks(die) >= trigger) return;
+      const std::uint32_t v = gc_.choose_victim(die, trigger);
+      if (v == kNoBlock) return;  // nothing reclaimable: the host takes from the reserve
+      core_.blocks.set_victim(die, v);
+      ++core_.stats.gc_victims;
+      const BlockInfo& info = core_.blocks.info(die, v);
+      const double cap = static_cast<double>(core_.blocks.capacity_slots(info));
+      const double valid = static_cast<double>(info.valid);
+      g.victim = v;
+      g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
+      g.end = g.next + static_cast<Ppa>(cap);
+      g.credit_per_slot = valid > 0 ? (cap - valid) / valid : cap;
+      if (valid == 0) credit += cap;
+    }
+    if (core_.blocks.free_blocks(die) >= trigger) {
+      // Not short of blocks: the host is not paced, and the victim's
+      // collection goes on beside the host's program, as on the die.
+      relocate_some(die, unit_slots, 0);
+      return;
+    }
+    if (credit >= unit_slots) {
+      credit -= unit_slots;
+      return;
+    }
+    relocate_some(die, g.end - g.next, unit_slots);
+    if (g.victim != kNoBlock && credit < unit_slots) return;  // cannot earn more: take the reserve
+  }
+}
+
+void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double need) {
+  DieGc& g = gcs_[die];
+  OpenUnit& u = moves_[die];
+  double& credit = core_.gc_credit[die];
+  std::uint32_t moved = 0;
+  const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
+  while (g.next < stop && (need == 0 || credit < need)) {
+    const Ppa s = g.next++;
+    if (!core_.map.valid(s)) continue;
+    const Owner o = core_.map.owner(s);
+    const Ppa to = next_slot(die, Stream::kGc, u);
+    core_.invalidate(s);
+    core_.map.place(o, to);
+    core_.place(core_.blocks.info_of(to));
+    if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(s));
+    ++moved;
+    credit = std::min(credit + g.credit_per_slot, 4.0 * core_.unit_slots);
+  }
+  core_.stats.gc_moved_slots += moved;
+  if (g.next < g.end) return;
+  gc_.erased(die, g.victim);
+  g.victim = kNoBlock;
+}
+
+}  // namespace ssdtwin
