@@ -44,7 +44,7 @@ bool BlockManager::has_open_room(std::uint32_t die, Stream stream,
 bool BlockManager::can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
                                 PoolKind k) const {
   if (has_open_room(die, stream, pages_per_program)) return true;
-  const std::uint32_t floor = (k == PoolKind::kNormal && stream != Stream::kGc) ? reserved_ : 0;
+  const std::uint32_t floor = (k == PoolKind::kNormal && !is_relocation(stream)) ? reserved_ : 0;
   return pool(die, k).count > floor;
 }
 
@@ -58,6 +58,7 @@ std::optional<ProgramUnit> BlockManager::allocate_unit(std::uint32_t die, Stream
     BlockInfo& fresh = info(die, wp);
     fresh.state = BlockState::kOpen;
     fresh.mode = mode;
+    fresh.stream = stream;
     fresh.next_page = 0;
     fresh.programmed = 0;
     fresh.valid = 0;

@@ -8,7 +8,8 @@
 // SLC mode, and the static SLC pool, blocks set aside to run in SLC mode
 // only (the last `static_slc_blocks` indices of each die). Host data,
 // host data cached in SLC, and relocated data go to separate open blocks
-// (streams), so cold relocated data does not mix with hot host data.
+// (streams), so cold relocated data does not mix with hot host data; data
+// relocated twice can have a stream of its own (ftl.gc.separate_cold).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,11 @@
 namespace ssdtwin {
 
 enum class BlockState : std::uint8_t { kFree, kOpen, kFull, kVictim };
-enum class Stream : std::uint8_t { kHost = 0, kGc = 1, kHostSlc = 2 };
-constexpr std::size_t kStreams = 3;
+// kGcCold: data relocated a second time (it outlived a whole GC cycle: cold),
+// kept apart from first-time relocations when ftl.gc.separate_cold is set.
+enum class Stream : std::uint8_t { kHost = 0, kGc = 1, kHostSlc = 2, kGcCold = 3 };
+constexpr std::size_t kStreams = 4;
+inline bool is_relocation(Stream s) { return s == Stream::kGc || s == Stream::kGcCold; }
 enum class PoolKind : std::uint8_t { kNormal = 0, kStaticSlc = 1 };
 constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
 
@@ -35,6 +39,7 @@ struct BlockInfo {
   std::uint16_t programmed = 0;   // die-pages whose program completed (in order)
   BlockState state = BlockState::kFree;
   CellMode mode = CellMode::kTlc;
+  Stream stream = Stream::kHost;  // write point it was opened for
 };
 
 // The slots one program operation writes: `pages` consecutive die-pages of

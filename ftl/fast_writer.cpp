@@ -7,7 +7,7 @@
 namespace ssdtwin {
 
 FastWriter::FastWriter(FtlCore& core, GarbageCollector& gc)
-    : core_(core), gc_(gc), host_(core.geo.dies()), moves_(core.geo.dies()),
+    : core_(core), gc_(gc), host_(core.geo.dies()), moves_(2 * std::size_t{core.geo.dies()}),
       gcs_(core.geo.dies()) {}
 
 void FastWriter::write(Lpn lpn) {
@@ -88,6 +88,7 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
       g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
       g.end = g.next + static_cast<Ppa>(cap);
       g.credit_per_slot = valid > 0 ? (cap - valid) / valid : cap;
+      g.dest = gc_.relocation_stream(die, v);
       if (valid == 0) credit += cap;
     }
     if (core_.blocks.free_blocks(die) >= trigger) {
@@ -107,7 +108,7 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
 
 void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double need) {
   DieGc& g = gcs_[die];
-  OpenUnit& u = moves_[die];
+  OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
   double& credit = core_.gc_credit[die];
   std::uint32_t moved = 0;
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
@@ -117,7 +118,7 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
     const Ppa s = g.next++;
     if (!core_.map.valid(s)) continue;
     const Owner o = core_.map.owner(s);
-    const Ppa to = next_slot(die, Stream::kGc, u);
+    const Ppa to = next_slot(die, g.dest, u);
     core_.invalidate(s);
     core_.map.place(o, to);
     core_.place(core_.blocks.info_of(to));

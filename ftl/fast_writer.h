@@ -50,12 +50,13 @@ class FastWriter {
     std::uint32_t victim = kNoBlock;
     Ppa next = 0, end = 0;       // victim slots still to scan
     double credit_per_slot = 0;  // as GarbageCollector: victim's invalid / valid
+    Stream dest = Stream::kGc;
   };
 
   FtlCore& core_;
   GarbageCollector& gc_;
   std::vector<OpenUnit> host_;   // per die
-  std::vector<OpenUnit> moves_;  // per die, GC stream
+  std::vector<OpenUnit> moves_;  // per die and relocation stream: [die * 2 + cold]
   std::vector<DieGc> gcs_;       // per die
   std::uint32_t die_ = 0;        // die of the host stream's current unit
 };

@@ -72,6 +72,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  c.gc_separate_cold = gc.get_bool("separate_cold", false);
   c.gc_paced = gc.get_enum("pacing", {"proportional", "none"}, "proportional") == "proportional";
   const ConfigNode bg = gc.child("background");
   c.gc_background_idle = bg.get_time("idle_after", 0);

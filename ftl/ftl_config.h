@@ -43,6 +43,9 @@ struct FtlConfig {
   // blocks earn their space from the victim being collected) or none (the
   // host writes freely until the reserve, then waits for an erase).
   bool gc_paced = true;
+  // Relocate data found in relocation blocks (moved before, so cold) into a
+  // write point of its own, apart from data moved for the first time.
+  bool gc_separate_cold = false;
   // Background GC: after this much host idle time (0: never), collect until
   // each die has gc_background_free_blocks erased blocks.
   Tick gc_background_idle = 0;

@@ -92,6 +92,7 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   if (v == kNoBlock) return false;
   // Pages still buffered from the last victim count with the new one.
   g.fold = fold;
+  g.dest = relocation_stream(die, v);
   // Moving the victim's valid pages frees its invalid ones: the host may
   // write that much while collection goes on (proportional pacing, so host
   // IOPS settle at what GC sustains instead of stalling and bursting).
@@ -183,7 +184,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   }
   if (current < core_.unit_slots && !pad) return false;
   const auto unit =
-      core_.blocks.allocate_unit(die, Stream::kGc, core_.pages_per_program, core_.native);
+      core_.blocks.allocate_unit(die, g.dest, core_.pages_per_program, core_.native);
   if (!unit) return false;
   BlockInfo& dest = core_.blocks.info(die, unit->block);
   // Whole 4 KiB pages of map journal ride along with the relocated data.
@@ -216,9 +217,9 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     g.head = 0;
   }
   core_.nand.submit(core_.program_txn(*unit, TxnSource::kGc, core_.native));
-  if (core_.rain_due(die, Stream::kGc)) {
+  if (core_.rain_due(die, g.dest)) {
     if (const auto parity =
-            core_.take_parity_unit(die, Stream::kGc, core_.pages_per_program, core_.native, PoolKind::kNormal))
+            core_.take_parity_unit(die, g.dest, core_.pages_per_program, core_.native, PoolKind::kNormal))
       core_.nand.submit(core_.program_txn(*parity, TxnSource::kGc, core_.native));
   }
   return true;

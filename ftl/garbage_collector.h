@@ -45,6 +45,12 @@ class GarbageCollector {
   std::uint32_t choose_victim(std::uint32_t die, std::uint32_t target);
   // A static wear-levelling victim of `die` if one is due, else kNoBlock.
   std::uint32_t wear_victim(std::uint32_t die);
+  // The relocation stream for pages of `victim`.
+  Stream relocation_stream(std::uint32_t die, std::uint32_t victim) const {
+    return core_.cfg.gc_separate_cold && is_relocation(core_.blocks.info(die, victim).stream)
+               ? Stream::kGcCold
+               : Stream::kGc;
+  }
   // Bookkeeping of an erased victim (block pools, wear, verification).
   void erased(std::uint32_t die, std::uint32_t block);
 
@@ -64,6 +70,7 @@ class GarbageCollector {
     bool erasing = false;     // the front of read_out is being erased
     bool fold = false;        // the victim is an SLC block being folded
     double credit_per_slot = 0;  // host slots earned per slot moved (victim's invalid / valid)
+    Stream dest = Stream::kGc;   // write point of the victim's pages
     // Victims read out, in order, each erased once its valid pages are all
     // programmed elsewhere.
     std::vector<std::uint32_t> read_out;
