@@ -55,10 +55,12 @@ int run(const Args& a) {
     workload = WorkloadSpec::from_config(wl_doc->root(), drive.user_bytes());
     for (const PhaseSpec& p : workload.phases) {
       // A write command's data must fit the write buffer; reads and trims never use it.
-      const bool writes = p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite || p.rw == RwKind::kRandRw;
+      const bool writes = p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite ||
+                          p.rw == RwKind::kRandRw || p.rw == RwKind::kTrace;
       if (writes && p.bs / kSectorBytes > drive.ftl_cfg.write_buffer_slots)
         throw ConfigError(a.workload + ": workload.phases." + std::to_string(p.source_index) +
-                          ".bs: expected at most the drive's write buffer (" +
+                          (p.rw == RwKind::kTrace ? ".trace.max_transfer" : ".bs") +
+                          ": expected at most the drive's write buffer (" +
                           std::to_string(drive.ftl_cfg.write_buffer_slots * kSectorBytes) +
                           " bytes)");
     }
@@ -90,6 +92,17 @@ int run(const Args& a) {
   write_results(a.out, drive, workload, report, meta);
   spdlog::info("results in {} (wall {:.1f} s, {} events)", a.out, report.wall_seconds,
                report.events);
+  for (const PhaseReport& p : report.phases) {
+    if (!p.trace) continue;
+    const TraceStats& t = p.trace_read;
+    const TraceReplayStats& r = *p.trace;
+    spdlog::info("phase '{}': {} trace records ({}), {} commands, {} split, {} partial-page writes",
+                 p.spec->name, t.total_records(), p.trace_format,
+                 r.commands[0] + r.commands[1] + r.commands[2], r.split_records, r.partial_page_writes);
+    if (t.bad_lines() > 0)
+      spdlog::warn("phase '{}': skipped {} bad lines ({} malformed, {} zero-length, {} unknown op); first: {}",
+                   p.spec->name, t.bad_lines(), t.bad[0], t.bad[1], t.bad[2], t.first_bad);
+  }
   if (a.verify) {
     const FtlStats& s = drive.ftl.stats();
     if (s.verify_errors > 0) {

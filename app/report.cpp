@@ -85,6 +85,50 @@ FillCurveMetrics fill_metrics(const PhaseReport& p) {
   return analyze_fill_curve(by_bytes_mb_per_s(s), static_cast<double>(s.step()) / 1e9);
 }
 
+// What a trace replay read and issued, and its host-side queueing delay.
+Json trace_json(const PhaseReport& p) {
+  const TracePhaseSpec& spec = p.spec->trace;
+  const TraceStats& t = p.trace_read;
+  const TraceReplayStats& r = *p.trace;
+  Json j;
+  j["file"] = spec.file;
+  j["format"] = p.trace_format;
+  j["mode"] = replay_mode_name(spec.replay.mode);
+  j["time_scale"] = spec.replay.time_scale;
+  j["map"] = map_mode_name(spec.replay.map.mode);
+  j["lines"] = t.lines;
+  Json records;
+  for (int op = 0; op < kTraceOps; ++op)
+    records[trace_op_name(static_cast<TraceOp>(op))] = t.records[op];
+  j["records"] = records;
+  j["commands"] = r.commands[0] + r.commands[1] + r.commands[2];
+  j["split_records"] = r.split_records;
+  j["unaligned_records"] = r.unaligned_records;
+  j["partial_page_writes"] = r.partial_page_writes;
+  j["read_modify_write_pages"] = r.rmw_pages;
+  j["trims_dropped"] = r.trims_dropped;
+  j["wrapped_records"] = r.wrapped_records;
+  j["flushes_not_sent"] = t.records[static_cast<int>(TraceOp::kFlush)];
+  j["time_backsteps"] = t.backsteps;
+  j["bad_lines_skipped"] = t.bad_lines();
+  if (t.bad_lines() > 0) j["first_bad_line"] = t.first_bad;
+  j["mean_outstanding"] = r.mean_outstanding();
+  j["max_outstanding"] = r.max_outstanding;
+  Json delay;
+  for (int op = 0; op < PhaseResult::kOps; ++op) {
+    const LatencyHistogram& h = r.queue_delay[op];
+    if (h.count() == 0) continue;
+    Json d;
+    d["mean"] = h.mean() / 1e3;
+    d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
+    d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
+    d["max"] = static_cast<double>(h.max()) / 1e3;
+    delay[op == 0 ? "read" : op == 1 ? "write" : "trim"] = d;
+  }
+  j["queue_delay_us"] = delay;  // arrival to issue; device latency is in read/write/trim
+  return j;
+}
+
 Json phase_json(const Drive& drive, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
   const PhaseResult& r = p.result;
@@ -169,6 +213,7 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   slc["cache_hit_share"] = host_slc + host_native > 0 ? host_slc / (host_slc + host_native) : 0.0;
   slc["occupancy_gb_at_end"] = p.slc_bytes_at_end / 1e9;
   j["slc_cache"] = slc;
+  if (p.trace) j["trace"] = trace_json(p);
   if (s.report == PhaseReportKind::kConsistency) {
     const ConsistencyScore c = consistency_score(p);
     Json k;

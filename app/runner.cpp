@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "host/io_pattern.h"
+#include "host/trace_reader.h"
 #include "sim/progress.h"
 
 namespace ssdtwin {
@@ -81,6 +82,30 @@ void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   }
 }
 
+void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec,
+                     Progress& progress, const Gauge* gauge, PhaseReport& pr) {
+  const TracePhaseSpec& t = spec.trace;
+  const std::optional<TraceFormat> format =
+      t.format ? t.format : std::optional<TraceFormat>(detect_trace_format(t.file, t.read));
+  TraceReplaySpec replay = t.replay;
+  if (replay.map.mode == MapMode::kScale && !t.span_given)
+    replay.map.trace_span = scan_trace(t.file, format, t.read).max_end;  // one pre-pass
+  const auto reader = open_trace(t.file, format, t.read);
+  pr.trace = std::make_unique<TraceReplayStats>();
+  pr.trace_format = trace_format_name(*format);
+  TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.user_bytes(), workload.interval,
+                  workload.per_bytes, pr.result, *pr.trace, gauge);
+  rep.start();
+  std::uint32_t tick = 0;
+  while (!rep.finished()) {
+    if (!drive.engine.step())
+      throw std::runtime_error("simulation stalled in phase '" + spec.name +
+                               "': commands outstanding but no event pending");
+    if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), rep.progress());
+  }
+  pr.trace_read = reader->stats();
+}
+
 }  // namespace
 
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
@@ -101,6 +126,7 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const double wall_before = progress.wall_seconds();
 
     if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
+    else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
     else run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge, pr);
     if (spec.idle_after > 0) drive.engine.advance_to(drive.engine.now() + spec.idle_after);
 

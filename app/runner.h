@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "app/drive.h"
 #include "ftl/ftl_stats.h"
 #include "host/io_generator.h"
+#include "host/trace_replay.h"
 #include "host/workload.h"
 #include "nand/nand_array.h"
 
@@ -24,6 +26,10 @@ struct PhaseReport {
   BlockManager::Wear wear;
   double wall_seconds = 0;  // host time spent simulating the phase
   double slc_bytes_at_end = 0;
+  // rw: trace phases: what the replay and the reader counted.
+  std::unique_ptr<TraceReplayStats> trace;
+  TraceStats trace_read;
+  std::string trace_format;
 };
 
 struct RunReport {

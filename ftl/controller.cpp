@@ -58,17 +58,37 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       break;
     }
     case IoOp::kWrite:
-      if (waiting_head_ < waiting_.size() || !ftl_.reserve_buffer(pages)) {
-        ++buffer_waits_;
-        waiting_.push_back(id);
-      } else {
-        start_write(id);
+      if (c.rmw) {
+        // Partly written pages: read their old data first (a flash read,
+        // or a map load and then one), then merge and write as a whole.
+        c.parts_pending = 0;
+        c.deferred = 0;
+        const Lpn last = first + pages - 1;
+        for (const Lpn lpn : {first, last}) {
+          if (!((lpn == first && (c.rmw & 1)) || (lpn == last && (c.rmw & 2)))) continue;
+          const ReadPlan plan = ftl_.read(id, lpn, 1);
+          c.parts_pending += plan.flash_txns;
+          c.deferred += plan.deferred;
+          if (last == first) break;
+        }
+        if (c.parts_pending > 0 || c.deferred > 0) break;
       }
+      admit_write(id);
       break;
     case IoOp::kTrim:
       ftl_.trim(first, pages);
       host_->complete(id, engine_.now());
       break;
+  }
+}
+
+void Controller::admit_write(std::uint32_t id) {
+  const std::uint32_t pages = host_->command(id).bytes / kSectorBytes;
+  if (waiting_head_ < waiting_.size() || !ftl_.reserve_buffer(pages)) {
+    ++buffer_waits_;
+    waiting_.push_back(id);
+  } else {
+    start_write(id);
   }
 }
 
@@ -81,6 +101,10 @@ void Controller::start_write(std::uint32_t id) {
 void Controller::on_read_data(std::uint64_t cmd, std::uint32_t bytes) {
   const auto id = static_cast<std::uint32_t>(cmd);
   HostCommand& c = host_->command(id);
+  if (c.op == IoOp::kWrite) {  // the old data of a read-modify-write is in
+    if (--c.parts_pending == 0 && c.deferred == 0) admit_write(id);
+    return;
+  }
   const Tick end = host_->transfer_to_host(bytes, engine_.now() + cfg_.ecc_decode);
   c.data_done = std::max(c.data_done, end);
   if (--c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
@@ -91,6 +115,10 @@ void Controller::on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) {
   HostCommand& c = host_->command(id);
   --c.deferred;
   c.parts_pending += plan.flash_txns;
+  if (c.op == IoOp::kWrite) {
+    if (c.parts_pending == 0 && c.deferred == 0) admit_write(id);
+    return;
+  }
   if (plan.immediate_bytes > 0)
     c.data_done = std::max(c.data_done, host_->transfer_to_host(plan.immediate_bytes, engine_.now()));
   if (c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);

@@ -55,6 +55,8 @@ class Controller : public EventTarget, public FtlListener {
 
  private:
   enum Kind : std::uint32_t { kProcessed, kWriteDataIn };
+  // Write-buffer admission, in arrival order.
+  void admit_write(std::uint32_t id);
   void start_write(std::uint32_t id);
   void finish_read_part(HostCommand& c, std::uint32_t id);
 

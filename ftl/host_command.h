@@ -18,6 +18,10 @@ struct HostCommand {
   Tick data_done = 0;       // end of the last data transfer on the link
   std::uint32_t parts_pending = 0;  // flash reads still outstanding
   std::uint32_t deferred = 0;       // parts still waiting for their mapping
+  // A write that covers its first (bit 0) or last (bit 1) 4 KiB page only
+  // partly: the drive reads the page's old data and merges it before the
+  // write proceeds (read-modify-write).
+  std::uint8_t rmw = 0;
   bool in_use = false;
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "host/host_interface.h"
+#include "host/phase_result.h"
 #include "host/io_pattern.h"
 #include "host/workload.h"
 #include "sim/histogram.h"
@@ -16,26 +17,6 @@
 #include "sim/timeseries.h"
 
 namespace ssdtwin {
-
-struct PhaseResult {
-  static constexpr int kOps = 3;  // indexed by IoOp
-  LatencyHistogram latency[kOps];
-  std::uint64_t ios[kOps] = {};
-  std::uint64_t bytes[kOps] = {};
-  Tick start = 0, end = 0;
-  std::unique_ptr<IntervalSeries> series;
-  std::unique_ptr<ByteStepSeries> by_bytes;
-  // Phases with report: latency: latency percentiles per series interval.
-  std::unique_ptr<IntervalLatencySeries> interval_latency;
-  // Phases with report: bandwidth: when each range's worth of writes (a
-  // pass over the range) completed.
-  std::unique_ptr<ByteStepSeries> passes;
-  // Phases with until_steady: IOPS per round and the round that was steady.
-  std::unique_ptr<SteadyStateMonitor> steady;
-  // Most commands the device held at once (the rest of iodepth waited on the
-  // host: SATA NCQ holds 32).
-  std::uint32_t peak_device_qd = 0;
-};
 
 class IoGenerator : public CompletionSink {
  public:

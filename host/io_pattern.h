@@ -35,6 +35,8 @@ class IoPattern {
       case RwKind::kTrim: io.op = IoOp::kTrim; random = false; break;
       case RwKind::kRandRead: io.op = IoOp::kRead; break;
       case RwKind::kRandWrite: io.op = IoOp::kWrite; break;
+      case RwKind::kTrace:  // replays draw from their trace, not from here
+        break;
       case RwKind::kRandRw:
         io.op = rng_.uniform() < spec_.read_share ? IoOp::kRead : IoOp::kWrite;
         break;

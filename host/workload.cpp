@@ -15,6 +15,7 @@ const char* rw_kind_name(RwKind k) {
     case RwKind::kRandWrite: return "randwrite";
     case RwKind::kRandRw: return "randrw";
     case RwKind::kTrim: return "trim";
+    case RwKind::kTrace: return "trace";
   }
   return "?";
 }
@@ -38,6 +39,7 @@ RwKind parse_rw(const std::string& s) {
   if (s == "randread") return RwKind::kRandRead;
   if (s == "randwrite") return RwKind::kRandWrite;
   if (s == "randrw") return RwKind::kRandRw;
+  if (s == "trace") return RwKind::kTrace;
   return RwKind::kTrim;
 }
 
@@ -84,7 +86,20 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   p.base_name = p.name;
   p.source_index = index;
   p.precondition = n.get_bool("precondition", false);
-  p.rw = parse_rw(n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim"}));
+  p.rw = parse_rw(
+      n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace"}));
+  if (p.rw == RwKind::kTrace) {
+    // A replay runs to the end of its trace, as the trace says; keys of
+    // synthetic jobs (bs, iodepth, stop conditions, reports) are not read,
+    // so giving them is an unknown-key error.
+    p.trace = TracePhaseSpec::from_config(n.child("trace"), user_bytes, n.file());
+    p.bs = p.trace.replay.max_transfer;
+    p.iodepth = p.trace.replay.iodepth;
+    p.span = user_bytes;
+    p.idle_after = n.get_time("idle_after", 0);
+    depths.assign(1, p.iodepth);
+    return p;
+  }
   p.bs = static_cast<std::uint32_t>(n.get_bytes("bs", 4096));
   if (p.bs == 0 || p.bs % kSectorBytes != 0 || p.bs > (256u << 20))
     n.fail("bs", "expected a multiple of 4KiB up to 256MiB");

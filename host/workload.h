@@ -16,13 +16,15 @@
 #include <string>
 #include <vector>
 
+#include "host/trace_phase.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
 
 class ConfigNode;
 
-enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw, kTrim };
+// kTrace: replay of a block trace (host/trace_phase.h), not a synthetic pattern.
+enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw, kTrim, kTrace };
 
 const char* rw_kind_name(RwKind k);
 
@@ -61,6 +63,7 @@ struct PhaseSpec {
   // FTL's state (mapping, validity, GC, wear) with no NAND timing, and no
   // simulated time passes. Only for write, randwrite and trim phases.
   bool fast = false;
+  TracePhaseSpec trace;  // rw: trace
   RwKind rw = RwKind::kRead;
   std::uint32_t bs = 4096;
   std::uint32_t iodepth = 1;

@@ -1055,4 +1055,6 @@ std::string ConfigDoc::resolved_json() const {
 
 const std::string& ConfigDoc::file() const { return impl_->file; }
 
+const std::string& ConfigNode::file() const { return doc_->file(); }
+
 }  // namespace ssdtwin

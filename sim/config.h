@@ -85,6 +85,7 @@ class ConfigNode {
 
   bool has(const std::string& key) const;
   const std::string& path() const { return path_; }  // "drive.nand"
+  const std::string& file() const;                    // the file the node was read from
 
   // Throws ConfigError located at `key` (or at this node if the key is
   // absent), e.g. for cross-field checks done by the model.

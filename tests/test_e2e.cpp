@@ -360,3 +360,72 @@ TEST_CASE("the consistency procedure scores the last seconds from its own per-se
   CHECK(score["average_iops"].get<double>() == Approx(mean).margin(0.1));
   CHECK(score["stddev_iops"].get<double>() == Approx(std::sqrt(var)).margin(0.1));
 }
+
+// ---- Trace replay phases (rw: trace) through the binary.
+
+namespace {
+
+// A workload replaying `trace` (a file name in the scratch folder) with
+// extra `trace` keys, on the small TLC drive.
+Exec replay_binary(const std::string& trace, const std::string& keys, const std::string& out) {
+  const auto wl = write_temp("replay.yaml", "workload:\n  phases:\n"
+                                            "    - {name: replay, rw: trace, trace: {file: " +
+                                                trace + keys + "}}\n");
+  return run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out);
+}
+
+}  // namespace
+
+TEST_CASE("the trace replay workload runs a sample trace and reports it", "[e2e][trace]") {
+  const std::string out = scratch("e2e_trace_out");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
+                            source_path("configs/workloads/trace_replay.yaml") + " --out " + out);
+  REQUIRE(e.status == 0);
+  std::ifstream summary(out + "/summary.json");
+  std::stringstream ss;
+  ss << summary.rdbuf();
+  CHECK_THAT(ss.str(), Catch::Contains("\"format\": \"msr\""));
+  CHECK_THAT(ss.str(), Catch::Contains("\"queue_delay_us\""));
+  CHECK_THAT(ss.str(), Catch::Contains("\"partial_page_writes\""));
+}
+
+TEST_CASE("a malformed trace line stops the run with file:line, exit 2", "[e2e][trace][errors]") {
+  write_temp("bad.csv", "0,write,0,4096\n10,write,zero,4096\n20,read,0,4096\n");
+  const Exec e = replay_binary("bad.csv", ", format: native", scratch("e2e_bad_trace"));
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains("bad.csv:2:"));
+}
+
+TEST_CASE("with skip_bad_lines bad trace lines are counted and the run goes on", "[e2e][trace]") {
+  write_temp("bad2.csv", "0,write,0,4096\n10,write,zero,4096\n15,erase,0,4096\n20,read,0,0\n"
+                         "30,read,0,4096\n");
+  const std::string out = scratch("e2e_skip_trace");
+  const Exec e = replay_binary("bad2.csv", ", format: native, skip_bad_lines: true", out);
+  REQUIRE(e.status == 0);
+  std::ifstream summary(out + "/summary.json");
+  std::stringstream ss;
+  ss << summary.rdbuf();
+  CHECK_THAT(ss.str(), Catch::Contains("\"bad_lines_skipped\": 3"));
+}
+
+TEST_CASE("trace IOs past the drive stop the run unless mapped, exit 2", "[e2e][trace][errors]") {
+  write_temp("far.csv", "0,write,0,4096\n10,write,5000000000000,4096\n");
+  const Exec e = replay_binary("far.csv", ", format: native", scratch("e2e_far_trace"));
+  CHECK(e.status == 2);
+  CHECK_THAT(e.err, Catch::Contains("far.csv:2:"));
+  CHECK_THAT(e.err, Catch::Contains("map: wrap"));
+  const Exec wrapped = replay_binary("far.csv", ", format: native, map: wrap", scratch("e2e_wrap_trace"));
+  CHECK(wrapped.status == 0);
+}
+
+TEST_CASE("keys of synthetic jobs on a trace phase are unknown keys, exit 2", "[e2e][trace][errors]") {
+  write_temp("ok.csv", "0,write,0,4096\n");
+  const auto wl = write_temp("replay_bs.yaml", "workload:\n  phases:\n"
+                                               "    - {name: r, rw: trace, bs: 8KiB, trace: {file: ok.csv}}\n");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " +
+                            scratch("e2e_bs_trace"));
+  CHECK(e.status == 2);
+  CHECK_THAT(e.err, Catch::Contains("workload.phases.0.bs"));
+  CHECK_THAT(e.err, Catch::Contains("unknown key"));
+}

@@ -2,7 +2,7 @@
 # Installs SSDTwin's build and run dependencies from Debian packages.
 # Idempotent: packages already present are skipped, apt runs only when needed.
 set -euo pipefail
-PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev)
+PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,47 @@
+// One parser per trace format: the grammar of a line, turned into an IO in
+// the format's own time base. The reader (host/trace_reader.cpp) does what is
+// common to every format: lines, zero-length checks, device selection, time
+// relative to the first record, ordering, and bad-line handling.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "host/trace_reader.h"
+
+namespace ssdtwin {
+
+// An IO as one line gives it.
+struct ParsedIo {
+  TraceOp op = TraceOp::kRead;
+  Tick time = 0;  // ns from the format's own origin (e.g. 1601 for MSR filetime)
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t device = 0;
+};
+
+enum class LineKind : std::uint8_t {
+  kIo,     // an IO: ParsedIo filled in
+  kOther,  // a line of the format that carries no IO (header, file action, other event)
+};
+
+// Thrown by a parser for a line it cannot take; the reader adds file:line.
+struct LineError {
+  BadLine kind;
+  std::string what;
+};
+
+class LineParser {
+ public:
+  virtual ~LineParser() = default;
+  // Parses one non-blank line (without its newline; the reader skips blank
+  // ones). Parsers keep state across lines (a header seen, fio's files and
+  // clock, blkparse's summary block).
+  virtual LineKind parse(std::string_view line, ParsedIo& io) = 0;
+};
+
+std::unique_ptr<LineParser> make_line_parser(TraceFormat format, const TraceReadOptions& opt);
+
+}  // namespace ssdtwin

@@ -1,0 +1,40 @@
+// A workload phase that replays a block trace (`rw: trace`):
+//
+//   - name: replay
+//     rw: trace
+//     trace: {file: traces/msr_sample.csv, format: msr, mode: open, time_scale: 1,
+//             map: wrap, offset: 0, device: all, max_transfer: 128KiB}
+//
+// Keys (host/trace_replay.h has the semantics): file (relative to the
+// workload file), format (auto | msr | blkparse | fio | disksim | mqsim |
+// spc | native; auto never picks between disksim and mqsim), action (D | Q,
+// blkparse), mode (open | closed), time_scale (open loop), iodepth (closed
+// loop: required; open loop: host command slots, default what the device
+// holds), map (error | wrap | scale), offset (bytes or % of user capacity),
+// span (the trace's address span for map: scale; default one pre-pass),
+// device (all | N | "MAJ,MIN"), max_transfer, skip_bad_lines.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "host/trace_reader.h"
+#include "host/trace_replay.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+struct TracePhaseSpec {
+  std::string file;                   // as resolved (relative to the workload file)
+  std::optional<TraceFormat> format;  // none: detect from the file
+  TraceReadOptions read;
+  TraceReplaySpec replay;
+  bool span_given = false;  // map: scale with a configured span (else one pre-pass)
+
+  // `n` is the phase's `trace` map; `workload_file` locates relative paths.
+  static TracePhaseSpec from_config(const ConfigNode& n, std::uint64_t user_bytes,
+                                    const std::string& workload_file);
+};
+
+}  // namespace ssdtwin

@@ -1,0 +1,249 @@
+#include "host/trace_reader.h"
+
+#include <algorithm>
+#include <array>
+
+#include "host/trace_formats.h"
+
+namespace ssdtwin {
+
+namespace {
+
+constexpr std::array<TraceFormat, 7> kFormats = {
+    TraceFormat::kMsr,   TraceFormat::kBlkparse, TraceFormat::kFio,   TraceFormat::kDiskSim,
+    TraceFormat::kMqsim, TraceFormat::kSpc,      TraceFormat::kNative};
+
+bool blank(std::string_view line) {
+  for (const char c : line)
+    if (c != ' ' && c != '\t') return false;
+  return true;
+}
+
+// One text trace: lines from TraceInput, their grammar from a LineParser,
+// and what every format shares (checks, device selection, time base,
+// ordering, bad lines) here.
+class TextTraceReader final : public TraceReader {
+ public:
+  TextTraceReader(const std::string& path, TraceFormat format, const TraceReadOptions& opt)
+      : input_(path), format_(format), opt_(opt), parser_(make_line_parser(format, opt)) {}
+
+  bool next(TraceRecord& r) override {
+    std::string_view line;
+    ParsedIo io;
+    while (input_.next_line(line)) {
+      ++stats_.lines;
+      if (blank(line)) continue;
+      try {
+        if (parser_->parse(line, io) == LineKind::kOther) {
+          ++stats_.other_lines;
+          continue;
+        }
+        check(io);
+      } catch (LineError& e) {
+        bad_line(e);
+        continue;
+      }
+      if (opt_.device && io.device != *opt_.device) {
+        ++stats_.other_device;
+        continue;
+      }
+      r.time = relative_time(io.time);
+      r.op = io.op;
+      r.offset = io.offset;
+      r.bytes = io.bytes;
+      r.device = io.device;
+      r.line = input_.line_number();
+      const int op = static_cast<int>(io.op);
+      ++stats_.records[op];
+      stats_.bytes[op] += io.bytes;
+      stats_.max_end = std::max(stats_.max_end, io.offset + io.bytes);
+      return true;
+    }
+    return false;
+  }
+
+  const TraceStats& stats() const override { return stats_; }
+  const std::string& source() const override { return input_.path(); }
+  TraceFormat format() const override { return format_; }
+  double progress() const override { return input_.progress(); }
+
+ private:
+  static void check(const ParsedIo& io) {
+    if (io.op != TraceOp::kFlush && io.bytes == 0)
+      throw LineError{BadLine::kZeroLength, std::string("zero-length ") + trace_op_name(io.op) +
+                                                " at byte offset " + std::to_string(io.offset)};
+    if (io.offset + io.bytes < io.offset)
+      throw LineError{BadLine::kMalformed, "offset + length overflows 64 bits"};
+  }
+
+  void bad_line(LineError& e) {
+    std::string msg = input_.path() + ":" + std::to_string(input_.line_number()) + ": " + e.what;
+    if (!opt_.skip_bad_lines) throw TraceError(msg);
+    if (stats_.bad_lines() == 0) stats_.first_bad = std::move(msg);
+    ++stats_.bad[static_cast<int>(e.kind)];
+  }
+
+  // Nanoseconds from the first record; a record stamped before the latest
+  // one so far keeps the trace's order at the latest time (see the header).
+  Tick relative_time(Tick raw) {
+    if (!started_) {
+      started_ = true;
+      base_ = latest_ = raw;
+    }
+    if (raw < latest_) {
+      ++stats_.backsteps;
+      stats_.max_backstep = std::max(stats_.max_backstep, latest_ - raw);
+    } else {
+      latest_ = raw;
+    }
+    stats_.last_time = latest_ - base_;
+    return stats_.last_time;
+  }
+
+  TraceInput input_;
+  TraceFormat format_;
+  TraceReadOptions opt_;
+  std::unique_ptr<LineParser> parser_;
+  TraceStats stats_;
+  bool started_ = false;
+  Tick base_ = 0, latest_ = 0;
+};
+
+}  // namespace
+
+const char* trace_op_name(TraceOp op) {
+  switch (op) {
+    case TraceOp::kRead: return "read";
+    case TraceOp::kWrite: return "write";
+    case TraceOp::kTrim: return "trim";
+    case TraceOp::kFlush: return "flush";
+  }
+  return "?";
+}
+
+const char* trace_format_name(TraceFormat f) {
+  switch (f) {
+    case TraceFormat::kMsr: return "msr";
+    case TraceFormat::kBlkparse: return "blkparse";
+    case TraceFormat::kFio: return "fio";
+    case TraceFormat::kDiskSim: return "disksim";
+    case TraceFormat::kMqsim: return "mqsim";
+    case TraceFormat::kSpc: return "spc";
+    case TraceFormat::kNative: return "native";
+  }
+  return "?";
+}
+
+const std::vector<std::string>& trace_format_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const TraceFormat f : kFormats) v.emplace_back(trace_format_name(f));
+    return v;
+  }();
+  return names;
+}
+
+std::optional<TraceFormat> parse_trace_format(std::string_view name) {
+  for (const TraceFormat f : kFormats)
+    if (name == trace_format_name(f)) return f;
+  return std::nullopt;
+}
+
+const char* bad_line_name(BadLine b) {
+  switch (b) {
+    case BadLine::kMalformed: return "malformed";
+    case BadLine::kZeroLength: return "zero-length";
+    case BadLine::kUnknownOp: return "unknown op";
+  }
+  return "?";
+}
+
+std::uint64_t TraceStats::total_records() const {
+  std::uint64_t n = 0;
+  for (const std::uint64_t r : records) n += r;
+  return n;
+}
+
+std::uint64_t TraceStats::bad_lines() const {
+  std::uint64_t n = 0;
+  for (const std::uint64_t b : bad) n += b;
+  return n;
+}
+
+TraceFormat detect_trace_format(const std::string& path, const TraceReadOptions& opt) {
+  // Enough lines to get past a blkparse capture's first non-IO events or a
+  // fio log's file actions, few enough to cost nothing.
+  constexpr std::size_t kSampleLines = 64;
+  std::vector<std::string> sample;
+  {
+    TraceInput in(path);
+    std::string_view line;
+    while (sample.size() < kSampleLines && in.next_line(line))
+      if (!blank(line)) sample.emplace_back(line);
+  }
+  if (sample.empty())
+    throw TraceError(path + ": the trace is empty, so its format cannot be detected");
+
+  std::vector<TraceFormat> fits;
+  for (const TraceFormat f : kFormats) {
+    const auto parser = make_line_parser(f, opt);
+    ParsedIo io;
+    bool ok = true;
+    std::size_t parsed = 0;
+    for (const std::string& line : sample) {
+      try {
+        parser->parse(line, io);
+        ++parsed;
+      } catch (const LineError& e) {
+        // Parsers check an op after every number, so a line with only its
+        // op unknown has this format's shape: it does not rule it out.
+        if (e.kind == BadLine::kMalformed) {
+          ok = false;
+          break;
+        }
+      }
+    }
+    if (ok && parsed > 0) fits.push_back(f);
+  }
+  auto fit = [&](TraceFormat f) { return std::find(fits.begin(), fits.end(), f) != fits.end(); };
+  if (fit(TraceFormat::kDiskSim) || fit(TraceFormat::kMqsim))
+    throw TraceError(
+        path +
+        ": the lines have the five columns of the DiskSim ASCII format (time_ms "
+        "devno blkno bcount hex-flags) and of the MQSim ASCII format (time_ns devno lba "
+        "sectors op), which differ only in units; name the format: disksim or mqsim");
+  std::string names;
+  for (const TraceFormat f : fits)
+    names += std::string(names.empty() ? "" : ", ") + trace_format_name(f);
+  std::string all;
+  for (const std::string& n : trace_format_names()) all += std::string(all.empty() ? "" : ", ") + n;
+  if (fits.size() > 1)
+    throw TraceError(path + ": the first lines fit several trace formats (" + names +
+                     "); name the format");
+  if (fits.empty()) {
+    const std::string first = sample.front().substr(0, 60);
+    throw TraceError(path + ": no trace format fits the first " + std::to_string(sample.size()) +
+                     " lines (the first is '" + first + "'); name the format (" + all + ")");
+  }
+  return fits.front();
+}
+
+std::unique_ptr<TraceReader> open_trace(const std::string& path, std::optional<TraceFormat> format,
+                                        const TraceReadOptions& opt) {
+  if (opt.blkparse_action != 'D' && opt.blkparse_action != 'Q')
+    throw TraceError(path + ": blkparse action must be D (issue) or Q (queue), got '" +
+                     std::string(1, opt.blkparse_action) + "'");
+  const TraceFormat f = format ? *format : detect_trace_format(path, opt);
+  return std::make_unique<TextTraceReader>(path, f, opt);
+}
+
+TraceStats scan_trace(const std::string& path, std::optional<TraceFormat> format,
+                      const TraceReadOptions& opt) {
+  const auto reader = open_trace(path, format, opt);
+  TraceRecord r;
+  while (reader->next(r)) {
+  }
+  return reader->stats();
+}
+
+}  // namespace ssdtwin

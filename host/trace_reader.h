@@ -1,0 +1,133 @@
+// Block traces as a stream of IO records, from the formats people have:
+//
+//   msr       MSR Cambridge / SNIA IOTTA CSV: Timestamp,Hostname,DiskNumber,
+//             Type,Offset,Size,ResponseTime (Windows filetime, 100 ns ticks;
+//             byte offsets and sizes; the header row is optional)
+//   blkparse  blkparse's default text output: the events of one action
+//             (`D` issue by default, or `Q`), 512-byte sectors, the RWBS
+//             field giving read/write/discard/flush
+//   fio       fio iolog version 2 or 3 (the version from the header line)
+//   disksim   DiskSim ASCII: time_ms devno blkno bcount flags (float ms,
+//             512-byte sectors, hex flags, bit 0x1 = read)
+//   mqsim     MQSim/SSDsim ASCII: time_ns devno lba sectors op (integer ns,
+//             512-byte sectors, op 1 = read, 0 = write)
+//   spc       SPC: ASU,LBA,Size,Opcode,Timestamp (LBA in 512-byte sectors,
+//             size in bytes, r/w, seconds)
+//   native    time_ns,op,offset_bytes,length_bytes (op read, write, trim or
+//             flush; the header row is optional)
+//
+// A reader streams: memory does not grow with the trace. Record times are
+// nanoseconds from the first record returned and never decrease; a record
+// stamped earlier than the one before it (multi-CPU blkparse captures
+// interleave per-CPU buffers and come a few microseconds out of order) is
+// given the time of the latest record so far, and counted in
+// TraceStats::backsteps with the largest step back, so the replay keeps
+// the trace's order and a summary can say how disordered the input was.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "host/trace_input.h"
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+enum class TraceOp : std::uint8_t { kRead, kWrite, kTrim, kFlush };
+constexpr int kTraceOps = 4;
+const char* trace_op_name(TraceOp op);
+
+struct TraceRecord {
+  Tick time = 0;  // ns from the first record, non-decreasing
+  TraceOp op = TraceOp::kRead;
+  std::uint64_t offset = 0;  // bytes (0 for a flush)
+  std::uint64_t bytes = 0;   // > 0 except for a flush
+  std::uint32_t device = 0;  // see TraceReadOptions::device
+  std::uint64_t line = 0;    // line in the trace file, for messages
+};
+
+enum class TraceFormat : std::uint8_t { kMsr, kBlkparse, kFio, kDiskSim, kMqsim, kSpc, kNative };
+const char* trace_format_name(TraceFormat f);
+std::optional<TraceFormat> parse_trace_format(std::string_view name);
+// Every format name, in the order above (for config enums and messages).
+const std::vector<std::string>& trace_format_names();
+
+struct TraceReadOptions {
+  // blkparse: the action whose events are the IOs, 'D' (issued to the
+  // device) or 'Q' (queued by the block layer, before merging and
+  // scheduling).
+  char blkparse_action = 'D';
+  // Only this device's records; none: every device merged into one stream.
+  // Device numbers: the DiskNumber (msr), devno (disksim, mqsim), ASU (spc),
+  // the file's index in order of its `add` line (fio), MAJ << 20 | MIN as
+  // the kernel's dev_t (blkparse; parse_trace_device("8,33")), 0 (native).
+  // Times count from the first record of the selected device.
+  std::optional<std::uint32_t> device;
+  // A bad line (malformed, zero-length IO, unknown op) is counted and
+  // skipped instead of stopping the read with a TraceError.
+  bool skip_bad_lines = false;
+};
+
+// Kinds of bad lines, counted apart when they are skipped.
+enum class BadLine : std::uint8_t { kMalformed, kZeroLength, kUnknownOp };
+constexpr int kBadLineKinds = 3;
+const char* bad_line_name(BadLine b);
+
+struct TraceStats {
+  std::uint64_t lines = 0;                // lines read
+  std::uint64_t records[kTraceOps] = {};  // records returned, per TraceOp
+  std::uint64_t bytes[kTraceOps] = {};
+  std::uint64_t other_lines = 0;          // headers, fio file actions, other blkparse actions and
+                                          // no-data requests, the blkparse summary
+  std::uint64_t other_device = 0;         // records of devices not selected
+  std::uint64_t bad[kBadLineKinds] = {};  // skipped bad lines, per BadLine
+  std::string first_bad;                  // the first one's message (file:line: what)
+  std::uint64_t backsteps = 0;            // records stamped before the one before them
+  Tick max_backstep = 0;
+  Tick last_time = 0;         // time of the last record (the trace's span)
+  std::uint64_t max_end = 0;  // highest offset + bytes of a record
+
+  std::uint64_t total_records() const;
+  std::uint64_t bad_lines() const;
+};
+
+// A stream of records. next() throws TraceError (file:line: what) for a
+// bad line unless skip_bad_lines is set.
+class TraceReader {
+ public:
+  virtual ~TraceReader() = default;
+  // The next record, or false at the end of the trace.
+  virtual bool next(TraceRecord& r) = 0;
+  virtual const TraceStats& stats() const = 0;
+  virtual const std::string& source() const = 0;  // the file, as named in messages
+  virtual TraceFormat format() const = 0;
+  virtual double progress() const = 0;  // share of the input read
+};
+
+// Opens `path` (plain, .gz, .zst or .xz by content) as `format`, or detects
+// the format when none is given (see detect_trace_format).
+std::unique_ptr<TraceReader> open_trace(const std::string& path, std::optional<TraceFormat> format,
+                                        const TraceReadOptions& opt = {});
+
+// The format whose grammar every one of the first non-blank lines fits.
+// Throws TraceError when none fits, when several do, and whenever the lines
+// fit the DiskSim or the MQSim ASCII format: those two have the same five
+// columns in different units (float ms and flags vs integer ns and op), so
+// a guess could misread every time and op; the format must be named.
+TraceFormat detect_trace_format(const std::string& path, const TraceReadOptions& opt = {});
+
+// Reads the whole trace once and returns its statistics: max_end (the
+// trace's address span, for map: scale), record counts, the time span.
+// Memory stays constant; it costs one parse of the file.
+TraceStats scan_trace(const std::string& path, std::optional<TraceFormat> format,
+                      const TraceReadOptions& opt = {});
+
+// A device number as written in configs: "3" or blkparse's "8,33"
+// (MAJ << 20 | MIN, the kernel's dev_t). nullopt if neither.
+std::optional<std::uint32_t> parse_trace_device(std::string_view text);
+
+}  // namespace ssdtwin
