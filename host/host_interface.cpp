@@ -53,12 +53,41 @@ void HostInterface::issue(std::uint32_t id) {
   ++wait_count_;
 }
 
+namespace {
+// SATA FIS sizes (SATA 3.x, section 10.5): Register Host-to-Device and
+// Device-to-Host 5 dwords, DMA Setup 7, DMA Activate 1, Set Device Bits 2.
+constexpr std::uint64_t kRegisterFis = 20, kDmaSetupFis = 28, kDmaActivateFis = 4, kSdbFis = 8;
+}  // namespace
+
 void HostInterface::admit(std::uint32_t id) {
   ++in_device_;
-  engine_.schedule_in(cfg_.submission_latency, this, kFetched, id);
+  Tick at = engine_.now() + cfg_.submission_latency;
+  if (cfg_.kind == LinkKind::kSata) {
+    // The command's Register FIS, and the device's Register FIS taking it.
+    at = link_.reserve(Direction::kToDevice, kRegisterFis, at);
+    at = link_.reserve(Direction::kToHost, kRegisterFis, at);
+  }
+  engine_.schedule_at(at, this, kFetched, id);
+}
+
+Tick HostInterface::transfer_to_device(std::uint64_t bytes, Tick earliest) {
+  if (cfg_.kind == LinkKind::kSata) {
+    earliest = link_.reserve(Direction::kToHost, kDmaSetupFis, earliest);
+    // The device asks for each Data FIS of a write with a DMA Activate.
+    const std::uint64_t fises = (bytes + cfg_.link.packet_payload - 1) / cfg_.link.packet_payload;
+    for (std::uint64_t k = 0; k < fises; ++k)
+      earliest = link_.reserve(Direction::kToHost, kDmaActivateFis, earliest);
+  }
+  return link_.reserve(Direction::kToDevice, bytes, earliest);
+}
+
+Tick HostInterface::transfer_to_host(std::uint64_t bytes, Tick earliest) {
+  if (cfg_.kind == LinkKind::kSata) earliest = link_.reserve(Direction::kToHost, kDmaSetupFis, earliest);
+  return link_.reserve(Direction::kToHost, bytes, earliest);
 }
 
 void HostInterface::complete(std::uint32_t id, Tick at) {
+  if (cfg_.kind == LinkKind::kSata) at = link_.reserve(Direction::kToHost, kSdbFis, at);
   engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id);
 }
 

@@ -11,6 +11,7 @@
 #include "host/workload.h"
 #include "sim/config.h"
 #include "sim/time.h"
+#include "test_support.h"
 
 using ssdtwin::ConfigDoc;
 using ssdtwin::ConfigError;
@@ -422,4 +423,24 @@ TEST_CASE("WorkloadSpec requires at least one phase and a positive interval") {
                workload("    - {rw: read, runtime: 1s}\n", kUser, "  timeseries: {interval: 0}\n");
              }),
              Contains("workload.timeseries.interval:"));
+}
+
+// ---- SATA command overhead on the link.
+
+TEST_CASE("SATA 4 KiB IOPS are bound by the FISes of each command and not just its data") {
+  // Reads of never-written pages come from controller memory, so at QD32
+  // only the half-duplex link limits them: per command a Register FIS each
+  // way, a DMA Setup FIS, the 4 KiB Data FIS and a Set Device Bits FIS.
+  auto t = ssdtwin::test::make_drive("configs/drives/test_mlc_sata.yaml");
+  ssdtwin::Drive& d = *t.drive;
+  const auto r = ssdtwin::test::run_quiet(
+      d, ssdtwin::test::make_workload(
+             "workload: {phases: [{rw: randread, bs: 4KiB, iodepth: 32, ramp_time: 10ms, runtime: 200ms}]}",
+             d.user_bytes()));
+  const HostLink link(d.hif_cfg.link);
+  const Tick per_command = 2 * link.duration(20) + link.duration(28) + link.duration(4096) + link.duration(8);
+  const double iops = static_cast<double>(r.phases[0].result.ios[0]) / ssdtwin::test::seconds_of(r.phases[0]);
+  CHECK(iops == Approx(1e9 / static_cast<double>(per_command)).epsilon(0.02));
+  // Well below what the payload rate alone would allow.
+  CHECK(iops < 0.8 * 1e9 / static_cast<double>(link.duration(4096)));
 }
