@@ -63,14 +63,14 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
         // or a map load and then one), then merge and write as a whole.
         c.parts_pending = 0;
         c.deferred = 0;
-        const Lpn last = first + pages - 1;
-        for (const Lpn lpn : {first, last}) {
-          if (!((lpn == first && (c.rmw & 1)) || (lpn == last && (c.rmw & 2)))) continue;
+        auto read_old = [&](Lpn lpn) {
           const ReadPlan plan = ftl_.read(id, lpn, 1);
           c.parts_pending += plan.flash_txns;
           c.deferred += plan.deferred;
-          if (last == first) break;
-        }
+        };
+        const Lpn last = first + pages - 1;
+        if (c.rmw & 1) read_old(first);
+        if ((c.rmw & 2) && !(last == first && (c.rmw & 1))) read_old(last);  // one read per page
         if (c.parts_pending > 0 || c.deferred > 0) break;
       }
       admit_write(id);

@@ -79,17 +79,13 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
       if (core_.blocks.free_blocks(die) >= trigger) return;
       const std::uint32_t v = gc_.choose_victim(die, trigger);
       if (v == kNoBlock) return;  // nothing reclaimable: the host takes from the reserve
+      g.credit_per_slot = core_.start_pacing(die, v);
       core_.blocks.set_victim(die, v);
       ++core_.stats.gc_victims;
-      const BlockInfo& info = core_.blocks.info(die, v);
-      const double cap = static_cast<double>(core_.blocks.capacity_slots(info));
-      const double valid = static_cast<double>(info.valid);
       g.victim = v;
       g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
-      g.end = g.next + static_cast<Ppa>(cap);
-      g.credit_per_slot = valid > 0 ? (cap - valid) / valid : cap;
+      g.end = g.next + static_cast<Ppa>(core_.blocks.capacity_slots(core_.blocks.info(die, v)));
       g.dest = gc_.relocation_stream(die, v);
-      if (valid == 0) credit += cap;
     }
     if (core_.blocks.free_blocks(die) >= trigger) {
       // Not short of blocks: the host is not paced, and the victim's
@@ -119,12 +115,9 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
     if (!core_.map.valid(s)) continue;
     const Owner o = core_.map.owner(s);
     const Ppa to = next_slot(die, g.dest, u);
-    core_.invalidate(s);
-    core_.map.place(o, to);
-    core_.place(core_.blocks.info_of(to));
-    if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(s));
+    core_.relocate(o, s, to, core_.blocks.info_of(to));
     ++moved;
-    credit = std::min(credit + g.credit_per_slot, 4.0 * core_.unit_slots);
+    core_.earn_credit(die, 1, g.credit_per_slot);
   }
   core_.stats.gc_moved_slots += moved;
   if (g.next < g.end) return;

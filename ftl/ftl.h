@@ -7,6 +7,7 @@
 // as the NAND's TxnSink.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -117,6 +118,30 @@ struct FtlCore {
   void place(BlockInfo& b) {
     ++b.valid;
     if (b.mode != native) ++slc_valid_slots;
+  }
+  // Moves owner `o`'s page from flash slot `from` to slot `to` of block
+  // `dest` (a GC relocation: the mapping follows the data).
+  void relocate(Owner o, Ppa from, Ppa to, BlockInfo& dest) {
+    invalidate(from);
+    map.place(o, to);
+    place(dest);
+    if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
+  }
+  // Foreground GC pacing. Moving a victim's valid pages frees its invalid
+  // ones, so each slot moved from victim `v` of `die` earns the host
+  // invalid/valid slots of credit (returned); an empty victim earns its
+  // whole capacity at once.
+  double start_pacing(std::uint32_t die, std::uint32_t v) {
+    const BlockInfo& info = blocks.info(die, v);
+    const double cap = static_cast<double>(blocks.capacity_slots(info));
+    const double valid = static_cast<double>(info.valid);
+    if (valid == 0) gc_credit[die] += cap;
+    return valid > 0 ? (cap - valid) / valid : cap;
+  }
+  // Credit for `moved` slots at `rate`, bounded so that an easy victim
+  // cannot bank a burst.
+  void earn_credit(std::uint32_t die, double moved, double rate) {
+    gc_credit[die] = std::min(gc_credit[die] + moved * rate, 4.0 * unit_slots);
   }
   // True when the slot's die-page has finished programming (else the data is
   // still in controller memory).

@@ -105,9 +105,9 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   if (c.user_bytes >= data_raw)
     drive.fail("user_capacity", "expected less than the flash capacity left after RAIN parity (" +
                                     std::to_string(data_raw) + " bytes)");
-  const std::uint64_t spare_per_die =
-      (data_raw - c.user_bytes) / block_bytes / geo.dies() - c.slc.static_blocks_per_die;
-  if ((data_raw - c.user_bytes) / block_bytes / geo.dies() < c.slc.static_blocks_per_die ||
+  const std::uint64_t spare_blocks = (data_raw - c.user_bytes) / block_bytes / geo.dies();
+  const std::uint64_t spare_per_die = spare_blocks - c.slc.static_blocks_per_die;
+  if (spare_blocks < c.slc.static_blocks_per_die ||
       spare_per_die < c.gc_trigger_free_blocks + 2)
     drive.fail("user_capacity",
                "leaves " + std::to_string(static_cast<std::int64_t>(spare_per_die)) +

@@ -93,14 +93,9 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   // Pages still buffered from the last victim count with the new one.
   g.fold = fold;
   g.dest = relocation_stream(die, v);
-  // Moving the victim's valid pages frees its invalid ones: the host may
-  // write that much while collection goes on (proportional pacing, so host
-  // IOPS settle at what GC sustains instead of stalling and bursting).
-  const BlockInfo& info = core_.blocks.info(die, v);
-  const double cap = static_cast<double>(core_.blocks.capacity_slots(info));
-  const double valid = static_cast<double>(info.valid);
-  g.credit_per_slot = valid > 0 ? (cap - valid) / valid : cap;
-  if (valid == 0) core_.gc_credit[die] += cap;
+  // Proportional pacing: host IOPS settle at what GC sustains instead of
+  // stalling and bursting.
+  g.credit_per_slot = core_.start_pacing(die, v);
   core_.blocks.set_victim(die, v);
   g.victim = v;
   g.scan_page = 0;
@@ -198,18 +193,11 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     const Move mv = g.moves[g.head++];
     if (core_.map.location(mv.owner) != mv.from) continue;
     const Ppa to = unit->first + k++;
-    core_.invalidate(mv.from);
-    core_.map.place(mv.owner, to);
-    core_.place(dest);
+    core_.relocate(mv.owner, mv.from, to, dest);
     if (!is_tpage(mv.owner)) journal_map_update(mv.owner);
-    if (core_.verifier.enabled()) core_.verifier.set_slot(to, core_.verifier.slot(mv.from));
   }
   (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
-  if (!g.fold) {
-    // Earned host credit, bounded so an easy victim cannot bank a burst.
-    double& credit = core_.gc_credit[die];
-    credit = std::min(credit + k * g.credit_per_slot, 4.0 * core_.unit_slots);
-  }
+  if (!g.fold) core_.earn_credit(die, k, g.credit_per_slot);
   core_.stats.gc_padding_slots += data_slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {
