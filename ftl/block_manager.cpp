@@ -21,6 +21,7 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
       Pool& p = b < normal ? n : s;
       p.ring[p.count++] = b;
     }
+    free_total_ += n.count;
   }
 }
 
@@ -30,6 +31,7 @@ std::uint32_t BlockManager::take_free(std::uint32_t die, PoolKind k) {
   const std::uint32_t b = p.ring[p.head];
   p.head = (p.head + 1) % static_cast<std::uint32_t>(p.ring.size());
   --p.count;
+  if (k == PoolKind::kNormal) --free_total_;
   return b;
 }
 
@@ -105,6 +107,7 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   Pool& p = pool(die, k);
   p.ring[(p.head + p.count) % p.ring.size()] = block;
   ++p.count;
+  if (k == PoolKind::kNormal) ++free_total_;
 }
 
 BlockManager::Wear BlockManager::wear() const {

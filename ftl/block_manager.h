@@ -61,6 +61,8 @@ class BlockManager {
   // Erased blocks of the normal pool (what GC keeps up).
   std::uint32_t free_blocks(std::uint32_t die) const { return pool(die, PoolKind::kNormal).count; }
   std::uint32_t free_blocks(std::uint32_t die, PoolKind k) const { return pool(die, k).count; }
+  // Erased blocks of the normal pools of all dies.
+  std::uint64_t free_blocks_total() const { return free_total_; }
   std::uint32_t reserved_blocks() const { return reserved_; }
   std::uint32_t static_slc_blocks() const { return static_slc_; }
   // Normal-pool blocks of `die` holding SLC-mode data (the dynamic cache).
@@ -142,6 +144,7 @@ class BlockManager {
   std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
   std::vector<std::uint32_t> dynamic_slc_;  // per die
   std::uint32_t closed_seq_ = 0;
+  std::uint64_t free_total_ = 0;  // normal pools, all dies
 };
 
 }  // namespace ssdtwin

@@ -138,10 +138,25 @@ struct FtlCore {
     if (valid == 0) gc_credit[die] += cap;
     return valid > 0 ? (cap - valid) / valid : cap;
   }
-  // Credit for `moved` slots at `rate`, bounded so that an easy victim
-  // cannot bank a burst.
+  // Credit for `moved` slots at `rate`, scaled by the urgency level's host
+  // share and bounded (ftl.gc.credit_units, scaled with the share).
   void earn_credit(std::uint32_t die, double moved, double rate) {
-    gc_credit[die] = std::min(gc_credit[die] + moved * rate, 4.0 * unit_slots);
+    const double share = host_share();
+    gc_credit[die] = std::min(gc_credit[die] + moved * rate * share,
+                              cfg.gc_credit_units * unit_slots * std::max(1.0, share));
+  }
+  // The host share of the GC urgency level in force. Firmware judges
+  // urgency on the drive's whole free pool, so every die switches level at
+  // once (per-die levels would drift apart and average out).
+  double host_share() const {
+    double share = 1.0;
+    if (cfg.gc_urgency.empty()) return share;
+    const double free = static_cast<double>(blocks.free_blocks_total()) / geo.dies();
+    for (const auto& level : cfg.gc_urgency) {
+      if (free >= level.free_below) break;
+      share = level.host_share;
+    }
+    return share;
   }
   // True when the slot's die-page has finished programming (else the data is
   // still in controller memory).

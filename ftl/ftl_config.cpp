@@ -1,6 +1,7 @@
 #include "ftl/ftl_config.h"
 
 #include <cstdint>
+#include <sstream>
 #include <string>
 
 #include "ftl/gc_policy.h"
@@ -11,6 +12,12 @@
 namespace ssdtwin {
 
 namespace {
+
+std::string format_number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
 
 SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_timing_present) {
   SlcCacheConfig s;
@@ -72,8 +79,23 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  c.gc_erase_backlog = static_cast<std::uint32_t>(gc.get_int("erase_backlog", 2, 1, 16));
+  c.gc_credit_units = gc.get_double("credit_units", 4, 1, 1024);
   c.gc_separate_cold = gc.get_bool("separate_cold", false);
   c.gc_paced = gc.get_enum("pacing", {"proportional", "none"}, "proportional") == "proportional";
+  if (gc.has("urgency")) {
+    if (!c.gc_paced) gc.fail("urgency", "urgency levels scale proportional pacing: set gc.pacing: proportional");
+    for (const ConfigNode& lvl : gc.children("urgency")) {
+      FtlConfig::GcUrgency u;
+      u.free_below = lvl.get_double("free_below", static_cast<double>(c.gc_reserved_blocks),
+                                    static_cast<double>(c.gc_trigger_free_blocks));
+      u.host_share = lvl.get_double("host_share", 0.01, 100.0);
+      if (!c.gc_urgency.empty() && u.free_below >= c.gc_urgency.back().free_below)
+        lvl.fail("free_below", "expected levels in falling order of free_below (this one below " +
+                                   format_number(c.gc_urgency.back().free_below) + ")");
+      c.gc_urgency.push_back(u);
+    }
+  }
   const ConfigNode bg = gc.child("background");
   c.gc_background_idle = bg.get_time("idle_after", 0);
   c.gc_background_free_blocks = static_cast<std::uint32_t>(

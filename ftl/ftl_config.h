@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ftl/map_cache.h"
 #include "sim/time.h"
@@ -39,10 +40,26 @@ struct FtlConfig {
   std::uint32_t gc_trigger_free_blocks = 8;  // per die
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
   std::uint32_t gc_reads_in_flight = 4;      // per die
+  // Victims a die may have read out and waiting for their erase. One or two
+  // keep the die busy; more would only hold blocks out of the pool.
+  std::uint32_t gc_erase_backlog = 2;
+  // Pacing credit a die may bank, in native program units, so that an easy
+  // victim cannot bank a burst.
+  double gc_credit_units = 4;
   // Foreground GC pacing: proportional (host programs on a die short of
   // blocks earn their space from the victim being collected) or none (the
   // host writes freely until the reserve, then waits for an erase).
   bool gc_paced = true;
+  // GC urgency levels (ftl.gc.urgency), a firmware policy: while GC paces
+  // the host, each slot moved earns `host_share` times the space it frees,
+  // taken from the most urgent level whose `free_below` the drive's erased
+  // blocks (average per die) are under. Above 1 the host outruns GC and
+  // the pool drains; below 1 GC gets ahead and refills it. None: share 1.
+  struct GcUrgency {
+    double free_below = 0;
+    double host_share = 1;
+  };
+  std::vector<GcUrgency> gc_urgency;  // free_below descending
   // Relocate data found in relocation blocks (moved before, so cold) into a
   // write point of its own, apart from data moved for the first time.
   bool gc_separate_cold = false;

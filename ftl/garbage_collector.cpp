@@ -12,7 +12,7 @@ GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
       max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0) {
   for (auto& g : dies_) {
     g.moves.reserve(3 * std::size_t{core_.unit_slots});
-    g.read_out.reserve(2);
+    g.read_out.reserve(core_.cfg.gc_erase_backlog);
   }
 }
 
@@ -69,9 +69,7 @@ void GarbageCollector::check(std::uint32_t die) {
 
 bool GarbageCollector::start_victim(std::uint32_t die) {
   DieGc& g = dies_[die];
-  // An erase or two behind is enough to keep the die busy; more would only
-  // hold blocks out of the pool.
-  if (g.read_out.size() >= 2) return false;
+  if (g.read_out.size() >= core_.cfg.gc_erase_backlog) return false;
   // GC first: running out of erased blocks stalls host writes.
   // In host idle time, background GC works towards a higher free target.
   // Blocks read out and waiting for their erase count as free already, or

@@ -2,6 +2,7 @@
 // invariants that must hold after any mix of writes, trims and GC.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 
 #include "ftl/block_manager.h"
@@ -1013,7 +1014,18 @@ workload:
   CHECK(d.ftl.stats().verify_errors == 0);
 }
 
-TEST_CASE("proportional GC pacing keeps host writes flowing while GC runs", "[ftl][gc][pacing]") {
+namespace {
+
+// Fill, overwrite once, then 3 s of 4 KiB QD32 random writes on the small
+// drive with `sets`: write IOPS per 20 ms of the last phase, summarised.
+struct SteadyWrites {
+  double min = 0;      // fewest writes in a 20 ms bin
+  double min100 = 0;   // fewest in 100 ms (5 bins)
+  double cv = 0;       // coefficient of variation of the bins
+  double mean = 0;     // writes per bin
+};
+
+SteadyWrites steady_writes(const std::vector<std::string>& sets) {
   const char* workload = R"(
 workload:
   timeseries: {interval: 20ms}
@@ -1022,31 +1034,87 @@ workload:
     - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
     - {name: steady, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 3s}
 )";
-  // Write IOPS per 20 ms of the steady phase: lowest and coefficient of variation.
-  auto run = [&](const std::string& pacing) {
-    TestDrive t;
-    const auto r = run_verified(t, {"drive.ftl.gc.pacing=" + pacing}, workload);
-    const PhaseReport& steady = r.phases[2];
-    CHECK(steady.ftl_after.gc_victims > steady.ftl_before.gc_victims + 10);
-    // Host writes never take the reserve; GC's own writes may dip one into it.
-    CHECK(t.drive->ftl.min_free_blocks_seen() + 1 >= t.drive->ftl_cfg.gc_reserved_blocks);
-    std::vector<double> ios;
-    const auto& bins = steady.result.series->bins();
-    for (std::size_t i = 0; i + 1 < bins.size(); ++i)
-      ios.push_back(static_cast<double>(bins[i].ios[static_cast<int>(IoOp::kWrite)]));
-    double mean = 0, var = 0;
-    for (double x : ios) mean += x / ios.size();
-    for (double x : ios) var += (x - mean) * (x - mean) / ios.size();
-    return std::make_pair(*std::min_element(ios.begin(), ios.end()), std::sqrt(var) / mean);
-  };
-  const auto [paced_min, paced_cv] = run("proportional");
-  const auto [free_min, free_cv] = run("none");
-  UNSCOPED_INFO("paced min " << paced_min << " cv " << paced_cv << "; none min " << free_min
-                             << " cv " << free_cv);
+  TestDrive t;
+  const auto r = run_verified(t, sets, workload);
+  const PhaseReport& steady = r.phases[2];
+  CHECK(steady.ftl_after.gc_victims > steady.ftl_before.gc_victims + 10);
+  // Host writes never take the reserve; GC's own writes may dip one into it.
+  CHECK(t.drive->ftl.min_free_blocks_seen() + 1 >= t.drive->ftl_cfg.gc_reserved_blocks);
+  std::vector<double> ios;
+  const auto& bins = steady.result.series->bins();
+  for (std::size_t i = 0; i + 1 < bins.size(); ++i)
+    ios.push_back(static_cast<double>(bins[i].ios[static_cast<int>(IoOp::kWrite)]));
+  SteadyWrites out;
+  for (double x : ios) out.mean += x / ios.size();
+  double var = 0;
+  for (double x : ios) var += (x - out.mean) * (x - out.mean) / ios.size();
+  out.cv = std::sqrt(var) / out.mean;
+  out.min = *std::min_element(ios.begin(), ios.end());
+  out.min100 = out.mean * ios.size();
+  for (std::size_t i = 0; i + 5 <= ios.size(); ++i)
+    out.min100 = std::min(out.min100, std::accumulate(ios.begin() + i, ios.begin() + i + 5, 0.0));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("proportional GC pacing keeps host writes flowing while GC runs", "[ftl][gc][pacing]") {
+  const SteadyWrites paced = steady_writes({"drive.ftl.gc.pacing=proportional"});
+  const SteadyWrites free = steady_writes({"drive.ftl.gc.pacing=none"});
+  UNSCOPED_INFO("paced min " << paced.min << " cv " << paced.cv << "; none min " << free.min
+                             << " cv " << free.cv);
   // Paced, the host gets the space GC frees as it frees it: no interval
   // without writes, and far steadier than writing until the reserve.
-  CHECK(paced_min > 0);
-  CHECK(paced_cv < 0.5 * free_cv);
+  CHECK(paced.min > 0);
+  CHECK(paced.cv < 0.5 * free.cv);
+}
+
+TEST_CASE("GC urgency levels make host writes swing with the drive's free pool", "[ftl][gc][pacing]") {
+  // Relaxed below the trigger (the host outruns GC and the pool drains),
+  // urgent lower down (GC gets ahead and refills it): the drive alternates,
+  // while the long-run rate stays what GC frees.
+  const SteadyWrites flat = steady_writes({});
+  const SteadyWrites levels = steady_writes(
+      {"drive.ftl.gc.urgency=[{free_below: 6, host_share: 3}, {free_below: 4, host_share: 0.2}]"});
+  UNSCOPED_INFO("one level: min " << flat.min100 << " cv " << flat.cv << " mean " << flat.mean
+                                  << "; two: min " << levels.min100 << " cv " << levels.cv
+                                  << " mean " << levels.mean);
+  CHECK(levels.cv > 2 * flat.cv);
+  // Urgent GC still lets host writes through, below the flat rate. Credit
+  // comes per GC program unit, so the floor is judged per 100 ms.
+  CHECK(levels.min100 > 0);
+  CHECK(levels.min100 < flat.min100);
+  // Levels move writes in time; they cannot free space faster than GC does.
+  CHECK(levels.mean < 1.25 * flat.mean);
+}
+
+TEST_CASE("GC urgency levels are checked when the drive config is read", "[ftl][gc][pacing]") {
+  auto error_of = [](const std::string& set) {
+    auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive", {set});
+    try {
+      Drive d(doc->root(), false);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // Levels must fall; free_below lies between the reserve and the trigger.
+  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, host_share: 1}, {free_below: 5, host_share: 1}]"),
+             Catch::Contains("urgency.1.free_below") && Catch::Contains("falling order"));
+  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 9, host_share: 1}]"),
+             Catch::Contains("urgency.0.free_below"));
+  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, host_share: 0}]"),
+             Catch::Contains("urgency.0.host_share"));
+  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, share: 1}]"),
+             Catch::Contains("host_share"));
+  CHECK_THAT(error_of("drive.ftl.gc.erase_backlog=0"), Catch::Contains("drive.ftl.gc.erase_backlog"));
+  CHECK_THAT(error_of("drive.ftl.gc.credit_units=0.5"), Catch::Contains("drive.ftl.gc.credit_units"));
+  // Levels scale proportional pacing; without it they would mean nothing.
+  CHECK_THAT(error_of("drive.ftl.gc.pacing=none"), Catch::Contains("no error"));
+  auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
+                             {"drive.ftl.gc.pacing=none", "drive.ftl.gc.urgency=[{free_below: 4, host_share: 2}]"});
+  CHECK_THROWS_WITH(Drive(doc->root(), false), Catch::Contains("drive.ftl.gc.urgency") &&
+                                                   Catch::Contains("proportional"));
 }
 
 TEST_CASE("data relocated twice goes to a cold stream of its own when configured", "[ftl][gc][streams]") {
