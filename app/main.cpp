@@ -53,17 +53,6 @@ int run(const Args& a) {
   if (!a.workload.empty()) {
     wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
     workload = WorkloadSpec::from_config(wl_doc->root(), drive.user_bytes());
-    for (const PhaseSpec& p : workload.phases) {
-      // A write command's data must fit the write buffer; reads and trims never use it.
-      const bool writes = p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite ||
-                          p.rw == RwKind::kRandRw || p.rw == RwKind::kTrace;
-      if (writes && p.bs / kSectorBytes > drive.ftl_cfg.write_buffer_slots)
-        throw ConfigError(a.workload + ": workload.phases." + std::to_string(p.source_index) +
-                          (p.rw == RwKind::kTrace ? ".trace.max_transfer" : ".bs") +
-                          ": expected at most the drive's write buffer (" +
-                          std::to_string(drive.ftl_cfg.write_buffer_slots * kSectorBytes) +
-                          " bytes)");
-    }
     wl_doc->check_unused();
   }
   drive_doc->check_unused();

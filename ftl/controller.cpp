@@ -12,6 +12,12 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   c.command_time = ctrl.get_time("command_time");
   c.page_time = ctrl.get_time("page_time", 0);
   c.ecc_decode = ctrl.get_time("ecc_decode", 0);
+  const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
+  const std::uint64_t chunk = ctrl.get_bytes("write_chunk", std::min<std::uint64_t>(128 * 1024, buffer));
+  if (chunk < kSectorBytes || chunk % kSectorBytes != 0)
+    ctrl.fail("write_chunk", "expected a whole number of 4 KiB pages");
+  if (chunk > buffer) ctrl.fail("write_chunk", "expected at most write_buffer");
+  c.write_chunk_pages = static_cast<std::uint32_t>(chunk / kSectorBytes);
   return c;
 }
 
@@ -41,9 +47,11 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   HostCommand& c = host_->command(id);
   const Lpn first = static_cast<Lpn>(c.offset / kSectorBytes);
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  if (kind == kWriteDataIn) {
-    for (std::uint32_t i = 0; i < pages; ++i) ftl_.write(first + i);
-    host_->complete(id, engine_.now());
+  if (kind == kWriteDataIn) {  // one chunk, in order
+    const std::uint32_t n = std::min(cfg_.write_chunk_pages, pages - c.arrived);
+    for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
+    c.arrived += n;
+    if (c.arrived == pages) host_->complete(id, engine_.now());
     return;
   }
   switch (c.op) {
@@ -83,19 +91,27 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
 }
 
 void Controller::admit_write(std::uint32_t id) {
-  const std::uint32_t pages = host_->command(id).bytes / kSectorBytes;
-  if (waiting_head_ < waiting_.size() || !ftl_.reserve_buffer(pages)) {
+  HostCommand& c = host_->command(id);
+  c.admitted = 0;
+  c.arrived = 0;
+  if (waiting_head_ < waiting_.size() || !admit_chunks(id)) {
     ++buffer_waits_;
     waiting_.push_back(id);
-  } else {
-    start_write(id);
   }
 }
 
-void Controller::start_write(std::uint32_t id) {
-  const HostCommand& c = host_->command(id);
-  const Tick end = host_->transfer_to_device(c.bytes, engine_.now());
-  engine_.schedule_at(end, this, kWriteDataIn, id);
+bool Controller::admit_chunks(std::uint32_t id) {
+  HostCommand& c = host_->command(id);
+  const std::uint32_t pages = c.bytes / kSectorBytes;
+  while (c.admitted < pages) {
+    const std::uint32_t n = std::min(cfg_.write_chunk_pages, pages - c.admitted);
+    if (!ftl_.reserve_buffer(n)) return false;
+    c.admitted += n;
+    // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).
+    const Tick end = host_->transfer_to_device(std::uint64_t{n} * kSectorBytes, engine_.now());
+    engine_.schedule_at(end, this, kWriteDataIn, id);
+  }
+  return true;
 }
 
 void Controller::on_read_data(std::uint64_t cmd, std::uint32_t bytes) {
@@ -125,13 +141,11 @@ void Controller::on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) {
 }
 
 void Controller::on_buffer_space() {
-  // Admit waiting writes in order; stop at the first that does not fit so
-  // a large write is not starved by small ones.
+  // Admit waiting writes in order; stop at the first whose next chunk does
+  // not fit, so a large write is not starved by small ones.
   while (waiting_head_ < waiting_.size()) {
-    const std::uint32_t id = waiting_[waiting_head_];
-    if (!ftl_.reserve_buffer(host_->command(id).bytes / kSectorBytes)) break;
+    if (!admit_chunks(waiting_[waiting_head_])) break;
     ++waiting_head_;
-    start_write(id);
   }
   if (waiting_head_ == waiting_.size()) {
     waiting_.clear();

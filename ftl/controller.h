@@ -35,6 +35,9 @@ struct ControllerConfig {
   Tick command_time = 0;   // firmware time per command on one core
   Tick page_time = 0;      // firmware time per 4 KiB page of a command (FTL lookups/updates)
   Tick ecc_decode = 0;     // LDPC decode latency per flash read, before data can leave
+  // A write's data enters the write buffer in chunks of this many pages as
+  // space frees, so a command larger than the buffer streams through it.
+  std::uint32_t write_chunk_pages = 32;
   static ControllerConfig from_config(const ConfigNode& controller);
 };
 
@@ -57,7 +60,9 @@ class Controller : public EventTarget, public FtlListener {
   enum Kind : std::uint32_t { kProcessed, kWriteDataIn };
   // Write-buffer admission, in arrival order.
   void admit_write(std::uint32_t id);
-  void start_write(std::uint32_t id);
+  // Gives write `id` buffer space and the link, chunk by chunk, as far as
+  // space allows; true once all of its data is on its way.
+  bool admit_chunks(std::uint32_t id);
   void finish_read_part(HostCommand& c, std::uint32_t id);
 
   EventEngine& engine_;

@@ -23,6 +23,10 @@ struct HostCommand {
   // write proceeds (read-modify-write).
   std::uint8_t rmw = 0;
   bool in_use = false;
+  // A write's data moves into the write buffer in chunks as space frees:
+  // pages given buffer space (and sent over the link), and pages arrived.
+  std::uint32_t admitted = 0;
+  std::uint32_t arrived = 0;
 };
 
 }  // namespace ssdtwin

@@ -21,6 +21,11 @@ CHECKS = [
      "AnandTech 2019: SLC cache about 3 GB"),
     ("wd_sn500_250gb", "whole_drive_fill", ("fill", "last16gb_mb_per_s"), 432.0, 432 * 0.85,
      432 * 1.15, "AnandTech 2019: last 16 GB average about 432 MB/s"),
+    # ATTO: the peak over transfer sizes (one phase per size).
+    ("crucial_m500_480gb", "atto", ("peak", "write", "mb_per_s"), 443.0, 443 * 0.9, 443 * 1.1,
+     "ATTO QD4 2013: 443 MB/s sequential write (sets the M500's program time)"),
+    ("crucial_m500_480gb", "atto", ("peak", "read", "mb_per_s"), 528.0, 528 * 0.9, 528 * 1.1,
+     "ATTO QD4 2013: 528 MB/s sequential read"),
 ]
 # Working-set curves (procedure B): (drive, overrides, label, check(rows) -> (ok, text), source)
 def _ws_rows(path):
@@ -185,6 +190,8 @@ def run(build, out_root, drive, workload, cache, sets=()):
 
 
 def get(summary, path):
+    if path[0] == "peak":  # the highest value of a phase figure over all phases
+        return max(ph[path[1]][path[2]] for ph in summary["phases"])
     for p in path:
         summary = summary[p]
     return summary
