@@ -271,38 +271,66 @@ void write_latency(const std::filesystem::path& dir, const Drive& drive, const P
   draw_stacked_charts({top, bottom}, (dir / "latency.png").string());
 }
 
-void write_qd_sweep(const std::filesystem::path& dir, const Drive& drive,
-                    const WorkloadSpec& workload, const RunReport& report) {
-  const std::string csv = (dir / "qd_sweep.csv").string();
-  std::ofstream f = open_csv(
-      csv, "sweep,phase,rw,iodepth,device_qd,iops,mb_per_s,mean_latency_us,p99_latency_us");
-  std::vector<std::string> sweeps;  // one chart line each, in workload order
+// A sweep's file and chart: one CSV row per phase of the report kind, one
+// chart line per sweep (phases from one workload entry).
+struct SweepFormat {
+  PhaseReportKind kind;
+  const char* stem;     // <stem>.csv, <stem>.png
+  const char* header;
+  void (*row)(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig);
+  const char* title;
+  const char* x_label;
+  const char* y_label;
+  int x_col, y_col;
+  bool log_y;
+};
+
+void write_sweep(const std::filesystem::path& dir, const Drive& drive, const WorkloadSpec& workload,
+                 const RunReport& report, const SweepFormat& fmt) {
+  const std::string csv = (dir / (std::string(fmt.stem) + ".csv")).string();
+  std::ofstream f = open_csv(csv, fmt.header);
+  std::vector<std::string> sweeps;  // in workload order
   char line[320];
   for (const auto& p : report.phases) {
-    if (p.spec->report != PhaseReportKind::kQdSweep) continue;
-    const PhaseFigures fig = phase_figures(p);
-    std::snprintf(line, sizeof line, "%s,%s,%s,%u,%u,%.1f,%.3f,%.3f,%.3f\n",
-                  p.spec->base_name.c_str(), p.spec->name.c_str(), rw_kind_name(p.spec->rw),
-                  p.spec->iodepth, p.result.peak_device_qd, fig.iops, fig.mb_per_s,
-                  fig.mean_latency_us, fig.p99_latency_us);
+    if (p.spec->report != fmt.kind) continue;
+    fmt.row(line, sizeof line, p, phase_figures(p));
     f << line;
     if (std::find(sweeps.begin(), sweeps.end(), p.spec->base_name) == sweeps.end())
       sweeps.push_back(p.spec->base_name);
   }
   f.close();
-  Chart c{"Queue-depth sweep: " + drive.name + ", " + workload.name,
-          "queue depth (iodepth, log2)",
-          "IOPS (log scale)",
-          {},
-          false};
+  Chart c{std::string(fmt.title) + ": " + drive.name + ", " + workload.name, fmt.x_label, fmt.y_label,
+          {}, false};
   c.log_x = true;
-  // Sweeps differ by orders of magnitude (FOB reads of unwritten LBAs never
-  // touch the flash), so a linear axis would flatten all but one.
-  c.log_y = true;
+  c.log_y = fmt.log_y;
   for (const auto& s : sweeps)
-    c.series.push_back({csv, 4, 6, s, "strcol(1) eq " + gnuplot_string(s)});
-  draw_chart(c, (dir / "qd_sweep.png").string());
+    c.series.push_back({csv, fmt.x_col, fmt.y_col, s, "strcol(1) eq " + gnuplot_string(s)});
+  draw_chart(c, (dir / (std::string(fmt.stem) + ".png")).string());
 }
+
+void qd_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig) {
+  std::snprintf(line, size, "%s,%s,%s,%u,%u,%.1f,%.3f,%.3f,%.3f\n", p.spec->base_name.c_str(),
+                p.spec->name.c_str(), rw_kind_name(p.spec->rw), p.spec->iodepth,
+                p.result.peak_device_qd, fig.iops, fig.mb_per_s, fig.mean_latency_us,
+                fig.p99_latency_us);
+}
+
+void size_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig) {
+  std::snprintf(line, size, "%s,%s,%s,%u,%u,%.3f,%.1f,%.3f,%.3f\n", p.spec->base_name.c_str(),
+                p.spec->name.c_str(), rw_kind_name(p.spec->rw), p.spec->bs / 1024, p.spec->iodepth,
+                fig.mb_per_s, fig.iops, fig.mean_latency_us, fig.p99_latency_us);
+}
+
+// Sweeps differ by orders of magnitude in IOPS (FOB reads of unwritten LBAs
+// never touch the flash), so a linear axis would flatten all but one.
+const SweepFormat kQdSweep{PhaseReportKind::kQdSweep, "qd_sweep",
+                           "sweep,phase,rw,iodepth,device_qd,iops,mb_per_s,mean_latency_us,p99_latency_us",
+                           qd_row, "Queue-depth sweep", "queue depth (iodepth, log2)",
+                           "IOPS (log scale)", 4, 6, true};
+const SweepFormat kSizeSweep{PhaseReportKind::kSizeSweep, "size_sweep",
+                             "sweep,phase,rw,bs_kib,iodepth,mb_per_s,iops,mean_latency_us,p99_latency_us",
+                             size_row, "Transfer-size sweep", "transfer size (KiB, log2)", "MB/s",
+                             4, 6, false};
 
 void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
   const std::string csv = (dir / "bandwidth.csv").string();
@@ -377,30 +405,35 @@ void add_procedure_phase_json(const PhaseReport& p, Json& j) {
 }
 
 void add_procedure_summary_json(const RunReport& report, Json& summary) {
-  Json sweep = Json::array();
+  Json sweep = Json::array(), sizes = Json::array();
   bool roles = false;
   for (const auto& p : report.phases) {
     roles |= p.spec->role != RecoveryRole::kNone;
-    if (p.spec->report != PhaseReportKind::kQdSweep) continue;
+    const bool qd = p.spec->report == PhaseReportKind::kQdSweep;
+    if (!qd && p.spec->report != PhaseReportKind::kSizeSweep) continue;
     Json row;
     row["sweep"] = p.spec->base_name;
+    if (!qd) row["bs_bytes"] = p.spec->bs;
     row.update(figures_json(p));
-    sweep.push_back(row);
+    (qd ? sweep : sizes).push_back(row);
   }
   if (!sweep.empty()) summary["qd_sweep"] = sweep;
+  if (!sizes.empty()) summary["size_sweep"] = sizes;
   if (roles) summary["recovery"] = recovery_json(report);
 }
 
 void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
                              const WorkloadSpec& workload, const RunReport& report) {
-  bool sweep = false, roles = false;
+  bool sweep = false, sizes = false, roles = false;
   for (const auto& p : report.phases) {
     sweep |= p.spec->report == PhaseReportKind::kQdSweep;
+    sizes |= p.spec->report == PhaseReportKind::kSizeSweep;
     roles |= p.spec->role != RecoveryRole::kNone;
     if (p.result.interval_latency) write_latency(dir, drive, p);
     if (p.result.passes) write_bandwidth(dir, drive, p);
   }
-  if (sweep) write_qd_sweep(dir, drive, workload, report);
+  if (sweep) write_sweep(dir, drive, workload, report, kQdSweep);
+  if (sizes) write_sweep(dir, drive, workload, report, kSizeSweep);
   if (roles) write_recovery(dir, drive, report);
 }
 

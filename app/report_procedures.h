@@ -3,6 +3,7 @@
 //   report: latency    latency.csv, latency.png   IOPS and latency p50/p99/max per interval (D)
 //   report: qd_sweep   qd_sweep.csv, qd_sweep.png IOPS, MB/s, latency per queue depth (E)
 //   report: bandwidth  bandwidth.csv, .png        MB/s per interval, MB/s per pass (F)
+//   report: size_sweep size_sweep.csv, .png       MB/s, IOPS, latency per transfer size (ATTO)
 //   role: fob|degrade|steady|recovered            degrade_recover.csv, .png and the
 //                                                 recovered/FOB ratio (F)
 //   until_steady                                  the round that reached steady state
@@ -25,8 +26,8 @@ std::vector<double> interval_iops(const PhaseReport& p);
 // bandwidth, steady_state and role when the phase asks for them.
 void add_procedure_phase_json(const PhaseReport& p, nlohmann::ordered_json& phase);
 
-// Adds the blocks that span phases: `qd_sweep` (one row per qd_sweep phase)
-// and `recovery` (role phases and their scores).
+// Adds the blocks that span phases: `qd_sweep` and `size_sweep` (one row per
+// phase of the sweep) and `recovery` (role phases and their scores).
 void add_procedure_summary_json(const RunReport& report, nlohmann::ordered_json& summary);
 
 // Writes the CSVs and charts above for the phases that ask for them.

@@ -48,7 +48,13 @@ std::string human_bytes(std::uint64_t b) { return std::to_string(b) + " bytes"; 
 // Report kinds by their workload-file names, in the order of PhaseReportKind.
 const std::vector<std::string> kReportNames = {"none",        "fill_curve", "working_set",
                                                "consistency", "latency",    "qd_sweep",
-                                               "bandwidth"};
+                                               "bandwidth",   "size_sweep"};
+
+// A transfer size as a phase-name suffix: 512KiB, 1MiB, 12KiB.
+std::string size_label(std::uint64_t b) {
+  if (b % (1u << 20) == 0) return std::to_string(b >> 20) + "MiB";
+  return std::to_string(b >> 10) + "KiB";
+}
 
 const std::vector<std::string> kRoleNames = {"fob", "degrade", "steady", "recovered"};
 
@@ -80,7 +86,7 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
 }
 
 PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_bytes,
-                     std::vector<std::uint32_t>& depths) {
+                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes) {
   PhaseSpec p;
   p.name = n.get_string("name", "phase" + std::to_string(index));
   p.base_name = p.name;
@@ -98,16 +104,24 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     p.span = user_bytes;
     p.idle_after = n.get_time("idle_after", 0);
     depths.assign(1, p.iodepth);
+    sizes.assign(1, p.bs);
     return p;
   }
-  p.bs = static_cast<std::uint32_t>(n.get_bytes("bs", 4096));
-  if (p.bs == 0 || p.bs % kSectorBytes != 0 || p.bs > (256u << 20))
-    n.fail("bs", "expected a multiple of 4KiB up to 256MiB");
+  // A list is a transfer-size sweep: one phase per size (see from_config).
+  sizes.clear();
+  for (const std::uint64_t b : n.get_bytes_list("bs", 4096)) {
+    if (b == 0 || b % kSectorBytes != 0 || b > (256u << 20))
+      n.fail("bs", "expected a multiple of 4KiB up to 256MiB (each size of a list)");
+    sizes.push_back(static_cast<std::uint32_t>(b));
+  }
+  p.bs = sizes.front();
   // A list is a queue-depth sweep: one phase per depth (see from_config).
   depths.clear();
   for (const std::int64_t d : n.get_int_list("iodepth", 1, 1, 65536))
     depths.push_back(static_cast<std::uint32_t>(d));
   p.iodepth = depths.front();
+  if (sizes.size() > 1 && depths.size() > 1)
+    n.fail("bs", "expected one list per phase: sweep bs or iodepth, not both");
   const Amount offset = n.get_amount("offset", Amount{});
   p.offset = offset.resolve(user_bytes);
   // A share of the drive rounds down to whole logical pages; bytes must be exact.
@@ -129,7 +143,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     p.span = user_bytes - p.offset;
   }
   p.span -= p.span % kSectorBytes;
-  if (p.span < p.bs) n.fail("size", "expected a range of at least one block (bs)");
+  if (p.span < *std::max_element(sizes.begin(), sizes.end()))
+    n.fail("size", "expected a range of at least one block (bs)");
   p.read_share = n.get_double("rwmixread", 50, 0, 100) / 100.0;
   if (n.has("io_size")) {
     const Amount a = n.get_amount("io_size");
@@ -179,7 +194,9 @@ void check_phases(const WorkloadSpec& w, const std::vector<ConfigNode>& nodes) {
     const bool expanded = p.name != p.base_name;
     for (std::size_t j = 0; j < i; ++j)
       if (w.phases[j].name == p.name)
-        n.fail(expanded ? "iodepth" : "name",
+        n.fail(!expanded ? "name"
+               : p.name == p.base_name + "_qd" + std::to_string(p.iodepth) ? "iodepth"
+                                                                           : "bs",
                "phase name '" + p.name + "' is used twice (results are reported by phase name)");
     const auto r = static_cast<std::size_t>(p.report);
     if (p.report == PhaseReportKind::kFillCurve || p.report == PhaseReportKind::kConsistency ||
@@ -223,19 +240,25 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   w.per_bytes = ts.get_bytes("per_bytes", 0);
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
-  std::vector<std::uint32_t> depths;
+  std::vector<std::uint32_t> depths, sizes;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths);
+    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes);
     if (p.report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
       phases[i].fail("report", "a fill curve needs workload.timeseries.per_bytes (e.g. 1GB)");
-    if (depths.size() == 1) {
+    if (depths.size() > 1) {
+      for (const std::uint32_t d : depths) {
+        w.phases.push_back(p);
+        w.phases.back().iodepth = d;
+        w.phases.back().name = p.base_name + "_qd" + std::to_string(d);
+      }
+    } else if (sizes.size() > 1) {
+      for (const std::uint32_t b : sizes) {
+        w.phases.push_back(p);
+        w.phases.back().bs = b;
+        w.phases.back().name = p.base_name + "_" + size_label(b);
+      }
+    } else {
       w.phases.push_back(std::move(p));
-      continue;
-    }
-    for (const std::uint32_t d : depths) {
-      w.phases.push_back(p);
-      w.phases.back().iodepth = d;
-      w.phases.back().name = p.base_name + "_qd" + std::to_string(d);
     }
   }
   check_phases(w, phases);

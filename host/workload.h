@@ -37,6 +37,7 @@ enum class PhaseReportKind : std::uint8_t {
   kLatency,
   kQdSweep,
   kBandwidth,
+  kSizeSweep,
 };
 
 // A phase's part in the degrade-and-recover procedure (Myce): the results
@@ -68,7 +69,8 @@ struct PhaseSpec {
   std::uint32_t bs = 4096;
   std::uint32_t iodepth = 1;
   // The name as written: phases expanded from a list `iodepth` are named
-  // <base_name>_qd<N>; others have name == base_name.
+  // <base_name>_qd<N>, from a list `bs` <base_name>_<size> (e.g. _128KiB);
+  // others have name == base_name.
   std::string base_name;
   std::size_t source_index = 0;  // index in the file's phase list (expanded phases share it)
   std::uint64_t offset = 0;    // start of the LBA range, bytes
@@ -88,6 +90,8 @@ struct PhaseSpec {
   // latency: latency.csv (IOPS and latency p50/p99/max per interval).
   // qd_sweep: one row of qd_sweep.csv per phase (IOPS, MB/s, latency by
   // queue depth). bandwidth: bandwidth.csv (MB/s per interval).
+  // size_sweep: one row of size_sweep.csv per phase (MB/s, IOPS, latency by
+  // transfer size, as ATTO charts it).
   // fill_curve, consistency, latency and bandwidth write one file each, so
   // at most one phase of a workload may ask for each of them.
   PhaseReportKind report = PhaseReportKind::kNone;

@@ -925,6 +925,18 @@ std::vector<std::int64_t> ConfigNode::get_int_list(const std::string& key, std::
       [&](const Slot& e) { return read_int(e, min, max); });
 }
 
+std::vector<std::uint64_t> ConfigNode::get_bytes_list(const std::string& key,
+                                                      std::uint64_t def) const {
+  Impl& impl = *doc_->impl_;
+  const Slot s = open_slot(impl, *node_, path_, key);
+  if (!s.present()) {
+    impl.record_default(path_, key, def);
+    return {def};
+  }
+  return read_scalar_or_list<std::uint64_t>(impl, s, "a size such as 128KiB or a non-empty list of sizes",
+                                            read_bytes);
+}
+
 ConfigNode ConfigNode::child(const std::string& key) const {
   Impl& impl = *doc_->impl_;
   const Slot s = open_slot(impl, *node_, path_, key);

@@ -76,6 +76,8 @@ class ConfigNode {
   // sweep); missing -> {def}. An element's error names it: "key.3".
   std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t def,
                                          std::int64_t min, std::int64_t max) const;
+  // A size or a list of sizes (e.g. a transfer-size sweep); missing -> {def}.
+  std::vector<std::uint64_t> get_bytes_list(const std::string& key, std::uint64_t def) const;
 
   // Sub-map. Missing -> an empty map whose getters return their defaults.
   // Present but not a map -> error.

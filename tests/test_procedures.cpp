@@ -155,6 +155,30 @@ TEST_CASE("a bad iodepth list element is reported at its index", "[procedures]")
              Contains("'r_qd4' is used twice"));
 }
 
+TEST_CASE("a bs list expands into one phase per transfer size named after it", "[procedures]") {
+  const WorkloadSpec w = parse(
+      "    - {name: w, rw: write, bs: [16KiB, 1MiB, 8MiB], iodepth: 4, io_size: 64MiB,"
+      " report: size_sweep}\n");
+  REQUIRE(w.phases.size() == 3);
+  const std::vector<std::pair<std::uint32_t, const char*>> sizes = {
+      {16u << 10, "w_16KiB"}, {1u << 20, "w_1MiB"}, {8u << 20, "w_8MiB"}};
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    CHECK(w.phases[i].bs == sizes[i].first);
+    CHECK(w.phases[i].name == sizes[i].second);
+    CHECK(w.phases[i].base_name == "w");
+    CHECK(w.phases[i].iodepth == 4u);
+    CHECK(w.phases[i].report == PhaseReportKind::kSizeSweep);
+  }
+  CHECK_THAT(parse_error("    - {rw: read, bs: [4KiB, 6KiB], runtime: 1s}\n"),
+             Contains("workload.phases.0.bs: expected a multiple of 4KiB"));
+  CHECK_THAT(parse_error("    - {rw: read, bs: [4KiB, 8KiB], iodepth: [1, 2], runtime: 1s}\n"),
+             Contains("sweep bs or iodepth, not both"));
+  CHECK_THAT(parse_error("    - {name: r, rw: read, bs: [8KiB, 8KiB], runtime: 1s}\n"),
+             Contains("workload.phases.0.bs") && Contains("'r_8KiB' is used twice"));
+  CHECK_THAT(parse_error("    - {rw: read, bs: [4KiB, 1MiB], size: 512KiB, runtime: 1s}\n"),
+             Contains("workload.phases.0.size: expected a range of at least one block"));
+}
+
 TEST_CASE("until_steady reads its round and window and a percentage tolerance", "[procedures]") {
   const WorkloadSpec w = parse(
       "    - {rw: randwrite, runtime: 3600s, until_steady: {round: 20s, rounds: 6, tolerance: "
@@ -244,7 +268,7 @@ TEST_CASE("the shipped procedure workloads parse and use every key", "[procedure
   // The reference drives' capacities: degrade_recover's 1 GB FOB range needs more.
   for (const std::uint64_t user : {250'000'000'000ull, 1'000'000'000'000ull}) {
     for (const char* name : {"consistency_fill100", "consistency_fill75", "qd_sweep_fob",
-                             "qd_sweep_steady", "seq_write_2x", "degrade_recover"}) {
+                             "qd_sweep_steady", "seq_write_2x", "degrade_recover", "atto"}) {
       INFO(name);
       auto doc = ConfigDoc::load(source_path(std::string("configs/workloads/") + name + ".yaml"),
                                  "workload", {});
@@ -442,6 +466,34 @@ workload:
   CHECK(phase_json(summary, "rr_qd64")["device_qd_peak"] == 32);
   CHECK(phase_named(r.report(), "rr_qd64").result.peak_device_qd == 32u);
   if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/qd_sweep.png"));
+}
+
+TEST_CASE("a transfer-size sweep writes MB/s per size and large writes stream through the buffer",
+          "[procedures][e2e]") {
+  // Up to 4 MiB per command through the small drive's 1 MiB write buffer.
+  const auto r = run_procedure(kSata, "size_sweep_sata", R"(
+workload:
+  phases:
+    - {name: w, rw: write, bs: [16KiB, 128KiB, 4MiB], iodepth: 4, size: 64MiB, io_size: 64MiB, report: size_sweep}
+    - {name: r, rw: read, bs: [16KiB, 128KiB, 4MiB], iodepth: 4, size: 64MiB, io_size: 64MiB, report: size_sweep}
+)");
+  std::string header;
+  const auto rows = read_csv(r.dir + "/size_sweep.csv", &header);
+  CHECK(header == "sweep,phase,rw,bs_kib,iodepth,mb_per_s,iops,mean_latency_us,p99_latency_us");
+  REQUIRE(rows.size() == 6);
+  for (const auto& row : rows) {
+    INFO(row[1]);
+    // IOPS are written to 0.1: a few per second at 4 MiB.
+    CHECK(num(row[5]) == Approx(num(row[6]) * num(row[3]) * 1024 / 1e6).epsilon(0.005));
+  }
+  // Per-command costs weigh less on larger transfers: reads gain from 16 KiB
+  // to 128 KiB; writes are bound by the program rate and do not fall.
+  CHECK(num(rows[4][5]) > num(rows[3][5]));
+  CHECK(num(rows[2][5]) > 0.9 * num(rows[1][5]));
+  const auto summary = read_summary(r.dir);
+  REQUIRE(summary["size_sweep"].size() == 6);
+  CHECK(summary["size_sweep"][2]["bs_bytes"] == 4 << 20);
+  if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/size_sweep.png"));
 }
 
 TEST_CASE("an NVMe drive holds the whole iodepth of a sweep point", "[procedures][e2e]") {
