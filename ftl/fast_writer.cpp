@@ -93,9 +93,16 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
       relocate_some(die, unit_slots, 0);
       return;
     }
-    if (credit >= unit_slots) {
+    // Credit pays for the host's unit unless the die is down to its reserve:
+    // with an urgency share above 1 the host can outrun GC, and the timed
+    // path would stop giving it new blocks there (BlockManager::can_allocate).
+    if (credit >= unit_slots && core_.blocks.free_blocks(die) > core_.cfg.gc_reserved_blocks) {
       credit -= unit_slots;
       return;
+    }
+    if (credit >= unit_slots) {  // at the reserve: finish the victim to free its block
+      relocate_some(die, g.end - g.next, 0);
+      continue;
     }
     relocate_some(die, g.end - g.next, unit_slots);
     if (g.victim != kNoBlock && credit < unit_slots) return;  // cannot earn more: take the reserve

@@ -904,7 +904,14 @@ workload:
 }
 
 TEST_CASE("every page reads back its latest write after fast preconditioning", "[ftl][fast]") {
-  auto t = make_drive("configs/drives/test_tlc_slc.yaml", {}, true);
+  // With flat pacing, and with GC urgency levels scaling the credit that
+  // both the fast writer and the timed GC hand the host.
+  std::vector<std::string> sets;
+  SECTION("flat pacing") {}
+  SECTION("urgency levels") {
+    sets = {"drive.ftl.gc.urgency=[{free_below: 6, host_share: 3}, {free_below: 4, host_share: 0.25}]"};
+  }
+  auto t = make_drive("configs/drives/test_tlc_slc.yaml", sets, true);
   Drive& d = *t.drive;
   const auto r = run_quiet(d, make_workload(R"(
 workload:
