@@ -48,7 +48,7 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   const Lpn first = static_cast<Lpn>(c.offset / kSectorBytes);
   const std::uint32_t pages = c.bytes / kSectorBytes;
   if (kind == kWriteDataIn) {  // one chunk, in order
-    const std::uint32_t n = std::min(cfg_.write_chunk_pages, pages - c.arrived);
+    const std::uint32_t n = chunk_pages(pages, c.arrived);
     for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
     c.arrived += n;
     if (c.arrived == pages) host_->complete(id, engine_.now());
@@ -104,7 +104,7 @@ bool Controller::admit_chunks(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   const std::uint32_t pages = c.bytes / kSectorBytes;
   while (c.admitted < pages) {
-    const std::uint32_t n = std::min(cfg_.write_chunk_pages, pages - c.admitted);
+    const std::uint32_t n = chunk_pages(pages, c.admitted);
     if (!ftl_.reserve_buffer(n)) return false;
     c.admitted += n;
     // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).

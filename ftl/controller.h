@@ -6,6 +6,7 @@
 // NVMe or SATA host interface) so that it does not depend on the protocol.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -63,6 +64,11 @@ class Controller : public EventTarget, public FtlListener {
   // Gives write `id` buffer space and the link, chunk by chunk, as far as
   // space allows; true once all of its data is on its way.
   bool admit_chunks(std::uint32_t id);
+  // Pages in the chunk after the first `done` of a `pages`-page write (the
+  // same split when the chunk is admitted and when its data arrives).
+  std::uint32_t chunk_pages(std::uint32_t pages, std::uint32_t done) const {
+    return std::min(cfg_.write_chunk_pages, pages - done);
+  }
   void finish_read_part(HostCommand& c, std::uint32_t id);
 
   EventEngine& engine_;

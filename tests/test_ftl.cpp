@@ -1123,32 +1123,27 @@ TEST_CASE("GC urgency levels make host writes swing with the drive's free pool",
 }
 
 TEST_CASE("GC urgency levels are checked when the drive config is read", "[ftl][gc][pacing]") {
-  auto error_of = [](const std::string& set) {
-    auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive", {set});
-    try {
-      Drive d(doc->root(), false);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
+  const std::string drive = "configs/drives/test_tlc_1gb.yaml";
+  using Catch::Contains;
   // Levels must fall; free_below lies between the reserve and the trigger.
-  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, host_share: 1}, {free_below: 5, host_share: 1}]"),
-             Catch::Contains("urgency.1.free_below") && Catch::Contains("falling order"));
-  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 9, host_share: 1}]"),
-             Catch::Contains("urgency.0.free_below"));
-  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, host_share: 0}]"),
-             Catch::Contains("urgency.0.host_share"));
-  CHECK_THAT(error_of("drive.ftl.gc.urgency=[{free_below: 4, share: 1}]"),
-             Catch::Contains("host_share"));
-  CHECK_THAT(error_of("drive.ftl.gc.erase_backlog=0"), Catch::Contains("drive.ftl.gc.erase_backlog"));
-  CHECK_THAT(error_of("drive.ftl.gc.credit_units=0.5"), Catch::Contains("drive.ftl.gc.credit_units"));
+  CHECK_THROWS_WITH(
+      make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, host_share: 1}, {free_below: 5, host_share: 1}]"}),
+      Contains("urgency.1.free_below") && Contains("falling order"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 9, host_share: 1}]"}),
+                    Contains("urgency.0.free_below"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, host_share: 0}]"}),
+                    Contains("urgency.0.host_share"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, share: 1}]"}),
+                    Contains("host_share"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.erase_backlog=0"}),
+                    Contains("drive.ftl.gc.erase_backlog"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.credit_units=0.5"}),
+                    Contains("drive.ftl.gc.credit_units"));
   // Levels scale proportional pacing; without it they would mean nothing.
-  CHECK_THAT(error_of("drive.ftl.gc.pacing=none"), Catch::Contains("no error"));
-  auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
-                             {"drive.ftl.gc.pacing=none", "drive.ftl.gc.urgency=[{free_below: 4, host_share: 2}]"});
-  CHECK_THROWS_WITH(Drive(doc->root(), false), Catch::Contains("drive.ftl.gc.urgency") &&
-                                                   Catch::Contains("proportional"));
+  CHECK_NOTHROW(make_drive(drive, {"drive.ftl.gc.pacing=none"}));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.pacing=none",
+                                       "drive.ftl.gc.urgency=[{free_below: 4, host_share: 2}]"}),
+                    Contains("drive.ftl.gc.urgency") && Contains("proportional"));
 }
 
 TEST_CASE("data relocated twice goes to a cold stream of its own when configured", "[ftl][gc][streams]") {
