@@ -18,6 +18,7 @@
 #include "app/report.h"
 #include "app/runner.h"
 #include "ftl/gc_policy.h"
+#include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
 #include "host/workload.h"
 #include "sim/config.h"
@@ -137,6 +138,8 @@ int main(int argc, char** argv) {
         std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
       for (const auto& name : map_eviction_names())
         std::printf("ftl.map_cache.policy %s\n", name.c_str());
+      for (const auto& p : slc_policies())
+        std::printf("ftl.slc_cache.policy %-10s %s\n", p.name, p.description);
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

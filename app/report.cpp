@@ -209,6 +209,7 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   Json slc;
   slc["host_bytes_to_slc"] = host_slc * kSectorBytes;
   slc["host_bytes_to_native"] = host_native * kSectorBytes;
+  slc["blocks_reclaimed"] = fa.slc_reclaims - fb.slc_reclaims;
   slc["bytes_folded"] = static_cast<double>(fa.fold_moved_slots - fb.fold_moved_slots) * kSectorBytes;
   slc["cache_hit_share"] = host_slc + host_native > 0 ? host_slc / (host_slc + host_native) : 0.0;
   slc["occupancy_gb_at_end"] = p.slc_bytes_at_end / 1e9;
@@ -319,24 +320,41 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   bool have_by_bytes = false;
   {
     std::ofstream f(dir / "timeseries.csv");
-    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb\n";
+    // Activity columns: counters as per-interval differences, levels as
+    // sampled at the interval's end (app/runner.h, activity_columns()).
+    const auto& cols = activity_columns();
+    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb";
+    for (const auto& c : cols) f << "," << c.name;
+    f << "\n";
     char line[256];
     for (const auto& p : report.phases) {
       const IntervalSeries& s = *p.result.series;
+      const BoundarySampler* a = p.activity.get();
       for (std::size_t i = 0; i < s.bins().size(); ++i) {
-        const auto& b = s.bins()[i];
+        const IntervalSeries::Bin& b = s.bins()[i];
         // The phase's last interval is usually partial: rate over what it covered.
         const Tick bin_start = s.start() + s.interval() * i;
         const Tick covered = std::min(s.interval(), p.result.end - bin_start);
         if (covered == 0) continue;
         const double secs = to_seconds(covered);
-        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.4f\n",
+        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.4f",
                       p.spec->name.c_str(), to_seconds(bin_start + covered),
                       static_cast<double>(b.bytes[0]) / secs / 1e6,
                       static_cast<double>(b.bytes[1]) / secs / 1e6,
                       static_cast<double>(b.ios[0]) / secs, static_cast<double>(b.ios[1]) / secs,
                       static_cast<double>(b.ios[2]) / secs, b.gauge);
         f << line;
+        for (std::size_t c = 0; c < cols.size(); ++c) {
+          if (!a || a->rows() < 2) {
+            f << ",";
+            continue;
+          }
+          const std::size_t k = std::min(i + 1, a->rows() - 1);
+          const double v = cols[c].running_total ? a->row(k)[c] - a->row(i)[c] : a->row(k)[c];
+          std::snprintf(line, sizeof line, cols[c].running_total ? ",%.0f" : ",%.4g", v);
+          f << line;
+        }
+        f << "\n";
       }
       have_by_bytes = have_by_bytes || p.result.by_bytes->segments() > 0;
     }

@@ -20,6 +20,43 @@ class SlcGauge final : public Gauge {
   const Ftl& ftl_;
 };
 
+// Must match activity_columns(), in order.
+void sample_activity(const Drive& drive, double* v) {
+  const FtlStats& s = drive.ftl.stats();
+  const BlockManager& b = drive.ftl.blocks();
+  v[0] = static_cast<double>(s.gc_moved_slots);
+  v[1] = static_cast<double>(s.fold_moved_slots);
+  v[2] = static_cast<double>(s.gc_erases);
+  v[3] = static_cast<double>(s.host_slc_slots);
+  v[4] = static_cast<double>(b.free_blocks_total()) / b.dies();
+}
+constexpr std::size_t kActivityWidth = 5;
+
+// Samples the drive's activity at each interval boundary the engine passes.
+class ActivityWatch {
+ public:
+  ActivityWatch(const Drive& drive, PhaseReport& pr, Tick start, Tick interval) : drive_(drive) {
+    pr.activity = std::make_unique<BoundarySampler>(start, interval, kActivityWidth);
+    sampler_ = pr.activity.get();
+    sample_activity(drive_, v_);
+    sampler_->push(v_);
+  }
+  void poll(Tick now) {
+    if (!sampler_->due(now)) return;
+    sample_activity(drive_, v_);
+    sampler_->take(now, v_);
+  }
+  void finish() {
+    sample_activity(drive_, v_);
+    sampler_->push(v_);
+  }
+
+ private:
+  const Drive& drive_;
+  BoundarySampler* sampler_ = nullptr;
+  double v_[kActivityWidth] = {};
+};
+
 // Fast preconditioning: the phase's writes and trims go to the FTL's state
 // with no NAND timing, once the drive has finished what it was doing.
 void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
@@ -65,6 +102,7 @@ void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                      Progress& progress, const Gauge* gauge, PhaseReport& pr) {
   IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge);
+  ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   gen.start();
   std::uint32_t tick = 0;
   bool ramped = spec.ramp_time == 0;
@@ -78,8 +116,10 @@ void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
     if (!drive.engine.step())
       throw std::runtime_error("simulation stalled in phase '" + spec.name +
                                "': commands outstanding but no event pending");
+    watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
   }
+  watch.finish();
 }
 
 void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec,
@@ -95,18 +135,32 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   pr.trace_format = trace_format_name(*format);
   TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.user_bytes(), workload.interval,
                   workload.per_bytes, pr.result, *pr.trace, gauge);
+  ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   rep.start();
   std::uint32_t tick = 0;
   while (!rep.finished()) {
     if (!drive.engine.step())
       throw std::runtime_error("simulation stalled in phase '" + spec.name +
                                "': commands outstanding but no event pending");
+    watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), rep.progress());
   }
+  watch.finish();
   pr.trace_read = reader->stats();
 }
 
 }  // namespace
+
+const std::vector<ActivityColumn>& activity_columns() {
+  static const std::vector<ActivityColumn> kColumns = {
+      {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval"},
+      {"fold_moved_pages", true, "4 KiB pages", "pages folded from SLC to native mode in the interval"},
+      {"blocks_erased", true, "die-blocks", "blocks erased by GC, folding and SLC reclaim in the interval"},
+      {"host_pages_to_slc", true, "4 KiB pages", "host pages programmed into the SLC cache in the interval"},
+      {"free_blocks_per_die", false, "blocks", "erased blocks of the normal pools, drive average per die"},
+  };
+  return kColumns;
+}
 
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;

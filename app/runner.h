@@ -26,11 +26,24 @@ struct PhaseReport {
   BlockManager::Wear wear;
   double wall_seconds = 0;  // host time spent simulating the phase
   double slc_bytes_at_end = 0;
+  // Timed phases: the drive's activity sampled at interval boundaries
+  // (columns: kActivityColumns, row 0 at the start of measurement).
+  std::unique_ptr<BoundarySampler> activity;
   // rw: trace phases: what the replay and the reader counted.
   std::unique_ptr<TraceReplayStats> trace;
   TraceStats trace_read;
   std::string trace_format;
 };
+
+// The drive activity sampled per interval into timeseries.csv: running
+// totals (written as per-interval differences) and levels.
+struct ActivityColumn {
+  const char* name;
+  bool running_total;  // true: a counter, reported per interval; false: a level
+  const char* unit;
+  const char* description;
+};
+const std::vector<ActivityColumn>& activity_columns();
 
 struct RunReport {
   std::vector<PhaseReport> phases;

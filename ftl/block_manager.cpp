@@ -9,7 +9,8 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
                            std::uint32_t static_slc_blocks)
     : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
       blocks_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
-      write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0) {
+      write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0),
+      dead_slc_(geo.dies(), 0) {
   if (static_slc_ >= geo.blocks_per_plane) throw std::invalid_argument("static SLC pool too large");
   const std::uint32_t normal = geo.blocks_per_plane - static_slc_;
   for (std::uint32_t die = 0; die < geo.dies(); ++die) {
@@ -85,11 +86,14 @@ void BlockManager::on_programmed(std::uint32_t die, std::uint32_t block, std::ui
   if (b.programmed >= pages_in(b)) {
     b.state = BlockState::kFull;
     b.closed_seq = ++closed_seq_;
+    if (b.valid == 0) note_emptied(die, b);  // overwritten before its last program finished
   }
 }
 
 void BlockManager::set_victim(std::uint32_t die, std::uint32_t block) {
-  info(die, block).state = BlockState::kVictim;
+  BlockInfo& b = info(die, block);
+  if (b.state == BlockState::kFull && b.mode != geo_.native_mode && b.valid == 0) --dead_slc_[die];
+  b.state = BlockState::kVictim;
 }
 
 void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {

@@ -67,6 +67,12 @@ class BlockManager {
   std::uint32_t static_slc_blocks() const { return static_slc_; }
   // Normal-pool blocks of `die` holding SLC-mode data (the dynamic cache).
   std::uint32_t dynamic_slc_blocks(std::uint32_t die) const { return dynamic_slc_[die]; }
+  // Full SLC-mode blocks of `die` with no valid data (reclaimable by an erase).
+  std::uint32_t dead_slc_blocks(std::uint32_t die) const { return dead_slc_[die]; }
+  // Block `b` of `die` lost its last valid page (FtlCore::invalidate).
+  void note_emptied(std::uint32_t die, const BlockInfo& b) {
+    if (b.state == BlockState::kFull && b.mode != geo_.native_mode) ++dead_slc_[die];
+  }
   bool is_static_slc(std::uint32_t block) const { return block >= geo_.blocks_per_plane - static_slc_; }
 
   // Next program unit of the stream's write point on `die`, opening a new
@@ -143,6 +149,7 @@ class BlockManager {
   std::vector<Pool> pools_;                 // [die * 2 + PoolKind]
   std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
   std::vector<std::uint32_t> dynamic_slc_;  // per die
+  std::vector<std::uint32_t> dead_slc_;     // per die: full SLC blocks with no valid data
   std::uint32_t closed_seq_ = 0;
   std::uint64_t free_total_ = 0;  // normal pools, all dies
 };

@@ -112,7 +112,10 @@ struct FtlCore {
   void invalidate(Ppa old_ppa) {
     BlockInfo& b = blocks.info_of(old_ppa);
     --b.valid;
-    if (b.mode != native) --slc_valid_slots;
+    if (b.mode != native) {
+      --slc_valid_slots;
+      if (b.valid == 0) blocks.note_emptied(layout.die_of(old_ppa), b);
+    }
   }
   // Counts a page newly placed in a block of `mode`.
   void place(BlockInfo& b) {

@@ -6,6 +6,7 @@
 
 #include "ftl/gc_policy.h"
 #include "ftl/mapping_table.h"
+#include "ftl/slc_policy.h"
 #include "nand/geometry.h"
 #include "sim/config.h"
 
@@ -31,6 +32,7 @@ SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_ti
     node.fail(node.has("static") ? "static" : "dynamic",
               "an SLC cache needs SLC timings: add nand.timing.slc");
   s.enabled = true;
+  s.policy = node.get_enum("policy", slc_policy_names(), "reclaim");
   s.static_bytes = node.get_bytes("static", 0);
   const std::uint64_t slc_block_bytes =
       std::uint64_t{geo.pages_in_mode(CellMode::kSlc)} * geo.slots_per_die_page() * kSectorBytes;

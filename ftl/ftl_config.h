@@ -17,6 +17,7 @@ struct Geometry;
 // (fast program, a fraction of the capacity), later folded into native mode.
 struct SlcCacheConfig {
   bool enabled = false;
+  std::string policy = "reclaim";  // ftl/slc_policy.h
   std::uint64_t static_bytes = 0;  // SLC data capacity of dedicated blocks
   std::uint32_t static_blocks_per_die = 0;
   // Dynamic region: SLC capacity of up to `dynamic_share` of the free user

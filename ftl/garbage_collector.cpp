@@ -81,11 +81,20 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   target = target > about_free ? target - about_free : 0;
   std::uint32_t v = choose_victim(die, target);
   bool fold = false;
+  // An SLC block with nothing valid costs only its erase.
+  if (v == kNoBlock) {
+    v = slc_.reclaim_victim(die);
+    if (v != kNoBlock) {
+      fold = true;
+      ++core_.stats.slc_reclaims;
+    }
+  }
   // Folding goes one block at a time: whether the cache needs more of it
   // is known only once the last folded block is erased.
   if (v == kNoBlock && g.read_out.empty() && slc_.needs_fold(die)) {
     v = slc_.fold_victim(die);
     fold = true;
+    if (v != kNoBlock) ++core_.stats.fold_victims;
   }
   if (v == kNoBlock) return false;
   // Pages still buffered from the last victim count with the new one.
@@ -98,7 +107,7 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   g.victim = v;
   g.scan_page = 0;
   core_.folding[die] = g.fold ? 1 : 0;
-  ++(g.fold ? core_.stats.fold_victims : core_.stats.gc_victims);
+  if (!g.fold) ++core_.stats.gc_victims;
   return true;
 }
 

@@ -1,7 +1,5 @@
 #include "ftl/gc_policy.h"
 
-#include <stdexcept>
-
 #include "ftl/impl/gc_policies.h"
 
 namespace ssdtwin {
@@ -17,16 +15,10 @@ const std::vector<GcPolicyInfo>& gc_policies() {
   return kPolicies;
 }
 
-std::vector<std::string> gc_policy_names() {
-  std::vector<std::string> names;
-  for (const auto& p : gc_policies()) names.emplace_back(p.name);
-  return names;
-}
+std::vector<std::string> gc_policy_names() { return policy_names(gc_policies()); }
 
 std::unique_ptr<GcPolicy> make_gc_policy(const std::string& name) {
-  for (const auto& p : gc_policies())
-    if (name == p.name) return p.make();
-  throw std::invalid_argument("unknown GC policy " + name);
+  return make_policy(gc_policies(), name, "GC policy");
 }
 
 }  // namespace ssdtwin

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/policy_table.h"
 #include "sim/rng.h"
 
 namespace ssdtwin {
@@ -27,11 +28,7 @@ class GcPolicy {
                                       Rng& rng) = 0;
 };
 
-struct GcPolicyInfo {
-  const char* name;
-  const char* description;
-  std::unique_ptr<GcPolicy> (*make)();
-};
+using GcPolicyInfo = PolicyInfo<GcPolicy>;
 
 const std::vector<GcPolicyInfo>& gc_policies();
 std::vector<std::string> gc_policy_names();

@@ -83,6 +83,40 @@ class IntervalLatencySeries {
   std::vector<Row> rows_;
 };
 
+// Values of the model sampled at interval boundaries (running totals such
+// as pages moved by GC, and levels such as free blocks), for the per-interval
+// activity columns of timeseries.csv. Sampling at boundaries, not per IO,
+// means a second with no completion (a GC stall) still gets its row. The
+// caller polls due() after each event, so the sample is the state at the
+// first event at or after the boundary; an idle gap that crosses several
+// boundaries repeats that sample.
+class BoundarySampler {
+ public:
+  BoundarySampler(Tick start, Tick interval, std::size_t width)
+      : next_(start + interval), interval_(interval), width_(width) {}
+  bool due(Tick now) const { return now >= next_; }
+  // Appends `values` (width() of them) for every boundary up to `now`.
+  void take(Tick now, const double* values) {
+    while (now >= next_) {
+      rows_.insert(rows_.end(), values, values + width_);
+      next_ += interval_;
+    }
+  }
+  // An extra sample: the one at the start (row 0) and the one at the end
+  // of the phase (its last, partial interval).
+  void push(const double* values) { rows_.insert(rows_.end(), values, values + width_); }
+  std::size_t width() const { return width_; }
+  std::size_t rows() const { return width_ ? rows_.size() / width_ : 0; }
+  // Sample k: row 0 at the start, row k + 1 at the end of interval k.
+  const double* row(std::size_t k) const { return rows_.data() + k * width_; }
+
+ private:
+  Tick next_;
+  Tick interval_;
+  std::size_t width_;
+  std::vector<double> rows_;
+};
+
 // The time at which each successive `step` bytes of writes completed.
 class ByteStepSeries {
  public:

@@ -328,7 +328,8 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   std::string header;
   std::getline(ts, header);
   CHECK(header ==
-        "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb");
+        "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb,"
+        "gc_moved_pages,fold_moved_pages,blocks_erased,host_pages_to_slc,free_blocks_per_die");
   std::ifstream by(out + "/timeseries_by_bytes.csv");
   int rows = 0;
   for (std::string l; std::getline(by, l);) ++rows;

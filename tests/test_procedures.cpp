@@ -545,6 +545,53 @@ workload:
   if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/bandwidth.png"));
 }
 
+TEST_CASE("timeseries.csv carries GC activity per interval that sums to the phase's counters",
+          "[procedures][e2e]") {
+  const auto r = run_procedure(kTlc, "activity", R"(
+workload:
+  timeseries: {interval: 100ms}
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: rw, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 2s}
+)");
+  std::string header;
+  const auto rows = read_csv(r.dir + "/timeseries.csv", &header);
+  CHECK(header ==
+        "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb,"
+        "gc_moved_pages,fold_moved_pages,blocks_erased,host_pages_to_slc,free_blocks_per_die");
+  const Drive& d = *r.drive.drive;
+  for (const char* name : {"fill", "rw"}) {
+    INFO(name);
+    const PhaseReport& p = phase_named(r.report(), name);
+    double moved = 0, erased = 0, min_free = 1e9, max_free = 0;
+    std::size_t n = 0;
+    for (const auto& row : rows) {
+      if (row[0] != name) continue;
+      REQUIRE(row.size() == 13);
+      ++n;
+      moved += num(row[8]);
+      erased += num(row[10]);
+      min_free = std::min(min_free, num(row[12]));
+      max_free = std::max(max_free, num(row[12]));
+    }
+    REQUIRE(n > 0);
+    CHECK(moved == static_cast<double>(p.ftl_after.gc_moved_slots - p.ftl_before.gc_moved_slots));
+    CHECK(erased == static_cast<double>(p.ftl_after.gc_erases - p.ftl_before.gc_erases));
+    CHECK(min_free >= 0);
+    CHECK(max_free <= d.geo.blocks_per_plane);
+  }
+  // The random writes run GC: pages move, and the free pool ends near the
+  // GC trigger.
+  double rw_moved = 0, last_free = 0;
+  for (const auto& row : rows)
+    if (row[0] == "rw") {
+      rw_moved += num(row[8]);
+      last_free = num(row[12]);
+    }
+  CHECK(rw_moved > 0);
+  CHECK(last_free <= d.ftl_cfg.gc_trigger_free_blocks + 1);
+}
+
 TEST_CASE("until_steady ends a random-write phase at its first steady round", "[procedures][e2e]") {
   const auto r = run_procedure(kTlc, "until_steady", R"(
 workload:
