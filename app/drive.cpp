@@ -31,6 +31,7 @@ Drive::Drive(const ConfigNode& root, bool verify)
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, ftl, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
+  nand.add_observer(&controller);
   // The buffer must hold a program unit for a die while the previous one
   // is still being programmed, or writes would stall with nothing to flush.
   const std::uint64_t unit_bytes =

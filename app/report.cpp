@@ -27,7 +27,14 @@ namespace {
 
 double round_to(double v, double step) { return std::round(v / step) * step; }
 
-Json op_json(const PhaseResult& r, int op, double seconds) {
+// "50us", "1ms": a threshold as a summary.json key.
+std::string time_label(Tick t) {
+  if (t % kMs == 0) return std::to_string(t / kMs) + "ms";
+  if (t % kUs == 0) return std::to_string(t / kUs) + "us";
+  return std::to_string(t) + "ns";
+}
+
+Json op_json(const PhaseResult& r, int op, double seconds, const std::vector<Tick>& thresholds) {
   Json j;
   const LatencyHistogram& h = r.latency[op];
   j["ios"] = r.ios[op];
@@ -41,6 +48,11 @@ Json op_json(const PhaseResult& r, int op, double seconds) {
   lat["p99_9"] = to_us(h.percentile(0.999));
   lat["max"] = to_us(h.max());
   j["latency_us"] = lat;
+  if (h.count() > 0) {
+    Json under;
+    for (const Tick t : thresholds) under[time_label(t)] = round_to(h.share_below(t), 1e-6);
+    j["share_under"] = under;  // share of this op's IOs that completed within each bound
+  }
   return j;
 }
 
@@ -129,7 +141,7 @@ Json trace_json(const PhaseReport& p) {
   return j;
 }
 
-Json phase_json(const Drive& drive, const PhaseReport& p) {
+Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
   const PhaseResult& r = p.result;
   const double seconds = to_seconds(r.end - r.start);
@@ -143,9 +155,9 @@ Json phase_json(const Drive& drive, const PhaseReport& p) {
   j["span"] = s.span;
   j["sim_seconds"] = seconds;
   j["idle_after_seconds"] = to_seconds(s.idle_after);
-  j["read"] = op_json(r, static_cast<int>(IoOp::kRead), seconds);
-  j["write"] = op_json(r, static_cast<int>(IoOp::kWrite), seconds);
-  j["trim"] = op_json(r, static_cast<int>(IoOp::kTrim), seconds);
+  j["read"] = op_json(r, static_cast<int>(IoOp::kRead), seconds, w.latency_thresholds);
+  j["write"] = op_json(r, static_cast<int>(IoOp::kWrite), seconds, w.latency_thresholds);
+  j["trim"] = op_json(r, static_cast<int>(IoOp::kTrim), seconds, w.latency_thresholds);
 
   const NandStats& a = p.nand_after;
   const NandStats& b = p.nand_before;
@@ -291,7 +303,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
     j["verify"] = Json{{"checks", s.verify_checks}, {"errors", s.verify_errors}};
   }
   Json phases = Json::array();
-  for (const auto& p : report.phases) phases.push_back(phase_json(drive, p));
+  for (const auto& p : report.phases) phases.push_back(phase_json(drive, workload, p));
   j["phases"] = phases;
   // The review procedure's figures, at the top level for quick reading.
   for (std::size_t i = 0; i < report.phases.size(); ++i)
@@ -316,6 +328,31 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     std::ofstream f(dir / "summary.json");
     if (!f) throw std::runtime_error((dir / "summary.json").string() + ": cannot write");
     f << summary_json(drive, workload, report, meta).dump(2) << "\n";
+  }
+  {
+    // The whole latency distribution of every phase and op: the histogram's
+    // non-empty buckets (each at most 3.1% wide), for tail analysis.
+    std::ofstream f(dir / "latency_hist.csv");
+    f << "phase,op,bucket_upper_us,count,cumulative_share\n";
+    char line[256];
+    static const char* const kOpNames[] = {"read", "write", "trim"};
+    for (const auto& p : report.phases) {
+      for (int op = 0; op < PhaseResult::kOps; ++op) {
+        const LatencyHistogram& h = p.result.latency[op];
+        if (h.count() == 0) continue;
+        std::uint64_t seen = 0;
+        for (std::size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
+          const std::uint64_t n = h.bucket_count(b);
+          if (n == 0) continue;
+          seen += n;
+          std::snprintf(line, sizeof line, "%s,%s,%.3f,%llu,%.7f\n", p.spec->name.c_str(),
+                        kOpNames[op], to_us(LatencyHistogram::bucket_high(b)),
+                        static_cast<unsigned long long>(n),
+                        static_cast<double>(seen) / static_cast<double>(h.count()));
+          f << line;
+        }
+      }
+    }
   }
   bool have_by_bytes = false;
   {

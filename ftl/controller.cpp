@@ -10,6 +10,8 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   ControllerConfig c;
   c.cores = static_cast<std::uint32_t>(ctrl.get_int("cores", 1, 1, 64));
   c.command_time = ctrl.get_time("command_time");
+  c.write_command_time = ctrl.get_time("write_command_time", c.command_time);
+  c.flash_op_time = ctrl.get_time("flash_op_time", 0);
   c.page_time = ctrl.get_time("page_time", 0);
   c.ecc_decode = ctrl.get_time("ecc_decode", 0);
   const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
@@ -36,10 +38,17 @@ void Controller::submit(std::uint32_t id) {
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
   const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;
-  const Tick work = cfg_.command_time + per_page +
+  const Tick command = c.op == IoOp::kWrite ? cfg_.write_command_time : cfg_.command_time;
+  const Tick work = command + per_page +
                     ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   *core = start + work;
   engine_.schedule_at(*core, this, kProcessed, id);
+}
+
+void Controller::on_submit(const FlashTxn&) {
+  if (cfg_.flash_op_time == 0) return;
+  auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
+  *core = std::max(engine_.now(), *core) + cfg_.flash_op_time;
 }
 
 void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {

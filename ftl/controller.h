@@ -34,6 +34,14 @@ class HostPort {
 struct ControllerConfig {
   std::uint32_t cores = 1;
   Tick command_time = 0;   // firmware time per command on one core
+  // Firmware time per write command, where it differs (buffer allocation,
+  // map update and program scheduling make the write path the heavier one).
+  Tick write_command_time = 0;
+  // Firmware time per NAND operation (building its command descriptor and
+  // handling its completion), on the same cores as host commands: the
+  // flash traffic of host programs, GC and map writes delays the commands
+  // queued behind it, a source of latency spread.
+  Tick flash_op_time = 0;
   Tick page_time = 0;      // firmware time per 4 KiB page of a command (FTL lookups/updates)
   Tick ecc_decode = 0;     // LDPC decode latency per flash read, before data can leave
   // A write's data enters the write buffer in chunks of this many pages as
@@ -42,7 +50,7 @@ struct ControllerConfig {
   static ControllerConfig from_config(const ConfigNode& controller);
 };
 
-class Controller : public EventTarget, public FtlListener {
+class Controller : public EventTarget, public FtlListener, public NandObserver {
  public:
   Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
   void set_host(HostPort* host) { host_ = host; }
@@ -54,6 +62,8 @@ class Controller : public EventTarget, public FtlListener {
   void on_read_data(std::uint64_t cmd, std::uint32_t bytes) override;
   void on_buffer_space() override;
   void on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) override;
+  // Charges the firmware time of one NAND operation to the core free first.
+  void on_submit(const FlashTxn& txn) override;
 
   std::uint64_t buffer_waits() const { return buffer_waits_; }
 

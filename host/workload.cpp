@@ -238,6 +238,16 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   w.interval = ts.get_time("interval", kSec);
   if (w.interval == 0) ts.fail("interval", "expected a time above 0");
   w.per_bytes = ts.get_bytes("per_bytes", 0);
+  if (root.has("latency_thresholds")) {
+    w.latency_thresholds = root.get_time_list("latency_thresholds");
+    for (std::size_t i = 1; i < w.latency_thresholds.size(); ++i)
+      if (w.latency_thresholds[i] <= w.latency_thresholds[i - 1])
+        root.fail("latency_thresholds", "expected times in rising order");
+    if (w.latency_thresholds.front() == 0) root.fail("latency_thresholds", "expected times above 0");
+  } else {
+    w.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
+                            1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};
+  }
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
   std::vector<std::uint32_t> depths, sizes;

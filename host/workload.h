@@ -105,6 +105,9 @@ struct WorkloadSpec {
   std::uint64_t seed = 1;
   Tick interval = 1'000'000'000;  // timeseries interval
   std::uint64_t per_bytes = 0;     // 0: no per-bytes-written series
+  // Latency bounds whose share of IOs summary.json reports per phase and op
+  // ("99.9% of writes within 50 us"), ascending.
+  std::vector<Tick> latency_thresholds;
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against

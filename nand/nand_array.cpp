@@ -19,6 +19,7 @@ bool urgent(const FlashTxn& t) {
 void NandArray::submit(FlashTxn* txn) {
   Die& d = dies_[txn->die];
   txn->issued = engine_.now();
+  for (NandObserver* o : observers_) o->on_submit(*txn);
   if (urgent(*txn)) {
     d.hi.push(txn);
   } else {

@@ -27,6 +27,14 @@ class TxnSink {
   virtual void on_txn_complete(FlashTxn* txn) = 0;
 };
 
+// Told of every operation submitted to the NAND (firmware time, power,
+// fault counters observe the back end without living in it).
+class NandObserver {
+ public:
+  virtual ~NandObserver() = default;
+  virtual void on_submit(const FlashTxn& txn) = 0;
+};
+
 struct NandStats {
   // Indexed by bits per cell of the mode the operation ran in.
   std::uint64_t reads[5] = {};
@@ -48,6 +56,7 @@ class NandArray : public EventTarget {
  public:
   NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing);
   void set_sink(TxnSink* sink) { sink_ = sink; }
+  void add_observer(NandObserver* o) { observers_.push_back(o); }
 
   void submit(FlashTxn* txn);
 
@@ -94,6 +103,7 @@ class NandArray : public EventTarget {
   Geometry geo_;
   NandTiming timing_;
   TxnSink* sink_ = nullptr;
+  std::vector<NandObserver*> observers_;
   std::vector<Die> dies_;
   std::vector<Tick> channel_free_at_;
   std::vector<Tick> channel_cmd_end_;  // end of the last command slipped between bursts

@@ -43,6 +43,21 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
   max_ = std::max(max_, other.max_);
 }
 
+double LatencyHistogram::share_below(Tick t) const {
+  if (count_ == 0) return 0.0;
+  if (t > max_) return 1.0;
+  if (t <= min()) return 0.0;
+  const std::size_t b = bucket_of(t);
+  std::uint64_t below = 0;
+  for (std::size_t i = 0; i < b; ++i) below += counts_[i];
+  // The part of bucket b below t, clipped to [min, max] (the extremes are exact).
+  const Tick lo = std::max(bucket_low(b), min_);
+  const Tick hi = std::min(bucket_high(b), max_ + 1);
+  const double part = hi > lo ? static_cast<double>(t - std::min(t, lo)) / static_cast<double>(hi - lo) : 0.0;
+  return (static_cast<double>(below) + part * static_cast<double>(counts_[b])) /
+         static_cast<double>(count_);
+}
+
 Tick LatencyHistogram::percentile(double q) const {
   if (count_ == 0) return 0;
   q = std::clamp(q, 0.0, 1.0);

@@ -37,6 +37,11 @@ class LatencyHistogram {
   // clamped to [min, max].
   Tick percentile(double q) const;
 
+  // Share of the values below `t` (within a bucket, values are taken as
+  // spread evenly, so the error is at most one bucket's count).
+  double share_below(Tick t) const;
+  std::uint64_t bucket_count(std::size_t b) const { return counts_[b]; }
+
   static std::size_t bucket_of(Tick v);
   static Tick bucket_low(std::size_t b);
   static Tick bucket_high(std::size_t b);  // exclusive

@@ -293,6 +293,73 @@ workload:
   CHECK(big > 0.9 * fits);
 }
 
+namespace {
+
+// 4 KiB random writes and then reads at QD32 on the SATA test drive (one
+// firmware core), fresh: the writes stay in erased blocks.
+RunReport fob_qd32(const std::vector<std::string>& sets, int qd = 32) {
+  auto t = make_drive("configs/drives/test_mlc_sata.yaml", sets);
+  const std::string depth = std::to_string(qd);
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: w, rw: randwrite, bs: 4KiB, iodepth: )" + depth + R"(, size: 64MiB, number_ios: 20000}
+    - {name: r, rw: randread, bs: 4KiB, iodepth: )" + depth + R"(, size: 64MiB, number_ios: 20000}
+)",
+                               t.drive->user_bytes());
+  return run_quiet(*t.drive, w);
+}
+
+const LatencyHistogram& writes_of(const RunReport& r) {
+  return r.phases[0].result.latency[static_cast<int>(IoOp::kWrite)];
+}
+
+double iops_of(const PhaseReport& p, IoOp op) {
+  return static_cast<double>(p.result.ios[static_cast<int>(op)]) / seconds_of(p);
+}
+
+}  // namespace
+
+TEST_CASE("the write command's firmware time caps random writes at cores / write_command_time",
+          "[ftl][controller]") {
+  // 1 core, 50 us per write: 20k IOPS, below the link and the flash
+  // (4 dies x 64 KiB per 2 ms = 32k 4 KiB writes per second).
+  const auto r = fob_qd32({"drive.controller.write_command_time=50us"});
+  CHECK(iops_of(r.phases[0], IoOp::kWrite) == Approx(1e9 / 50'000.0).epsilon(0.02));
+  // Reads keep the plain command_time: the link, not the core, limits them.
+  const auto base = fob_qd32({});
+  CHECK(iops_of(r.phases[1], IoOp::kRead) == Approx(iops_of(base.phases[1], IoOp::kRead)).epsilon(0.05));
+}
+
+TEST_CASE("NAND operations take firmware time from host commands and spread write latency",
+          "[ftl][controller]") {
+  // Two cores at 100 us per write: the same 20k ceiling, and a program's
+  // firmware work delays whichever commands are queued on its core.
+  const std::vector<std::string> two_cores = {"drive.controller.cores=2",
+                                              "drive.controller.write_command_time=100us"};
+  auto with = [&](const std::string& s) {
+    auto v = two_cores;
+    v.push_back(s);
+    return v;
+  };
+  const auto flat = fob_qd32(with("drive.controller.flash_op_time=0s"));
+  const auto busy = fob_qd32(with("drive.controller.flash_op_time=5us"));
+  // A heavier firmware task per operation, at a depth where its delay is
+  // more than a latency bucket (3%) of the wait.
+  const auto heavy = fob_qd32(with("drive.controller.flash_op_time=40us"), 8);
+  // Without firmware time for the flash traffic every queued write waits
+  // the same: one latency for all (the old behaviour).
+  CHECK(writes_of(flat).percentile(0.99) == writes_of(flat).percentile(0.50));
+  // With it, the commands that queue behind a program's firmware work wait
+  // longer than the rest.
+  CHECK(writes_of(busy).max() > writes_of(busy).min());
+  CHECK(writes_of(heavy).percentile(0.99) > writes_of(heavy).percentile(0.50));
+  // And the core's time goes to the programs: one per program unit of
+  // 2 planes x 2 pages x 4 slots = 16 writes.
+  const double per_write = (100.0 + 5.0 / 16.0) / 2;
+  CHECK(iops_of(busy.phases[0], IoOp::kWrite) == Approx(1e6 / per_write).epsilon(0.02));
+}
+
 TEST_CASE("a read of data still in the write buffer costs no flash read", "[ftl][controller]") {
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.controller.flush_idle=0s"});
   Drive& d = *t.drive;

@@ -592,6 +592,63 @@ workload:
   CHECK(last_free <= d.ftl_cfg.gc_trigger_free_blocks + 1);
 }
 
+TEST_CASE("latency_hist.csv holds each phase's whole distribution and summary.json the share "
+          "under each threshold", "[procedures][e2e]") {
+  const auto r = run_procedure(kTlc, "latency_hist", R"(
+workload:
+  latency_thresholds: [50us, 200us, 1ms]
+  phases:
+    - {name: mix, rw: randrw, rwmixread: 50, bs: 4KiB, iodepth: 8, size: 64MiB, number_ios: 20000}
+)");
+  const PhaseReport& p = phase_named(r.report(), "mix");
+  std::string header;
+  const auto rows = read_csv(r.dir + "/latency_hist.csv", &header);
+  CHECK(header == "phase,op,bucket_upper_us,count,cumulative_share");
+  const auto summary = read_summary(r.dir);
+  for (const char* op : {"read", "write"}) {
+    INFO(op);
+    const LatencyHistogram& h = p.result.latency[op[0] == 'r' ? 0 : 1];
+    REQUIRE(h.count() > 0);
+    double count = 0, last_share = 0, last_bound = 0;
+    for (const auto& row : rows) {
+      if (row[1] != op) continue;
+      CHECK(row[0] == "mix");
+      CHECK(num(row[2]) > last_bound);  // rising bucket bounds
+      CHECK(num(row[4]) >= last_share);
+      count += num(row[3]);
+      last_bound = num(row[2]);
+      last_share = num(row[4]);
+      CHECK(num(row[4]) == Approx(count / static_cast<double>(h.count())).margin(1e-6));
+    }
+    CHECK(count == static_cast<double>(h.count()));
+    CHECK(last_share == Approx(1.0));
+    // The last bucket holds the maximum.
+    CHECK(last_bound >= to_us(h.max()));
+    const auto& under = phase_json(summary, "mix")[op]["share_under"];
+    REQUIRE(under.size() == 3);
+    double prev = 0;
+    for (const char* t : {"50us", "200us", "1ms"}) {
+      const double share = under[t].get<double>();
+      CHECK(share >= prev);
+      CHECK(share <= 1.0);
+      prev = share;
+    }
+    CHECK(under["50us"].get<double>() ==
+          Approx(h.share_below(50 * kUs)).margin(1e-6));
+  }
+}
+
+TEST_CASE("latency thresholds must be rising times above zero", "[procedures]") {
+  const std::string phase = "    - {rw: write, io_size: 1MiB}\n";
+  CHECK_THROWS_WITH(parse(phase, "  latency_thresholds: [1ms, 50us]\n"),
+                    Catch::Contains("workload.latency_thresholds") && Catch::Contains("rising"));
+  CHECK_THROWS_WITH(parse(phase, "  latency_thresholds: [0us, 50us]\n"),
+                    Catch::Contains("above 0"));
+  CHECK_THROWS_WITH(parse(phase, "  latency_thresholds: [fast]\n"),
+                    Catch::Contains("workload.latency_thresholds"));
+  CHECK(parse(phase, "  latency_thresholds: 20us\n").latency_thresholds == std::vector<Tick>{20 * kUs});
+}
+
 TEST_CASE("until_steady ends a random-write phase at its first steady round", "[procedures][e2e]") {
   const auto r = run_procedure(kTlc, "until_steady", R"(
 workload:
