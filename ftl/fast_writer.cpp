@@ -72,14 +72,13 @@ void FastWriter::finish() {
 
 void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
   DieGc& g = gcs_[die];
-  const std::uint32_t trigger = core_.cfg.gc_trigger_free_blocks;
-  double& credit = core_.gc_credit[die];
+  GcPacing& pacing = core_.pacing;
   for (;;) {
     if (g.victim == kNoBlock) {
-      if (core_.blocks.free_blocks(die) >= trigger) return;
-      const std::uint32_t v = gc_.choose_victim(die, trigger);
+      if (!pacing.short_of_blocks(die)) return;
+      const std::uint32_t v = gc_.choose_victim(die, core_.cfg.gc_trigger_free_blocks);
       if (v == kNoBlock) return;  // nothing reclaimable: the host takes from the reserve
-      g.credit_per_slot = core_.start_pacing(die, v);
+      g.credit_per_slot = pacing.start(die, core_.blocks.info(die, v));
       core_.blocks.set_victim(die, v);
       ++core_.stats.gc_victims;
       g.victim = v;
@@ -87,7 +86,7 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
       g.end = g.next + static_cast<Ppa>(core_.blocks.capacity_slots(core_.blocks.info(die, v)));
       g.dest = gc_.relocation_stream(die, v);
     }
-    if (core_.blocks.free_blocks(die) >= trigger) {
+    if (!pacing.short_of_blocks(die)) {
       // Not short of blocks: the host is not paced, and the victim's
       // collection goes on beside the host's program, as on the die.
       relocate_some(die, unit_slots, 0);
@@ -96,27 +95,27 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
     // Credit pays for the host's unit unless the die is down to its reserve:
     // with an urgency share above 1 the host can outrun GC, and the timed
     // path would stop giving it new blocks there (BlockManager::can_allocate).
-    if (credit >= unit_slots && core_.blocks.free_blocks(die) > core_.cfg.gc_reserved_blocks) {
-      credit -= unit_slots;
+    if (pacing.covers(die, unit_slots) && core_.blocks.free_blocks(die) > core_.cfg.gc_reserved_blocks) {
+      pacing.host_programmed(die, unit_slots, true);
       return;
     }
-    if (credit >= unit_slots) {  // at the reserve: finish the victim to free its block
+    if (pacing.covers(die, unit_slots)) {  // at the reserve: finish the victim to free its block
       relocate_some(die, g.end - g.next, 0);
       continue;
     }
     relocate_some(die, g.end - g.next, unit_slots);
-    if (g.victim != kNoBlock && credit < unit_slots) return;  // cannot earn more: take the reserve
+    if (g.victim != kNoBlock && !pacing.covers(die, unit_slots)) return;  // cannot earn more: take the reserve
   }
 }
 
 void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double need) {
   DieGc& g = gcs_[die];
   OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
-  double& credit = core_.gc_credit[die];
+  GcPacing& pacing = core_.pacing;
   std::uint32_t moved = 0;
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
   constexpr Ppa kAhead = 16;  // slots whose map entries load while this one moves
-  while (g.next < stop && (need == 0 || credit < need)) {
+  while (g.next < stop && (need == 0 || !pacing.covers(die, static_cast<std::uint32_t>(need)))) {
     if (g.next + kAhead < g.end) core_.map.prefetch_owner(g.next + kAhead);
     const Ppa s = g.next++;
     if (!core_.map.valid(s)) continue;
@@ -124,7 +123,7 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
     const Ppa to = next_slot(die, g.dest, u);
     core_.relocate(o, s, to, core_.blocks.info_of(to));
     ++moved;
-    core_.earn_credit(die, 1, g.credit_per_slot);
+    pacing.earn(die, 1, g.credit_per_slot);
   }
   core_.stats.gc_moved_slots += moved;
   if (g.next < g.end) return;

@@ -22,7 +22,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
-      host_programs(geo.dies(), 0), gc_credit(geo.dies(), 0.0),
+      host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
       rain_units(std::size_t{geo.dies()} * kStreams, 0) {}
 
 FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
@@ -349,7 +349,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
     }
     // While GC collects on a die short of erased blocks, the host takes no
     // more space there than the collection has freed.
-    if (gc_->pacing(d) && core_.gc_credit[d] < unit) continue;
+    if (gc_->pacing(d) && !core_.pacing.covers(d, unit)) continue;
     // A partial unit waits for more data unless this is an idle flush.
     if (buffer_.valid_entries() < unit && !pad) {
       need = std::min(need, unit);
@@ -415,7 +415,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   t->aux = taken;  // buffer slots to release when programmed
   core_.nand.submit(t);
   ++core_.host_programs[c.die];
-  if (gc_->pacing(c.die)) core_.gc_credit[c.die] -= unit->slots;
+  core_.pacing.host_programmed(c.die, unit->slots, gc_->pacing(c.die));
   const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
   if (core_.rain_due(c.die, stream)) {
     const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;

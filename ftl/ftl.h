@@ -17,6 +17,7 @@
 #include "ftl/block_manager.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
+#include "ftl/gc_pacing.h"
 #include "ftl/map_cache.h"
 #include "ftl/mapping_table.h"
 #include "ftl/verifier.h"
@@ -84,9 +85,7 @@ struct FtlCore {
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
   // Host programs submitted and not yet finished, per die.
   std::vector<std::uint32_t> host_programs;
-  // Foreground GC pacing, per die: 4 KiB slots the host may program while
-  // a GC victim is being collected, earned as the collection frees space.
-  std::vector<double> gc_credit;
+  GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
   // RAIN: data units programmed per (die, stream) since the last parity unit.
   std::vector<std::uint16_t> rain_units;
 
@@ -129,37 +128,6 @@ struct FtlCore {
     map.place(o, to);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
-  }
-  // Foreground GC pacing. Moving a victim's valid pages frees its invalid
-  // ones, so each slot moved from victim `v` of `die` earns the host
-  // invalid/valid slots of credit (returned); an empty victim earns its
-  // whole capacity at once.
-  double start_pacing(std::uint32_t die, std::uint32_t v) {
-    const BlockInfo& info = blocks.info(die, v);
-    const double cap = static_cast<double>(blocks.capacity_slots(info));
-    const double valid = static_cast<double>(info.valid);
-    if (valid == 0) gc_credit[die] += cap;
-    return valid > 0 ? (cap - valid) / valid : cap;
-  }
-  // Credit for `moved` slots at `rate`, scaled by the urgency level's host
-  // share and bounded (ftl.gc.credit_units, scaled with the share).
-  void earn_credit(std::uint32_t die, double moved, double rate) {
-    const double share = host_share();
-    gc_credit[die] = std::min(gc_credit[die] + moved * rate * share,
-                              cfg.gc_credit_units * unit_slots * std::max(1.0, share));
-  }
-  // The host share of the GC urgency level in force. Firmware judges
-  // urgency on the drive's whole free pool, so every die switches level at
-  // once (per-die levels would drift apart and average out).
-  double host_share() const {
-    double share = 1.0;
-    if (cfg.gc_urgency.empty()) return share;
-    const double free = static_cast<double>(blocks.free_blocks_total()) / geo.dies();
-    for (const auto& level : cfg.gc_urgency) {
-      if (free >= level.free_below) break;
-      share = level.host_share;
-    }
-    return share;
   }
   // True when the slot's die-page has finished programming (else the data is
   // still in controller memory).

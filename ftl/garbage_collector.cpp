@@ -25,7 +25,7 @@ bool GarbageCollector::any_active() const {
 std::uint32_t GarbageCollector::choose_victim(std::uint32_t die, std::uint32_t target) {
   const std::uint32_t wl = wear_victim(die);
   if (wl != kNoBlock) return wl;
-  if (core_.blocks.free_blocks(die) >= target) return kNoBlock;
+  if (!core_.pacing.short_of(die, target)) return kNoBlock;
   return policy_->select_victim(core_.blocks, die, core_.rng);
 }
 
@@ -102,7 +102,7 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   g.dest = relocation_stream(die, v);
   // Proportional pacing: host IOPS settle at what GC sustains instead of
   // stalling and bursting.
-  g.credit_per_slot = core_.start_pacing(die, v);
+  g.credit_per_slot = core_.pacing.start(die, core_.blocks.info(die, v));
   core_.blocks.set_victim(die, v);
   g.victim = v;
   g.scan_page = 0;
@@ -204,7 +204,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     if (!is_tpage(mv.owner)) journal_map_update(mv.owner);
   }
   (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
-  if (!g.fold) core_.earn_credit(die, k, g.credit_per_slot);
+  if (!g.fold) core_.pacing.earn(die, k, g.credit_per_slot);
   core_.stats.gc_padding_slots += data_slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {

@@ -31,11 +31,10 @@ class GarbageCollector {
   bool active(std::uint32_t die) const { return dies_[die].victim != kNoBlock; }
   bool any_active() const;
   // True while `die` collects a GC victim because it is short of erased
-  // blocks: host programs there are paced by FtlCore::gc_credit.
+  // blocks: host programs there are paced (ftl/gc_pacing.h).
   bool pacing(std::uint32_t die) const {
     const DieGc& g = dies_[die];
-    return core_.cfg.gc_paced && g.victim != kNoBlock && !g.fold &&
-           core_.blocks.free_blocks(die) < core_.cfg.gc_trigger_free_blocks;
+    return core_.pacing.paced(die, g.victim != kNoBlock && !g.fold);
   }
 
   // The native-mode block to collect next on `die`: a static wear-levelling

@@ -164,12 +164,57 @@ STEADY_STATE = [
 ]
 
 # Predictions: reported, never checked (the config is built from facts alone).
-PREDICTIONS = [
-    ("wd_blue_3d_1tb", "whole_drive_fill", ("fill", "slc_cache_gb")),
-    ("wd_blue_3d_1tb", "whole_drive_fill", ("fill", "cached_mb_per_s")),
-    ("wd_blue_3d_1tb", "whole_drive_fill", ("fill", "last16gb_mb_per_s")),
-    ("wd_blue_3d_1tb", "whole_drive_fill", ("fill", "overall_mb_per_s")),
+# (drive, overrides, workload, path, label); a path ("phase", NAME, ...) reads
+# a figure of the named phase.
+_M500_DIES = [  # same over-provisioning ratio: 15 GB of user capacity per die
+    (8, ["drive.nand.dies_per_channel=1", "drive.user_capacity=120GB"]),
+    (16, ["drive.nand.dies_per_channel=2", "drive.user_capacity=240GB"]),
+    (64, ["drive.nand.dies_per_channel=8", "drive.user_capacity=960GB"]),
 ]
+_FOB_PEAKS = [
+    (("phase", "seqwrite", "write", "mb_per_s"), "128K seq write QD32 MB/s"),
+    (("phase", "seqread", "read", "mb_per_s"), "128K seq read QD32 MB/s"),
+    (("phase", "randwrite", "write", "iops"), "4K random write QD32 IOPS"),
+    (("phase", "randread", "read", "iops"), "4K random read QD32 IOPS"),
+]
+_FOB_MATRIX = [
+    (("phase", "seqread_128k_qd32", "read", "mb_per_s"), "F FOB: 128K seq read QD32 MB/s"),
+    (("phase", "seqwrite_128k_qd32", "write", "mb_per_s"), "F FOB: 128K seq write QD32 MB/s"),
+    (("phase", "randread_4k_qd1", "read", "iops"), "F FOB: 4K random read QD1 IOPS"),
+    (("phase", "randread_4k_qd32", "read", "iops"), "F FOB: 4K random read QD32 IOPS"),
+    (("phase", "randwrite_4k_qd1", "write", "iops"), "F FOB: 4K random write QD1 IOPS (1 GB)"),
+    (("phase", "randwrite_4k_qd32", "write", "iops"), "F FOB: 4K random write QD32 IOPS (1 GB)"),
+    (("phase", "randwrite64g_4k_qd32", "write", "iops"), "F FOB: 4K random write QD32 IOPS (64 GB)"),
+    (("phase", "mix70_4k_qd32", "read", "iops"), "F FOB: 4K 70/30 QD32, read IOPS"),
+]
+PREDICTIONS = [
+    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "slc_cache_gb"), "A: SLC cache GB"),
+    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "cached_mb_per_s"), "A: MB/s in the cache"),
+    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "last16gb_mb_per_s"), "A: last 16 GB MB/s"),
+    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "overall_mb_per_s"), "A: whole fill MB/s"),
+] + [("wd_blue_3d_1tb", [], "fob_matrix", path, label) for path, label in _FOB_MATRIX] + [
+    ("wd_blue_3d_1tb", [], "seq_write_2x", ("phase", "seqwrite", "bandwidth", "average_mb_per_s"),
+     "F 2x seq write: average MB/s"),
+    ("wd_blue_3d_1tb", [], "seq_write_2x", ("phase", "seqwrite", "bandwidth", "min_interval_mb_per_s"),
+     "F 2x seq write: slowest second MB/s"),
+    ("wd_blue_3d_1tb", [], "degrade_recover", ("recovery", "fob_iops"), "F: FOB 4K QD32 IOPS"),
+    ("wd_blue_3d_1tb", [], "degrade_recover", ("recovery", "steady_iops"), "F: after 2x seq + random to steady, IOPS"),
+    ("wd_blue_3d_1tb", [], "degrade_recover", ("recovery", "recovered_iops"), "F: after TRIM + 5 min rest, IOPS"),
+] + [("crucial_m500_480gb", sets, "fob_peaks", path, f"{dies} dies: {label}")
+     for dies, sets in _M500_DIES for path, label in _FOB_PEAKS]
+
+
+def ledger():
+    # The fitted-parameters ledger is kept once, in docs/RESULTS.md.
+    lines, inside = [], False
+    with open(os.path.join(ROOT, "docs", "RESULTS.md")) as f:
+        for line in f:
+            if line.startswith("## "):
+                inside = line.startswith("## Fitted-parameters ledger")
+                continue
+            if inside and line.startswith("|") and not line.startswith("|---"):
+                lines.append(line.rstrip())
+    return lines
 
 
 def run(build, out_root, drive, workload, cache, sets=()):
@@ -192,6 +237,9 @@ def run(build, out_root, drive, workload, cache, sets=()):
 def get(summary, path):
     if path[0] == "peak":  # the highest value of a phase figure over all phases
         return max(ph[path[1]][path[2]] for ph in summary["phases"])
+    if path[0] == "phase":  # a figure of the phase of that name
+        summary = next(ph for ph in summary["phases"] if ph["name"] == path[1])
+        path = path[2:]
     for p in path:
         summary = summary[p]
     return summary
@@ -230,10 +278,13 @@ def main():
         failed += ok if miss else not ok
         print(f"{status} {drive:16s} {label:20s} {text}  "
               f"wall {s['run']['wall_seconds']:.1f} s  ({source})")
-    for drive, wl, path in PREDICTIONS:
-        s, _ = run(args.build, args.out, drive, wl, cache)
-        print(f"pred {drive:16s} {wl:18s} {'.'.join(path):24s} simulated {get(s, path):9.2f}  "
+    for drive, sets, wl, path, label in PREDICTIONS:
+        s, _ = run(args.build, args.out, drive, wl, cache, sets)
+        print(f"pred {drive:18s} {wl:16s} {label:44s} simulated {get(s, path):10.1f}  "
               f"wall {s['run']['wall_seconds']:.1f} s")
+    print("Fitted-parameters ledger (docs/RESULTS.md): config values set from a review figure")
+    for line in ledger():
+        print("  " + line)
     print(f"{len(CHECKS) + len(WORKING_SET) + len(STEADY_STATE) - failed - known} passed, "
           f"{failed} failed, {known} known misses")
     return 1 if failed else 0
