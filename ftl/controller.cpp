@@ -47,6 +47,7 @@ void Controller::submit(std::uint32_t id) {
 
 void Controller::on_submit(const FlashTxn&) {
   if (cfg_.flash_op_time == 0) return;
+  if (in_data_in_) ++ops_in_handler_;
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   *core = std::max(engine_.now(), *core) + cfg_.flash_op_time;
 }
@@ -58,9 +59,15 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   const std::uint32_t pages = c.bytes / kSectorBytes;
   if (kind == kWriteDataIn) {  // one chunk, in order
     const std::uint32_t n = chunk_pages(pages, c.arrived);
+    // Firmware runs the handler to completion: a program unit this data
+    // completes is built and issued before the command's completion is
+    // posted, so that command waits for the flash work it set off.
+    ops_in_handler_ = 0;
+    in_data_in_ = true;
     for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
+    in_data_in_ = false;
     c.arrived += n;
-    if (c.arrived == pages) host_->complete(id, engine_.now());
+    if (c.arrived == pages) host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
     return;
   }
   switch (c.op) {

@@ -90,6 +90,10 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   std::vector<std::uint32_t> waiting_;
   std::size_t waiting_head_ = 0;
   std::uint64_t buffer_waits_ = 0;
+  // NAND operations submitted while a write's data-in is handled (the unit
+  // it completed was flushed on the spot), and whether one is being handled.
+  std::uint32_t ops_in_handler_ = 0;
+  bool in_data_in_ = false;
 };
 
 }  // namespace ssdtwin

@@ -360,6 +360,23 @@ TEST_CASE("NAND operations take firmware time from host commands and spread writ
   CHECK(iops_of(busy.phases[0], IoOp::kWrite) == Approx(1e6 / per_write).epsilon(0.02));
 }
 
+TEST_CASE("at QD1 the write that completes a program unit waits for the program's firmware work",
+          "[ftl][controller]") {
+  // 50 us per write keeps QD1 below the flash's rate: the buffer never fills.
+  const auto flat = fob_qd32(
+      {"drive.controller.write_command_time=50us", "drive.controller.flash_op_time=0s"}, 1);
+  const auto busy = fob_qd32(
+      {"drive.controller.write_command_time=50us", "drive.controller.flash_op_time=5us"}, 1);
+  // One write in 16 (2 planes x 2 pages x 4 slots) fills a unit; before,
+  // every QD1 write took the same time.
+  CHECK(writes_of(flat).percentile(0.99) == writes_of(flat).percentile(0.50));
+  CHECK(writes_of(busy).percentile(0.50) == writes_of(flat).percentile(0.50));
+  CHECK(writes_of(busy).percentile(0.99) > writes_of(busy).percentile(0.50));
+  CHECK(writes_of(busy).max() - writes_of(flat).max() == 5 * kUs);
+  CHECK(writes_of(busy).mean() ==
+        Approx(writes_of(flat).mean() + 5000.0 / 16).epsilon(0.01));
+}
+
 TEST_CASE("a read of data still in the write buffer costs no flash read", "[ftl][controller]") {
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.controller.flush_idle=0s"});
   Drive& d = *t.drive;
