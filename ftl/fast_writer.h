@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ftl/ftl.h"
+#include "ftl/ftl_core.h"
 
 namespace ssdtwin {
 

@@ -13,19 +13,8 @@
 #include <optional>
 #include <vector>
 
-#include "ftl/address.h"
-#include "ftl/block_manager.h"
-#include "ftl/ftl_config.h"
-#include "ftl/ftl_stats.h"
-#include "ftl/gc_pacing.h"
-#include "ftl/map_cache.h"
-#include "ftl/mapping_table.h"
-#include "ftl/verifier.h"
+#include "ftl/ftl_core.h"
 #include "ftl/write_buffer.h"
-#include "nand/flash_txn.h"
-#include "nand/nand_array.h"
-#include "sim/event_engine.h"
-#include "sim/rng.h"
 
 namespace ssdtwin {
 
@@ -45,97 +34,6 @@ class FtlListener {
   // A part of read `cmd` that waited for its mapping (ReadPlan::deferred)
   // has it now; `plan` is that part's flash reads and immediate data.
   virtual void on_read_resumed(std::uint64_t cmd, const struct ReadPlan& plan) = 0;
-};
-
-// Map updates outside the host path (GC relocations) go through this.
-class MapUpdater {
- public:
-  virtual ~MapUpdater() = default;
-  virtual void map_update(Lpn lpn) = 0;
-};
-
-// State the FTL's parts share (the GC works on the same tables).
-struct FtlCore {
-  FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
-  EventEngine& engine;
-  NandArray& nand;
-  const Geometry& geo;
-  FtlConfig cfg;
-  Layout layout;
-  BlockManager blocks;
-  MappingTable map;
-  MapCache map_cache;
-  MapUpdater* map_updater = nullptr;
-  // Map entries changed by GC relocations, in bytes, not yet written. Firmware
-  // journals them (logical page, new address) instead of rewriting one
-  // translation page per moved page; GC writes the journal into its own
-  // program units (ftl/garbage_collector.cpp).
-  std::uint64_t map_journal_bytes = 0;
-  Verifier verifier;
-  TxnPool txns;
-  FtlStats stats;
-  Rng rng;
-  CellMode native;
-  std::uint32_t pages_per_program;  // native mode, per plane
-  std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
-  std::uint64_t mapped_pages = 0;   // logical pages holding data (not unmapped)
-  std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
-  bool host_idle = false;           // no host IO for the SLC cache's fold idle time
-  bool gc_idle = false;             // no host IO for the background-GC idle time
-  std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
-  // Host programs submitted and not yet finished, per die.
-  std::vector<std::uint32_t> host_programs;
-  GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
-  // RAIN: data units programmed per (die, stream) since the last parity unit.
-  std::vector<std::uint16_t> rain_units;
-
-  // Counts a data program unit of `stream` on `die`; true when a parity unit
-  // is due there (RAIN enabled and a stripe's data units are complete).
-  bool rain_due(std::uint32_t die, Stream stream) {
-    if (cfg.rain_stripe == 0) return false;
-    std::uint16_t& n = rain_units[die * kStreams + static_cast<std::size_t>(stream)];
-    if (n < cfg.rain_stripe - 1) ++n;
-    return n >= cfg.rain_stripe - 1;
-  }
-  // A program of unit `u` (not yet submitted).
-  FlashTxn* program_txn(const ProgramUnit& u, TxnSource source, CellMode mode);
-  // Allocates a parity unit after rain_due: the stripe's XOR, programmed
-  // like data but holding no logical pages. Returns it (to program) or
-  // nothing when the die has no room yet (the parity stays due).
-  std::optional<ProgramUnit> take_parity_unit(std::uint32_t die, Stream stream,
-                                              std::uint32_t pages_per_program, CellMode mode,
-                                              PoolKind pool);
-
-  bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
-  // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).
-  void invalidate(Ppa old_ppa) {
-    BlockInfo& b = blocks.info_of(old_ppa);
-    --b.valid;
-    if (b.mode != native) {
-      --slc_valid_slots;
-      if (b.valid == 0) blocks.note_emptied(layout.die_of(old_ppa), b);
-    }
-  }
-  // Counts a page newly placed in a block of `mode`.
-  void place(BlockInfo& b) {
-    ++b.valid;
-    if (b.mode != native) ++slc_valid_slots;
-  }
-  // Moves owner `o`'s page from flash slot `from` to slot `to` of block
-  // `dest` (a GC relocation: the mapping follows the data).
-  void relocate(Owner o, Ppa from, Ppa to, BlockInfo& dest) {
-    invalidate(from);
-    map.place(o, to);
-    place(dest);
-    if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
-  }
-  // True when the slot's die-page has finished programming (else the data is
-  // still in controller memory).
-  bool programmed(Ppa p) const {
-    const BlockInfo& b =
-        blocks.info(layout.die_of(p), layout.block_of(p));
-    return layout.page_of(p) < b.programmed;
-  }
 };
 
 struct ReadPlan {

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "ftl/ftl.h"
+#include "ftl/ftl_core.h"
 #include "ftl/gc_policy.h"
 
 namespace ssdtwin {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "ftl/ftl.h"
+#include "ftl/ftl_core.h"
 #include "ftl/slc_policy.h"
 
 namespace ssdtwin {

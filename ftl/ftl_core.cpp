@@ -1,0 +1,40 @@
+#include "ftl/ftl_core.h"
+
+namespace ssdtwin {
+
+FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
+    : engine(e), nand(n), geo(n.geometry()), cfg(c), layout(geo),
+      blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die),
+      map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
+      map_cache(c.map, c.user_bytes / kSectorBytes),
+      verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
+      native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
+      unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
+      host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
+      rain_units(std::size_t{geo.dies()} * kStreams, 0) {}
+
+FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
+  FlashTxn* t = txns.get();
+  t->op = TxnOp::kProgram;
+  t->source = source;
+  t->mode = mode;
+  t->die = u.die;
+  t->block = u.block;
+  t->page = u.page;
+  t->pages = u.pages;
+  t->bytes = u.slots * kSectorBytes;  // padding crosses the bus too
+  return t;
+}
+
+std::optional<ProgramUnit> FtlCore::take_parity_unit(std::uint32_t die, Stream stream,
+                                                     std::uint32_t ppp, CellMode mode,
+                                                     PoolKind pool) {
+  auto unit = blocks.allocate_unit(die, stream, ppp, mode, pool);
+  if (!unit) return unit;
+  rain_units[die * kStreams + static_cast<std::size_t>(stream)] = 0;
+  for (std::uint32_t k = 0; k < unit->slots; ++k) map.clear_owner(unit->first + k);
+  ++stats.rain_parity_units;
+  return unit;
+}
+
+}  // namespace ssdtwin
