@@ -28,6 +28,15 @@ class IoPattern {
 
   Io next() {
     Io io{IoOp::kRead, 0, spec_.bs};
+    std::uint64_t blocks = blocks_in_span_;
+    if (!spec_.bssplit.empty()) {
+      // fio's bssplit: the size by weight; a random IO is aligned to its size.
+      const double u = rng_.uniform();
+      std::size_t k = 0;
+      while (k + 1 < spec_.bssplit.size() && u >= spec_.bssplit[k].cumulative) ++k;
+      io.bytes = spec_.bssplit[k].bs;
+      blocks = spec_.span / io.bytes;
+    }
     bool random = true;
     switch (spec_.rw) {
       case RwKind::kRead: io.op = IoOp::kRead; random = false; break;
@@ -42,11 +51,11 @@ class IoPattern {
         break;
     }
     if (random) {
-      io.offset = spec_.offset + rng_.below(blocks_in_span_) * spec_.bs;
+      io.offset = spec_.offset + rng_.below(blocks) * io.bytes;
     } else {
       if (next_seq_offset_ >= spec_.span) next_seq_offset_ = 0;
       io.offset = spec_.offset + next_seq_offset_;
-      io.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(spec_.bs, spec_.span - next_seq_offset_));
+      io.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(io.bytes, spec_.span - next_seq_offset_));
       next_seq_offset_ += io.bytes;
     }
     return io;

@@ -115,6 +115,25 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     sizes.push_back(static_cast<std::uint32_t>(b));
   }
   p.bs = sizes.front();
+  if (n.has("bssplit")) {
+    if (n.has("bs")) n.fail("bssplit", "expected either bs or bssplit, not both");
+    double total = 0;
+    std::uint32_t largest = 0;
+    const auto parts = n.children("bssplit");
+    if (parts.empty()) n.fail("bssplit", "expected a list of {bs, weight}");
+    for (const ConfigNode& part : parts) {
+      const std::uint64_t b = part.get_bytes("bs");
+      if (b == 0 || b % kSectorBytes != 0 || b > (256u << 20))
+        part.fail("bs", "expected a multiple of 4KiB up to 256MiB");
+      total += part.get_double("weight", 1e-9, 1e9);
+      p.bssplit.push_back({static_cast<std::uint32_t>(b), total});
+      largest = std::max(largest, static_cast<std::uint32_t>(b));
+    }
+    for (auto& s : p.bssplit) s.cumulative /= total;
+    p.bssplit.back().cumulative = 1.0;
+    p.bs = largest;
+    sizes.assign(1, largest);
+  }
   // A list is a queue-depth sweep: one phase per depth (see from_config).
   depths.clear();
   for (const std::int64_t d : n.get_int_list("iodepth", 1, 1, 65536))

@@ -66,7 +66,14 @@ struct PhaseSpec {
   bool fast = false;
   TracePhaseSpec trace;  // rw: trace
   RwKind rw = RwKind::kRead;
-  std::uint32_t bs = 4096;
+  std::uint32_t bs = 4096;  // with bssplit: the largest of its sizes
+  // Mixed transfer sizes (as fio's bssplit): each IO draws its size with
+  // these weights; `cumulative` rises to 1. Empty: every IO is `bs`.
+  struct BsShare {
+    std::uint32_t bs;
+    double cumulative;
+  };
+  std::vector<BsShare> bssplit;
   std::uint32_t iodepth = 1;
   // The name as written: phases expanded from a list `iodepth` are named
   // <base_name>_qd<N>, from a list `bs` <base_name>_<size> (e.g. _128KiB);

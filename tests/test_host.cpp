@@ -2,12 +2,15 @@
 // link reservations, and workload specifications.
 #include <algorithm>
 #include <catch2/catch.hpp>
+
+#include <map>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "host/host_link.h"
+#include "host/io_pattern.h"
 #include "host/workload.h"
 #include "sim/config.h"
 #include "sim/time.h"
@@ -362,6 +365,40 @@ TEST_CASE("A sequential phase without offset or size spans the whole drive") {
     const PhaseSpec q = phase("rw: write, bs: 4KiB, runtime: 1s", user);
     CHECK(q.span == user / 4096 * 4096);
   }
+}
+
+TEST_CASE("bssplit draws each IO's size by weight and aligns random IOs to their size") {
+  const PhaseSpec p = phase(
+      "rw: randrw, rwmixread: 50, number_ios: 1000, size: 1GiB, "
+      "bssplit: [{bs: 4KiB, weight: 50}, {bs: 64KiB, weight: 25}, {bs: 1MiB, weight: 25}]");
+  REQUIRE(p.bssplit.size() == 3);
+  CHECK(p.bs == 1u << 20);  // the largest size bounds the range checks
+  CHECK(p.bssplit[0].cumulative == Approx(0.5));
+  CHECK(p.bssplit[1].cumulative == Approx(0.75));
+  CHECK(p.bssplit[2].cumulative == 1.0);
+  ssdtwin::Rng rng(7);
+  ssdtwin::IoPattern pattern(p, rng);
+  std::map<std::uint32_t, int> count;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) {
+    const ssdtwin::IoPattern::Io io = pattern.next();
+    ++count[io.bytes];
+    CHECK(io.offset % io.bytes == 0);
+    CHECK(io.offset + io.bytes <= p.span);
+  }
+  REQUIRE(count.size() == 3);
+  CHECK(count[4096] == Approx(0.5 * n).epsilon(0.03));
+  CHECK(count[65536] == Approx(0.25 * n).epsilon(0.05));
+  CHECK(count[1u << 20] == Approx(0.25 * n).epsilon(0.05));
+}
+
+TEST_CASE("bssplit and bs are exclusive, and each part is checked") {
+  CHECK_THROWS_WITH(phase("rw: randread, bs: 4KiB, number_ios: 1, bssplit: [{bs: 8KiB, weight: 1}]"),
+                    Contains("bssplit") && Contains("not both"));
+  CHECK_THROWS_WITH(phase("rw: randread, number_ios: 1, bssplit: [{bs: 6KiB, weight: 1}]"),
+                    Contains("bssplit.0.bs"));
+  CHECK_THROWS_WITH(phase("rw: randread, number_ios: 1, bssplit: [{bs: 8KiB, weight: 0}]"),
+                    Contains("bssplit.0.weight"));
 }
 
 TEST_CASE("WorkloadSpec requires a stop condition in every phase") {

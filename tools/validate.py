@@ -142,6 +142,31 @@ def m500_fill75(out, _):
                 f"{(t or 0)} s, then {(_pct(after, 0.5) / 1000 if after else 0):.2f} ms")
 
 
+def _hwinfo_minutes(out):
+    # Read + write MB/s per minute of the mixed phase.
+    rows = []
+    with open(os.path.join(out, "timeseries.csv")) as f:
+        next(f)
+        for line in f:
+            c = line.strip().split(",")
+            if c[0] == "mixed":
+                rows.append(float(c[2]) + float(c[3]))
+    return [sum(rows[i:i + 60]) / len(rows[i:i + 60]) for i in range(0, len(rows), 60)]
+
+
+def m500_hwinfo_full_speed(out, _):
+    mins = _hwinfo_minutes(out)
+    drop = next((i for i, m in enumerate(mins) if m < 0.8 * mins[0]), None)
+    ok = drop is not None and 9 <= drop <= 13
+    return ok, (f"{mins[0]:.0f} MB/s (read + write) until minute {drop} of {len(mins)}")
+
+
+def m500_hwinfo_depth(out, _):
+    mins = _hwinfo_minutes(out)
+    ratio = sum(mins[-3:]) / 3 / mins[0]
+    return 0.2 <= ratio <= 0.5, f"last 3 minutes at {100 * ratio:.0f}% of the first"
+
+
 def recovers_within_15pct(_, summary):
     r = summary["recovery"]
     ratio = r["recovered_over_fob"]
@@ -159,6 +184,10 @@ STEADY_STATE = [
      "[known miss: see docs/RESULTS.md]"),
     ("crucial_m500_480gb", "consistency_fill75", "D: 75% fill", m500_fill75,
      "TweakTown 2013: latency low until the free blocks run out"),
+    ("crucial_m500_480gb", "mixed_load_hwinfo", "mixed load: onset", m500_hwinfo_full_speed,
+     "hardware.info 2013: full speed for about 11 minutes (9-13)"),
+    ("crucial_m500_480gb", "mixed_load_hwinfo", "mixed load: depth", m500_hwinfo_depth,
+     "hardware.info 2013: then about a third of it (20-50%) [known miss: see docs/RESULTS.md]"),
     ("wd_sn500_250gb", "degrade_recover", "F: degrade/recover", recovers_within_15pct,
      "Myce-style: after TRIM and 5 min rest, within 15% of FOB"),
 ]
