@@ -565,6 +565,36 @@ TEST_CASE("without idle time, reclaim reuses SLC blocks a second pass overwrote;
   CHECK(slc_pages(after.phases[1]) >= slc_pages(after.phases[0]) * 9 / 10);
 }
 
+TEST_CASE("with reclaim, idle time before sustained random writes no longer changes their rate",
+          "[ftl][slc]") {
+  // Two passes, then random writes of twice the drive, with and without
+  // idle time after the passes. idle_fold frees the overwritten static
+  // region only in idle time; left full of invalid pages it holds none of
+  // the user data, the TLC area holds it all and GC works with less room.
+  auto random_iops = [](const std::string& policy, const std::string& idle) {
+    auto t = make_drive(kSlcDrive, {"drive.ftl.slc_cache.policy=" + policy});
+    const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: pass1, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: pass2, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%, idle_after: )" + idle + R"(}
+    - {name: random, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 200%}
+)",
+                                 t.drive->user_bytes());
+    const auto r = run_quiet(*t.drive, w);
+    return iops_of(r.phases[2], IoOp::kWrite);
+  };
+  const double old_busy = random_iops("idle_fold", "0s");
+  const double old_idle = random_iops("idle_fold", "100ms");
+  const double new_busy = random_iops("reclaim", "0s");
+  const double new_idle = random_iops("reclaim", "100ms");
+  UNSCOPED_INFO("idle_fold " << old_busy << " / " << old_idle << ", reclaim " << new_busy << " / "
+                             << new_idle);
+  CHECK(old_idle > 1.05 * old_busy);  // the old behaviour: idle time decides
+  CHECK(new_idle == Approx(new_busy).epsilon(0.02));
+  CHECK(new_busy == Approx(old_idle).epsilon(0.02));
+}
+
 TEST_CASE("with greedy_fold, random writes after two passes with no idle still land in SLC",
           "[ftl][slc]") {
   auto old_way = make_drive(kSlcDrive, {"drive.ftl.slc_cache.policy=idle_fold"});
