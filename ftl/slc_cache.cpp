@@ -25,14 +25,6 @@ std::uint32_t SlcCache::dynamic_budget_blocks() const {
   return static_cast<std::uint32_t>(bytes / block_bytes_ / core_.geo.dies());
 }
 
-bool SlcCache::open_room(std::uint32_t die) const {
-  return core_.blocks.has_open_room(die, Stream::kHostSlc, pages_per_program_);
-}
-
-bool SlcCache::static_free(std::uint32_t die) const {
-  return core_.blocks.free_blocks(die, PoolKind::kStaticSlc) > 0;
-}
-
 bool SlcCache::dynamic_room(std::uint32_t die) const {
   const BlockManager& b = core_.blocks;
   return b.dynamic_slc_blocks(die) < dynamic_budget_blocks() &&

@@ -43,10 +43,15 @@ class SlcCache {
   }
 
   // State the policies decide on.
-  // The open SLC block of `die` has room for another unit.
-  bool open_room(std::uint32_t die) const;
+  // The open SLC block of `die` has room for another unit (asked for every
+  // unit the write buffer flushes: inline).
+  bool open_room(std::uint32_t die) const {
+    return core_.blocks.has_open_room(die, Stream::kHostSlc, pages_per_program_);
+  }
   // The static region of `die` has an erased block.
-  bool static_free(std::uint32_t die) const;
+  bool static_free(std::uint32_t die) const {
+    return core_.blocks.free_blocks(die, PoolKind::kStaticSlc) > 0;
+  }
   // The dynamic region of `die` may open another block now.
   bool dynamic_room(std::uint32_t die) const;
   // No SLC room of any kind on `die`.

@@ -7,6 +7,7 @@
 // programs for the die, so the sustained speed is what the native mode
 // programs minus the fold's extra reads, with short SLC-speed bursts each
 // time a fold completes.
+#include "ftl/impl/slc_idle_fold.h"
 #include "ftl/impl/slc_policies.h"
 #include "ftl/slc_cache.h"
 
@@ -14,24 +15,17 @@ namespace ssdtwin {
 
 namespace {
 
-class GreedyFoldSlc final : public SlcPolicy {
+class GreedyFoldSlc final : public IdleFoldSlc {
  public:
-  GreedyFoldSlc() : base_(make_reclaim_slc()) {}
-  HostTarget host_target(const SlcCache& c, std::uint32_t die) const override {
-    return base_->host_target(c, die);
-  }
   bool needs_fold(const SlcCache& c, std::uint32_t die) const override {
-    return base_->needs_fold(c, die) || c.full(die);
+    return IdleFoldSlc::needs_fold(c, die) || c.full(die);
   }
   std::uint32_t fold_victim(const SlcCache& c, std::uint32_t die) const override {
     return c.emptiest_full(die);
   }
   std::uint32_t reclaim_victim(const SlcCache& c, std::uint32_t die) const override {
-    return base_->reclaim_victim(c, die);
+    return c.dead_block(die);  // as reclaim
   }
-
- private:
-  std::unique_ptr<SlcPolicy> base_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 // was overwritten while the drive had no idle time stays unusable until the
 // next idle period (a second sequential pass leaves the static region full
 // of invalid pages). Where host data goes and when to fold are idle_fold's.
+#include "ftl/impl/slc_idle_fold.h"
 #include "ftl/impl/slc_policies.h"
 #include "ftl/slc_cache.h"
 
@@ -12,24 +13,11 @@ namespace ssdtwin {
 
 namespace {
 
-class ReclaimSlc final : public SlcPolicy {
+class ReclaimSlc final : public IdleFoldSlc {
  public:
-  ReclaimSlc() : base_(make_idle_fold_slc()) {}
-  HostTarget host_target(const SlcCache& c, std::uint32_t die) const override {
-    return base_->host_target(c, die);
-  }
-  bool needs_fold(const SlcCache& c, std::uint32_t die) const override {
-    return base_->needs_fold(c, die);
-  }
-  std::uint32_t fold_victim(const SlcCache& c, std::uint32_t die) const override {
-    return base_->fold_victim(c, die);
-  }
   std::uint32_t reclaim_victim(const SlcCache& c, std::uint32_t die) const override {
     return c.dead_block(die);
   }
-
- private:
-  std::unique_ptr<SlcPolicy> base_;
 };
 
 }  // namespace
