@@ -332,10 +332,20 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   {
     // The whole latency distribution of every phase and op: the histogram's
     // non-empty buckets (each at most 3.1% wide), for tail analysis.
-    std::ofstream f(dir / "latency_hist.csv");
-    f << "phase,op,bucket_upper_us,count,cumulative_share\n";
+    // share_above (1 - cumulative) is the tail, drawn on log axes.
+    const std::string csv = (dir / "latency_hist.csv").string();
+    std::ofstream f(csv);
+    f << "phase,op,bucket_upper_us,count,cumulative_share,share_above\n";
     char line[256];
     static const char* const kOpNames[] = {"read", "write", "trim"};
+    Chart tail{"Latency tail: " + drive.name + ", " + workload.name, "latency (us, log scale)",
+               "share of IOs slower (log scale)", {}, false};
+    tail.log_x = true;
+    tail.log_y = true;
+    // One line per measured phase and op; preconditioning phases only when
+    // nothing else was measured; at most 12 lines stay readable.
+    bool measured = false;
+    for (const auto& p : report.phases) measured |= !p.spec->precondition && !p.spec->fast;
     for (const auto& p : report.phases) {
       for (int op = 0; op < PhaseResult::kOps; ++op) {
         const LatencyHistogram& h = p.result.latency[op];
@@ -345,14 +355,20 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
           const std::uint64_t n = h.bucket_count(b);
           if (n == 0) continue;
           seen += n;
-          std::snprintf(line, sizeof line, "%s,%s,%.3f,%llu,%.7f\n", p.spec->name.c_str(),
+          const double share = static_cast<double>(seen) / static_cast<double>(h.count());
+          std::snprintf(line, sizeof line, "%s,%s,%.3f,%llu,%.7f,%.7f\n", p.spec->name.c_str(),
                         kOpNames[op], to_us(LatencyHistogram::bucket_high(b)),
-                        static_cast<unsigned long long>(n),
-                        static_cast<double>(seen) / static_cast<double>(h.count()));
+                        static_cast<unsigned long long>(n), share, 1.0 - share);
           f << line;
         }
+        if ((measured && p.spec->precondition) || tail.series.size() >= 12) continue;
+        tail.series.push_back({csv, 3, 6, p.spec->name + " " + kOpNames[op],
+                               "strcol(1) eq " + gnuplot_string(p.spec->name) +
+                                   " && strcol(2) eq '" + kOpNames[op] + "'"});
       }
     }
+    f.close();
+    if (!tail.series.empty()) draw_chart(tail, (dir / "latency_hist.png").string());
   }
   bool have_by_bytes = false;
   {

@@ -603,7 +603,7 @@ workload:
   const PhaseReport& p = phase_named(r.report(), "mix");
   std::string header;
   const auto rows = read_csv(r.dir + "/latency_hist.csv", &header);
-  CHECK(header == "phase,op,bucket_upper_us,count,cumulative_share");
+  CHECK(header == "phase,op,bucket_upper_us,count,cumulative_share,share_above");
   const auto summary = read_summary(r.dir);
   for (const char* op : {"read", "write"}) {
     INFO(op);
@@ -619,6 +619,7 @@ workload:
       last_bound = num(row[2]);
       last_share = num(row[4]);
       CHECK(num(row[4]) == Approx(count / static_cast<double>(h.count())).margin(1e-6));
+      CHECK(num(row[5]) == Approx(1.0 - num(row[4])).margin(1e-6));
     }
     CHECK(count == static_cast<double>(h.count()));
     CHECK(last_share == Approx(1.0));
@@ -636,6 +637,7 @@ workload:
     CHECK(under["50us"].get<double>() ==
           Approx(h.share_below(50 * kUs)).margin(1e-6));
   }
+  if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/latency_hist.png"));
 }
 
 TEST_CASE("latency thresholds must be rising times above zero", "[procedures]") {
