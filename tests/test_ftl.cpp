@@ -692,6 +692,31 @@ TEST_CASE("every page reads back its latest write through the cache and folding"
   }
 }
 
+TEST_CASE("every page reads back its latest write when SLC blocks are reclaimed",
+          "[ftl][slc][verify]") {
+  for (const char* policy : {"reclaim", "greedy_fold"}) {
+    INFO(policy);
+    auto t = make_drive(kSlcDrive, {std::string("drive.ftl.slc_cache.policy=") + policy},
+                        /*verify=*/true);
+    Drive& d = *t.drive;
+    const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: pass1, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: pass2, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: hot, rw: randwrite, bs: 4KiB, iodepth: 32, size: 16MiB, io_size: 64MiB}
+    - {name: trim, rw: trim, bs: 1MiB, iodepth: 4, size: 8MiB, io_size: 100%}
+    - {name: readback, rw: read, bs: 128KiB, iodepth: 16, io_size: 100%}
+)",
+                                 d.user_bytes());
+    run_quiet(d, w);
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.slc_reclaims > 0);  // the path under test ran
+    CHECK(s.verify_errors == 0);
+    CHECK(s.verify_checks >= d.user_bytes() / kSectorBytes);
+  }
+}
+
 TEST_CASE("an SLC cache without SLC timings is a config error", "[ftl][slc]") {
   auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
                              {"drive.ftl.slc_cache.static=16MiB"});
