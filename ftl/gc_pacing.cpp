@@ -8,7 +8,14 @@ GcPacing::GcPacing(const FtlConfig& cfg, const BlockManager& blocks, std::uint32
     : cfg_(cfg), blocks_(blocks), unit_slots_(unit_slots), credit_(blocks.dies(), 0.0) {}
 
 double GcPacing::start(std::uint32_t die, const BlockInfo& victim) {
-  const double cap = static_cast<double>(blocks_.capacity_slots(victim));
+  // With RAIN every data slot written, the host's or a relocation's, takes
+  // stripe / (stripe - 1) slots of flash (its share of a parity unit), so
+  // the data a freed block can take again is its capacity less that share:
+  // crediting the whole capacity would let the host outrun GC by the
+  // parity share and drain the pool to the reserve.
+  const double parity =
+      cfg_.rain_stripe ? static_cast<double>(cfg_.rain_stripe) / (cfg_.rain_stripe - 1) : 1.0;
+  const double cap = static_cast<double>(blocks_.capacity_slots(victim)) / parity;
   const double valid = static_cast<double>(victim.valid);
   if (valid == 0) credit_[die] += cap;
   return valid > 0 ? (cap - valid) / valid : cap;
