@@ -283,6 +283,8 @@ struct SweepFormat {
   const char* y_label;
   int x_col, y_col;
   bool log_y;
+  bool log_x = true;
+  const char* exclude = nullptr;  // rows whose column 2 is this stay out of the chart
 };
 
 void write_sweep(const std::filesystem::path& dir, const Drive& drive, const WorkloadSpec& workload,
@@ -301,10 +303,12 @@ void write_sweep(const std::filesystem::path& dir, const Drive& drive, const Wor
   f.close();
   Chart c{std::string(fmt.title) + ": " + drive.name + ", " + workload.name, fmt.x_label, fmt.y_label,
           {}, false};
-  c.log_x = true;
+  c.log_x = fmt.log_x;
   c.log_y = fmt.log_y;
   for (const auto& s : sweeps)
-    c.series.push_back({csv, fmt.x_col, fmt.y_col, s, "strcol(1) eq " + gnuplot_string(s)});
+    c.series.push_back({csv, fmt.x_col, fmt.y_col, s,
+                        "strcol(1) eq " + gnuplot_string(s) +
+                            (fmt.exclude ? " && strcol(2) ne " + gnuplot_string(fmt.exclude) : "")});
   draw_chart(c, (dir / (std::string(fmt.stem) + ".png")).string());
 }
 
@@ -331,6 +335,73 @@ const SweepFormat kSizeSweep{PhaseReportKind::kSizeSweep, "size_sweep",
                              "sweep,phase,rw,bs_kib,iodepth,mb_per_s,iops,mean_latency_us,p99_latency_us",
                              size_row, "Transfer-size sweep", "transfer size (KiB, log2)", "MB/s",
                              4, 6, false};
+
+// The load curve's step: "max" for the closed-loop maximum, else the offered
+// rate's percentage of it.
+std::string load_step(const PhaseReport& p) {
+  if (!p.spec->rate.open_loop()) return "max";
+  char s[32];
+  std::snprintf(s, sizeof s, "%.0f", 100 * p.spec->rate.fraction);
+  return s;
+}
+
+double host_queue_us(const PhaseReport& p) {
+  LatencyHistogram all;
+  for (int op = 0; op < PhaseResult::kOps; ++op) all.merge(p.result.queue_delay[op]);
+  return all.mean() / 1e3;
+}
+
+void load_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig) {
+  std::snprintf(line, size, "%s,%s,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu\n", p.spec->base_name.c_str(),
+                load_step(p).c_str(), p.result.offered_iops, fig.iops, fig.mb_per_s,
+                fig.mean_latency_us, fig.p99_latency_us, host_queue_us(p),
+                static_cast<unsigned long long>(p.result.left_on_host));
+}
+
+// As reviews draw it: average latency against achieved IOPS, one line per
+// profile, over the open-loop steps (the closed-loop maximum is in the CSV).
+SweepFormat load_curve_format() {
+  SweepFormat f{PhaseReportKind::kLoadCurve, "load_curve",
+                "profile,step,offered_iops,iops,mb_per_s,mean_latency_us,p99_latency_us,"
+                "host_queue_us,left_on_host",
+                load_row, "Load curve", "IOPS (achieved)", "average latency (us)", 4, 6, false};
+  f.log_x = false;
+  f.exclude = "max";
+  return f;
+}
+const SweepFormat kLoadCurve = load_curve_format();
+
+Json load_curve_json(const RunReport& report) {
+  Json rows = Json::array(), peaks = Json::object();
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kLoadCurve) continue;
+    const PhaseFigures f = phase_figures(p);
+    Json row;
+    row["profile"] = p.spec->base_name;
+    row["step"] = load_step(p);
+    row["offered_iops"] = p.result.offered_iops;
+    row["iops"] = f.iops;
+    row["mb_per_s"] = f.mb_per_s;
+    row["mean_latency_us"] = f.mean_latency_us;
+    row["p99_latency_us"] = f.p99_latency_us;
+    row["host_queue_us"] = host_queue_us(p);
+    row["left_on_host"] = p.result.left_on_host;
+    rows.push_back(row);
+    // The peak: the open-loop step with the highest achieved IOPS.
+    if (!p.spec->rate.open_loop()) continue;
+    Json& peak = peaks[p.spec->base_name];
+    if (peak.is_null() || f.iops > peak["iops"].get<double>()) {
+      peak["step"] = load_step(p);
+      peak["iops"] = f.iops;
+      peak["mb_per_s"] = f.mb_per_s;
+      peak["mean_latency_us"] = f.mean_latency_us;
+    }
+  }
+  Json j;
+  j["steps"] = rows;
+  j["peaks"] = peaks;
+  return j;
+}
 
 void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
   const std::string csv = (dir / "bandwidth.csv").string();
@@ -402,6 +473,14 @@ void add_procedure_phase_json(const PhaseReport& p, Json& j) {
   if (p.result.interval_latency) j["latency_over_time"] = latency_json(p);
   if (p.result.passes) j["bandwidth"] = bandwidth_json(p);
   if (p.result.steady) j["steady_state"] = steady_json(p);
+  if (p.result.offered_iops > 0) {
+    Json o;
+    o["offered_iops"] = p.result.offered_iops;
+    o["arrivals"] = p.result.arrivals;
+    o["host_queue_us_mean"] = host_queue_us(p);  // arrival to issue; latency_us is issue to completion
+    o["left_on_host"] = p.result.left_on_host;
+    j["open_loop"] = o;
+  }
 }
 
 void add_procedure_summary_json(const RunReport& report, Json& summary) {
@@ -418,15 +497,21 @@ void add_procedure_summary_json(const RunReport& report, Json& summary) {
     (qd ? sweep : sizes).push_back(row);
   }
   if (!sweep.empty()) summary["qd_sweep"] = sweep;
+  for (const auto& p : report.phases)
+    if (p.spec->report == PhaseReportKind::kLoadCurve) {
+      summary["load_curve"] = load_curve_json(report);
+      break;
+    }
   if (!sizes.empty()) summary["size_sweep"] = sizes;
   if (roles) summary["recovery"] = recovery_json(report);
 }
 
 void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
                              const WorkloadSpec& workload, const RunReport& report) {
-  bool sweep = false, sizes = false, roles = false;
+  bool sweep = false, sizes = false, roles = false, load = false;
   for (const auto& p : report.phases) {
     sweep |= p.spec->report == PhaseReportKind::kQdSweep;
+    load |= p.spec->report == PhaseReportKind::kLoadCurve;
     sizes |= p.spec->report == PhaseReportKind::kSizeSweep;
     roles |= p.spec->role != RecoveryRole::kNone;
     if (p.result.interval_latency) write_latency(dir, drive, p);
@@ -434,6 +519,7 @@ void write_procedure_results(const std::filesystem::path& dir, const Drive& driv
   }
   if (sweep) write_sweep(dir, drive, workload, report, kQdSweep);
   if (sizes) write_sweep(dir, drive, workload, report, kSizeSweep);
+  if (load) write_sweep(dir, drive, workload, report, kLoadCurve);
   if (roles) write_recovery(dir, drive, report);
 }
 

@@ -98,10 +98,24 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   pr.result.by_bytes = std::make_unique<ByteStepSeries>(now, workload.per_bytes);
 }
 
+// The rate an open-loop phase offers: its own, or a load-curve step's share
+// of what the profile's maximum phase achieved (IOs of every op per second).
+double offered_iops(const PhaseSpec& spec, const RunReport& report) {
+  if (spec.rate.fraction <= 0) return spec.rate.iops;
+  const PhaseReport& max = report.phases[spec.rate.of_phase];
+  std::uint64_t ios = 0;
+  for (int op = 0; op < PhaseResult::kOps; ++op) ios += max.result.ios[op];
+  const double secs = to_seconds(max.result.end - max.result.start);
+  if (ios == 0 || secs <= 0)
+    throw std::runtime_error("phase '" + spec.name + "': its load-curve maximum ('" +
+                             max.spec->name + "') completed no IO to scale the rate from");
+  return spec.rate.fraction * static_cast<double>(ios) / secs;
+}
+
 void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
-                     Progress& progress, const Gauge* gauge, PhaseReport& pr) {
+                     Progress& progress, const Gauge* gauge, double offered, PhaseReport& pr) {
   IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
-                  pr.result, gauge);
+                  pr.result, gauge, offered);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   gen.start();
   std::uint32_t tick = 0;
@@ -181,7 +195,9 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
 
     if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
     else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
-    else run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge, pr);
+    else
+      run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge, offered_iops(spec, report),
+                      pr);
     if (spec.idle_after > 0) drive.engine.advance_to(drive.engine.now() + spec.idle_after);
 
     pr.nand_after = drive.nand.stats();

@@ -1,14 +1,16 @@
 #include "host/io_generator.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ssdtwin {
 
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
                          Tick interval, std::uint64_t per_bytes, PhaseResult& result,
-                         const Gauge* gauge)
+                         const Gauge* gauge, double offered_iops)
     : engine_(engine), hif_(hif), spec_(spec), pattern_(spec, rng), result_(result),
-      gauge_(gauge) {
+      gauge_(gauge), rng_(rng), offered_iops_(offered_iops) {
+  result_.offered_iops = offered_iops;
   phase_start_ = engine_.now();
   measure_from_ = phase_start_ + spec.ramp_time;
   result_.start = measure_from_;
@@ -28,6 +30,11 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
 void IoGenerator::start() {
   hif_.set_command_slots(spec_.iodepth);
   hif_.set_sink(this);
+  if (offered_iops_ > 0) {
+    for (std::uint32_t id = spec_.iodepth; id-- > 0;) free_ids_.push_back(id);
+    engine_.schedule_at(engine_.now() + next_gap(), this, 0);
+    return;
+  }
   for (std::uint32_t id = 0; id < spec_.iodepth && may_issue(); ++id) issue(id);
   if (outstanding_ == 0) {
     stopped_ = true;
@@ -52,6 +59,8 @@ void IoGenerator::issue(std::uint32_t id) {
   c.bytes = io.bytes;
   c.issued = engine_.now();
   c.in_use = true;
+  if (offered_iops_ > 0 && c.issued >= measure_from_)
+    result_.queue_delay[static_cast<int>(c.op)].record(c.issued - issue_arrival_);
   ++issued_ios_;
   issued_bytes_ += c.bytes;
   ++outstanding_;
@@ -79,12 +88,63 @@ void IoGenerator::on_complete(std::uint32_t id) {
   }
   c.in_use = false;
   --outstanding_;
+  if (offered_iops_ > 0) {
+    // Open loop: the slot goes to the oldest arrival waiting on the host.
+    if (waiting_head_ < waiting_.size()) {
+      issue_arrival_ = waiting_[waiting_head_++];
+      if (waiting_head_ == waiting_.size()) {
+        waiting_.clear();
+        waiting_head_ = 0;
+      }
+      issue(id);
+    } else {
+      free_ids_.push_back(id);
+    }
+    if (stopped_ && outstanding_ == 0) finish();
+    return;
+  }
   if (!stopped_ && may_issue()) {
     issue(id);
   } else {
     stopped_ = true;
     if (outstanding_ == 0) finish();
   }
+}
+
+Tick IoGenerator::next_gap() {
+  const double mean_ns = 1e9 / offered_iops_;
+  const double gap = spec_.rate.arrival == Arrival::kPoisson
+                         ? -std::log(1.0 - rng_.uniform()) * mean_ns
+                         : mean_ns;
+  return std::max<Tick>(1, static_cast<Tick>(std::llround(gap)));
+}
+
+void IoGenerator::on_event(std::uint32_t, std::uint64_t) {
+  // An arrival. Only one is ever scheduled, and none after the stop, so no
+  // event outlives the phase.
+  if (!may_issue()) {
+    stop_arrivals();
+    return;
+  }
+  const Tick now = engine_.now();
+  if (now >= measure_from_) ++result_.arrivals;
+  if (!free_ids_.empty()) {
+    const std::uint32_t id = free_ids_.back();
+    free_ids_.pop_back();
+    issue_arrival_ = now;
+    issue(id);
+  } else {
+    waiting_.push_back(now);
+  }
+  engine_.schedule_at(now + next_gap(), this, 0);
+}
+
+void IoGenerator::stop_arrivals() {
+  stopped_ = true;
+  result_.left_on_host = waiting_.size() - waiting_head_;
+  waiting_.clear();
+  waiting_head_ = 0;
+  if (outstanding_ == 0) finish();
 }
 
 void IoGenerator::finish() {

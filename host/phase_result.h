@@ -31,6 +31,13 @@ struct PhaseResult {
   // Most commands the device held at once (the rest of iodepth waited on the
   // host: SATA NCQ holds 32).
   std::uint32_t peak_device_qd = 0;
+  // Open-loop phases: the offered rate, each IO's wait on the host from its
+  // arrival to its issue (apart from `latency`, issue to completion), and
+  // the arrivals still waiting on the host when the phase ended.
+  double offered_iops = 0;
+  LatencyHistogram queue_delay[kOps];
+  std::uint64_t arrivals = 0;
+  std::uint64_t left_on_host = 0;
 };
 
 }  // namespace ssdtwin

@@ -48,7 +48,7 @@ std::string human_bytes(std::uint64_t b) { return std::to_string(b) + " bytes"; 
 // Report kinds by their workload-file names, in the order of PhaseReportKind.
 const std::vector<std::string> kReportNames = {"none",        "fill_curve", "working_set",
                                                "consistency", "latency",    "qd_sweep",
-                                               "bandwidth",   "size_sweep"};
+                                               "bandwidth",   "size_sweep",  "load_curve"};
 
 // A transfer size as a phase-name suffix: 512KiB, 1MiB, 12KiB.
 std::string size_label(std::uint64_t b) {
@@ -85,8 +85,14 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
                          " s): a steady window needs that many whole rounds");
 }
 
+Arrival read_arrival(const ConfigNode& n) {
+  return n.get_enum("arrival", {"poisson", "uniform"}, "poisson") == "poisson" ? Arrival::kPoisson
+                                                                                : Arrival::kUniform;
+}
+
 PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_bytes,
-                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes) {
+                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
+                     std::vector<std::int64_t>& load_steps) {
   PhaseSpec p;
   p.name = n.get_string("name", "phase" + std::to_string(index));
   p.base_name = p.name;
@@ -199,6 +205,36 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     p.role = enum_of<RecoveryRole>(kRoleNames, n.get_enum("role", kRoleNames), 1);
     if (p.fast) n.fail("role", "a fast phase has no timing to compare (no role)");
   }
+  load_steps.clear();
+  if (n.has("rate") || n.has("load_curve")) {
+    const char* key = n.has("rate") ? "rate" : "load_curve";
+    if (n.has("rate") && n.has("load_curve"))
+      n.fail("load_curve", "expected rate or load_curve, not both (a load curve sets its own rates)");
+    if (p.fast) n.fail(key, "a fast phase takes no simulated time: no arrival rate");
+    if (p.runtime == 0) n.fail(key, "open-loop arrivals need a runtime (each step runs that long)");
+    if (depths.size() > 1 || sizes.size() > 1)
+      n.fail(key, "expected a single iodepth and bs: the load curve is the sweep");
+    if (p.until_steady.round != 0) n.fail(key, "expected no until_steady with open-loop arrivals");
+  }
+  if (n.has("rate")) {
+    const ConfigNode r = n.child("rate");
+    p.rate.iops = r.get_double("iops", 1e-3, 1e9);
+    p.rate.arrival = read_arrival(r);
+  }
+  if (n.has("load_curve")) {
+    // StorageReview: from 10% to 120% of the profile's measured maximum.
+    const ConfigNode lc = n.child("load_curve");
+    p.rate.arrival = read_arrival(lc);
+    load_steps = lc.has("steps") ? lc.get_int_list("steps", 100, 1, 1000)
+                                 : std::vector<std::int64_t>{10, 20, 30,  40,  50,  60,
+                                                             70, 80, 90, 100, 110, 120};
+    for (std::size_t i = 1; i < load_steps.size(); ++i)
+      if (load_steps[i] <= load_steps[i - 1])
+        lc.fail("steps", "expected rising percentages of the measured maximum");
+    if (p.report != PhaseReportKind::kNone && p.report != PhaseReportKind::kLoadCurve)
+      n.fail("report", "a load curve reports as report: load_curve");
+    p.report = PhaseReportKind::kLoadCurve;
+  }
   return p;
 }
 
@@ -270,11 +306,26 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
   std::vector<std::uint32_t> depths, sizes;
+  std::vector<std::int64_t> load_steps;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes);
+    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes, load_steps);
     if (p.report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
       phases[i].fail("report", "a fill curve needs workload.timeseries.per_bytes (e.g. 1GB)");
-    if (depths.size() > 1) {
+    if (!load_steps.empty()) {
+      // The profile's maximum first (closed loop at its iodepth), then one
+      // open-loop step per percentage of what that phase achieved.
+      const std::size_t max_index = w.phases.size();
+      w.phases.push_back(p);
+      w.phases.back().name = p.base_name + "_max";
+      w.phases.back().rate = OfferedRate{};
+      for (const std::int64_t pct : load_steps) {
+        w.phases.push_back(p);
+        PhaseSpec& s = w.phases.back();
+        s.name = p.base_name + "_" + std::to_string(pct) + "pct";
+        s.rate.fraction = static_cast<double>(pct) / 100.0;
+        s.rate.of_phase = max_index;
+      }
+    } else if (depths.size() > 1) {
       for (const std::uint32_t d : depths) {
         w.phases.push_back(p);
         w.phases.back().iodepth = d;

@@ -38,6 +38,7 @@ enum class PhaseReportKind : std::uint8_t {
   kQdSweep,
   kBandwidth,
   kSizeSweep,
+  kLoadCurve,
 };
 
 // A phase's part in the degrade-and-recover procedure (Myce): the results
@@ -51,6 +52,22 @@ const char* recovery_role_name(RecoveryRole r);
 // (sim/steady_state): rounds of `round`, the last `rounds` of them each
 // within `tolerance` of their mean, and the fitted line's change across them
 // too. The phase's other stop conditions remain upper bounds.
+// Open-loop arrivals (StorageReview's load curves, procedure G): IOs arrive
+// at an offered rate whatever the device does; at most `iodepth` are in the
+// device and the rest wait on the host, their queueing delay reported apart
+// from device latency. Poisson: exponential gaps; uniform: evenly spaced.
+enum class Arrival : std::uint8_t { kPoisson, kUniform };
+
+struct OfferedRate {
+  double iops = 0;        // > 0: open loop at this rate
+  // A load-curve step: the offered rate is this fraction of the IOPS that
+  // phase `of_phase` (the profile's closed-loop maximum) achieved.
+  double fraction = 0;
+  std::size_t of_phase = 0;
+  Arrival arrival = Arrival::kPoisson;
+  bool open_loop() const { return iops > 0 || fraction > 0; }
+};
+
 struct UntilSteady {
   Tick round = 0;  // 0: not set
   std::uint32_t rounds = 5;
@@ -104,6 +121,7 @@ struct PhaseSpec {
   PhaseReportKind report = PhaseReportKind::kNone;
   Tick score_last = 400'000'000'000;  // consistency score window (AnandTech: last 400 s)
   UntilSteady until_steady;
+  OfferedRate rate;  // open-loop arrivals (rate: or a load_curve step)
   RecoveryRole role = RecoveryRole::kNone;
 };
 

@@ -651,6 +651,70 @@ TEST_CASE("latency thresholds must be rising times above zero", "[procedures]") 
   CHECK(parse(phase, "  latency_thresholds: 20us\n").latency_thresholds == std::vector<Tick>{20 * kUs});
 }
 
+TEST_CASE("a load curve follows the offered rate until the device saturates, then flattens "
+          "while latency rises", "[procedures][e2e]") {
+  const auto r = run_procedure(kTlc, "load_curve", R"(
+workload:
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: rr4k, rw: randread, bs: 4KiB, iodepth: 32, size: 5%, ramp_time: 200ms, runtime: 1s,
+       load_curve: {steps: [20, 50, 80, 100, 120, 150], arrival: poisson}}
+)");
+  std::string header;
+  const auto rows = read_csv(r.dir + "/load_curve.csv", &header);
+  CHECK(header ==
+        "profile,step,offered_iops,iops,mb_per_s,mean_latency_us,p99_latency_us,host_queue_us,"
+        "left_on_host");
+  REQUIRE(rows.size() == 7);
+  CHECK(rows[0][1] == "max");
+  const double max_iops = num(rows[0][3]);
+  REQUIRE(max_iops > 0);
+  double last_latency = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    INFO("step " << rows[i][1]);
+    const double pct = num(rows[i][1]);
+    const double offered = num(rows[i][2]);
+    const double achieved = num(rows[i][3]);
+    CHECK(offered == Approx(pct / 100 * max_iops).epsilon(1e-4));
+    // Below saturation the device does what is offered (Poisson noise over
+    // 1 s: a few per cent); above it, never more than at saturation.
+    if (pct <= 80) CHECK(achieved == Approx(offered).epsilon(0.05));
+    CHECK(achieved <= max_iops * 1.01);
+    // Latency rises with the load.
+    CHECK(num(rows[i][5]) >= last_latency * 0.97);
+    last_latency = num(rows[i][5]);
+  }
+  // Past saturation the host queue grows and arrivals are left waiting.
+  CHECK(num(rows[6][7]) > num(rows[3][7]));
+  CHECK(num(rows[6][8]) > 0);
+  CHECK(num(rows[1][8]) == 0);
+  const auto summary = read_summary(r.dir);
+  const auto& peak = summary["load_curve"]["peaks"]["rr4k"];
+  CHECK(peak["iops"].get<double>() <= max_iops * 1.01);
+  CHECK(peak["iops"].get<double>() >= 0.9 * max_iops);
+  if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/load_curve.png"));
+}
+
+TEST_CASE("open-loop rates are checked when the workload is read", "[procedures]") {
+  CHECK_THAT(parse_error("    - {rw: randread, number_ios: 10, rate: {iops: 1000}}\n"),
+             Catch::Contains("rate") && Catch::Contains("runtime"));
+  CHECK_THAT(parse_error("    - {rw: randread, runtime: 1s, rate: {iops: 0}}\n"),
+             Catch::Contains("workload.phases.0.rate.iops"));
+  CHECK_THAT(parse_error("    - {rw: randread, runtime: 1s, rate: {iops: 10, arrival: bursty}}\n"),
+             Catch::Contains("poisson"));
+  CHECK_THAT(parse_error("    - {rw: randread, runtime: 1s, load_curve: {steps: [50, 20]}}\n"),
+             Catch::Contains("rising"));
+  CHECK_THAT(parse_error("    - {rw: randread, runtime: 1s, iodepth: [1, 4], load_curve: {}}\n"),
+             Catch::Contains("single iodepth"));
+  const WorkloadSpec w = parse("    - {name: p, rw: randread, runtime: 1s, load_curve: {steps: [10, 60]}}\n");
+  REQUIRE(w.phases.size() == 3);
+  CHECK(w.phases[0].name == "p_max");
+  CHECK_FALSE(w.phases[0].rate.open_loop());
+  CHECK(w.phases[2].name == "p_60pct");
+  CHECK(w.phases[2].rate.fraction == Approx(0.6));
+  CHECK(w.phases[2].rate.of_phase == 0);
+}
+
 TEST_CASE("until_steady ends a random-write phase at its first steady round", "[procedures][e2e]") {
   const auto r = run_procedure(kTlc, "until_steady", R"(
 workload:
