@@ -287,6 +287,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   for (const auto& p : report.phases)
     for (int op = 0; op < PhaseResult::kOps; ++op) host_ios += p.result.ios[op];
   Json run;
+  run["build_seconds"] = meta.build_seconds;
   run["wall_seconds"] = report.wall_seconds;
   run["events"] = report.events;
   run["events_per_wall_second"] =

@@ -23,6 +23,7 @@ struct RunMeta {
   std::string workload_resolved_json;
   std::vector<std::string> overrides;
   bool verify = false;
+  double build_seconds = 0;  // wall time to build the drive before the first event
 };
 
 nlohmann::ordered_json summary_json(const Drive& drive, const WorkloadSpec& workload,

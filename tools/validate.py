@@ -167,6 +167,33 @@ def m500_hwinfo_depth(out, _):
     return 0.2 <= ratio <= 0.5, f"last 3 minutes at {100 * ratio:.0f}% of the first"
 
 
+def load_curve_shape(_, summary):
+    # Procedure G's mechanics on a drive whose other figures match: while
+    # the offered rate is below 90% of where the curve flattens, the drive
+    # does what is offered (a write profile can flatten below its
+    # closed-loop maximum once its cache or spare is used up); no step beats
+    # the maximum by more than run-to-run noise; latency rises along it.
+    rows = summary["load_curve"]["steps"]
+    bad = []
+    for prof in sorted({r["profile"] for r in rows}):
+        steps = [r for r in rows if r["profile"] == prof]
+        top = next(r for r in steps if r["step"] == "max")["iops"]
+        curve = [r for r in steps if r["step"] != "max"]
+        flat = max(r["iops"] for r in curve)
+        follows = all(abs(r["iops"] / r["offered_iops"] - 1) <= 0.1
+                      for r in curve if r["offered_iops"] <= 0.9 * flat)
+        capped = all(r["iops"] <= 1.05 * top for r in curve)
+        rises = curve[-1]["mean_latency_us"] > curve[0]["mean_latency_us"]
+        if not (follows and capped and rises):
+            bad.append(prof)
+    peaks = summary["load_curve"]["peaks"]
+    return not bad, (f"{len(peaks)} profiles; 4K read peak {peaks['4k_random_read']['iops']:.0f} IOPS "
+                     f"at {peaks['4k_random_read']['mean_latency_us']:.0f} us, 4K write "
+                     f"{peaks['4k_random_write']['iops']:.0f} at "
+                     f"{peaks['4k_random_write']['mean_latency_us']:.0f} us"
+                     + (f"; wrong shape: {', '.join(bad)}" if bad else ""))
+
+
 def recovers_within_15pct(_, summary):
     r = summary["recovery"]
     ratio = r["recovered_over_fob"]
@@ -190,6 +217,10 @@ STEADY_STATE = [
      "hardware.info 2013: then about a third of it (20-50%) [known miss: see docs/RESULTS.md]"),
     ("wd_sn500_250gb", "degrade_recover", "F: degrade/recover", recovers_within_15pct,
      "Myce-style: after TRIM and 5 min rest, within 15% of FOB"),
+    ("wd_sn500_250gb", "load_curve", "G: load curve", load_curve_shape,
+     "StorageReview-style: follows the offered rate to saturation, then flattens"),
+    ("crucial_m500_480gb", "load_curve", "G: load curve", load_curve_shape,
+     "StorageReview-style: follows the offered rate to saturation, then flattens"),
 ]
 
 # Predictions: reported, never checked (the config is built from facts alone).
@@ -231,6 +262,18 @@ PREDICTIONS = [
     ("wd_blue_3d_1tb", [], "degrade_recover", ("recovery", "recovered_iops"), "F: after TRIM + 5 min rest, IOPS"),
 ] + [("crucial_m500_480gb", sets, "fob_peaks", path, f"{dies} dies: {label}")
      for dies, sets in _M500_DIES for path, label in _FOB_PEAKS]
+_LOAD_PROFILES = ["4k_random_read", "4k_random_write", "64k_seq_read", "64k_seq_write", "sql",
+                  "sql_90_10", "sql_80_20", "oracle", "oracle_90_10", "oracle_80_20"]
+# The fifth reference drive, WD Red SN700 4 TB: a prediction from public facts.
+PREDICTIONS += [
+    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "slc_cache_gb"), "A: SLC cache GB"),
+    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "cached_mb_per_s"), "A: MB/s in the cache"),
+    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "last16gb_mb_per_s"), "A: last 16 GB MB/s"),
+    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "overall_mb_per_s"), "A: whole fill MB/s"),
+    ("wd_red_sn700_4tb", [], "qd_sweep_fob", ("qd_max", "randread"), "E: FOB 4K random read, peak IOPS"),
+    ("wd_red_sn700_4tb", [], "qd_sweep_fob", ("qd_max", "randwrite"), "E: FOB 4K random write, peak IOPS"),
+] + [("wd_red_sn700_4tb", [], "load_curve", ("load_peak", prof, key), f"G: {prof} peak {label}")
+     for prof in _LOAD_PROFILES for key, label in (("iops", "IOPS"), ("mean_latency_us", "latency us"))]
 
 
 def ledger():
@@ -266,6 +309,10 @@ def run(build, out_root, drive, workload, cache, sets=()):
 def get(summary, path):
     if path[0] == "peak":  # the highest value of a phase figure over all phases
         return max(ph[path[1]][path[2]] for ph in summary["phases"])
+    if path[0] == "qd_max":  # the highest IOPS of a queue-depth sweep
+        return max(r["iops"] for r in summary["qd_sweep"] if r["sweep"] == path[1])
+    if path[0] == "load_peak":  # a load-curve profile's peak
+        return summary["load_curve"]["peaks"][path[1]][path[2]]
     if path[0] == "phase":  # a figure of the phase of that name
         summary = next(ph for ph in summary["phases"] if ph["name"] == path[1])
         path = path[2:]
