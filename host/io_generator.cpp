@@ -92,8 +92,12 @@ void IoGenerator::on_complete(std::uint32_t id) {
     // Open loop: the slot goes to the oldest arrival waiting on the host.
     if (waiting_head_ < waiting_.size()) {
       issue_arrival_ = waiting_[waiting_head_++];
+      // Keep the FIFO's memory to what is waiting, not to all arrivals.
       if (waiting_head_ == waiting_.size()) {
         waiting_.clear();
+        waiting_head_ = 0;
+      } else if (waiting_head_ > 4096 && 2 * waiting_head_ > waiting_.size()) {
+        waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
         waiting_head_ = 0;
       }
       issue(id);
