@@ -66,6 +66,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
 
   const ConfigNode ctrl = drive.child("controller");
   const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
+  if (buffer < kSectorBytes) ctrl.fail("write_buffer", "expected at least 4KiB (two program units)");
   c.write_buffer_slots = static_cast<std::uint32_t>(buffer / kSectorBytes);
   c.flush_idle = ctrl.get_time("flush_idle", 0);
 

@@ -381,8 +381,18 @@ struct Slot {
   YAML::Mark key_mark;
   YAML::Node value;  // Null when !exists
 
-  // A null value ("key:" or "key: ~") means "not given", like a missing key.
+  // A null value ("key:" or "key: ~") is not a value: required keys report
+  // it as missing; keys with a default reject it (given()), so that an
+  // empty --set or a stray "key:" never silently means the default. Only a
+  // map (child()) may be empty.
   bool present() const { return exists && !value.IsNull(); }
+  bool given() const {
+    if (exists && value.IsNull())
+      throw ConfigError(location() + ": " + path +
+                        ": expected a value, got nothing (empty or null); remove the key to take "
+                        "its default");
+    return exists;
+  }
 
   std::string location() const {
     if (const std::string* origin = impl.origin_of(path)) return "--set " + *origin;
@@ -832,14 +842,14 @@ double ConfigNode::get_rate_mts(const std::string& key) const {
 
 std::uint64_t ConfigNode::get_bytes(const std::string& key, std::uint64_t def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_bytes(s);
+  if (s.given()) return read_bytes(s);
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
 
 Tick ConfigNode::get_time(const std::string& key, Tick def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_time(s);
+  if (s.given()) return read_time(s);
   doc_->impl_->record_default(path_, key, format_time(def));
   return def;
 }
@@ -847,28 +857,28 @@ Tick ConfigNode::get_time(const std::string& key, Tick def) const {
 std::int64_t ConfigNode::get_int(const std::string& key, std::int64_t def, std::int64_t min,
                                  std::int64_t max) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_int(s, min, max);
+  if (s.given()) return read_int(s, min, max);
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
 
 double ConfigNode::get_double(const std::string& key, double def, double min, double max) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_double(s, min, max);
+  if (s.given()) return read_double(s, min, max);
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
 
 bool ConfigNode::get_bool(const std::string& key, bool def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_bool(s);
+  if (s.given()) return read_bool(s);
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
 
 std::string ConfigNode::get_string(const std::string& key, const std::string& def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return s.scalar("a string");
+  if (s.given()) return s.scalar("a string");
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
@@ -876,14 +886,14 @@ std::string ConfigNode::get_string(const std::string& key, const std::string& de
 std::string ConfigNode::get_enum(const std::string& key, const std::vector<std::string>& choices,
                                  const std::string& def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_enum(s, choices);
+  if (s.given()) return read_enum(s, choices);
   doc_->impl_->record_default(path_, key, def);
   return def;
 }
 
 Amount ConfigNode::get_amount(const std::string& key, const Amount& def) const {
   const Slot s = open_slot(*doc_->impl_, *node_, path_, key);
-  if (s.present()) return read_amount(s);
+  if (s.given()) return read_amount(s);
   doc_->impl_->record_default(path_, key, amount_json(def));
   return def;
 }
@@ -916,7 +926,7 @@ std::vector<std::int64_t> ConfigNode::get_int_list(const std::string& key, std::
                                                    std::int64_t min, std::int64_t max) const {
   Impl& impl = *doc_->impl_;
   const Slot s = open_slot(impl, *node_, path_, key);
-  if (!s.present()) {
+  if (!s.given()) {
     impl.record_default(path_, key, def);
     return {def};
   }
@@ -929,7 +939,7 @@ std::vector<std::uint64_t> ConfigNode::get_bytes_list(const std::string& key,
                                                       std::uint64_t def) const {
   Impl& impl = *doc_->impl_;
   const Slot s = open_slot(impl, *node_, path_, key);
-  if (!s.present()) {
+  if (!s.given()) {
     impl.record_default(path_, key, def);
     return {def};
   }

@@ -336,11 +336,20 @@ TEST_CASE("a missing required key is reported at its parent map") {
         "x.yaml:3:5: drive.nand.timing.tr: required key is missing");
 }
 
-TEST_CASE("a required key given without a value is reported at the key") {
+TEST_CASE("a key given without a value is an error, whether required or defaulted") {
   auto doc = drive_doc("drive:\n  page_size:\n  tr: ~\n");
   CHECK(error_of([&] { doc->root().get_bytes("page_size"); }) ==
         "x.yaml:2:3: drive.page_size: required key has no value");
-  CHECK(doc->root().get_time("tr", 5_us) == 5_us);
+  // A null never silently means the default.
+  CHECK(error_of([&] { doc->root().get_time("tr", 5_us); }) ==
+        "x.yaml:3:3: drive.tr: expected a value, got nothing (empty or null); remove the key to "
+        "take its default");
+}
+
+TEST_CASE("an empty --set value is an error naming the override") {
+  auto doc = ConfigDoc::parse("drive:\n  tr: 5us\n", "x.yaml", "drive", {"drive.tr="});
+  CHECK_THAT(error_of([&] { doc->root().get_time("tr", 1_us); }),
+             Catch::Contains("--set drive.tr") && Catch::Contains("expected a value"));
 }
 
 TEST_CASE("a missing or empty child map gives defaults, a scalar child is an error") {
@@ -409,8 +418,7 @@ TEST_CASE("resolved_json holds written values and every default that was taken")
       "    planes: 4\n"
       "    ratio: 0.5\n"
       "    cache: true\n"
-      "    label: \"42\"\n"
-      "    spare:\n");
+      "    label: \"42\"\n");
   const ConfigNode d = doc->root();
   const ConfigNode nand = d.child("nand");
   nand.get_bytes("page_size");

@@ -718,6 +718,18 @@ workload:
   }
 }
 
+TEST_CASE("a write buffer of zero is a config error at its key, not a crash", "[ftl][controller]") {
+  auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
+                             {"drive.controller.write_buffer=0B"});
+  CHECK_THROWS_AS(Drive(doc->root(), false), ConfigError);
+  try {
+    Drive d(doc->root(), false);
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("--set drive.controller.write_buffer") &&
+                             Catch::Contains("at least 4KiB"));
+  }
+}
+
 TEST_CASE("an SLC cache without SLC timings is a config error", "[ftl][slc]") {
   auto doc = ConfigDoc::load(source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
                              {"drive.ftl.slc_cache.static=16MiB"});

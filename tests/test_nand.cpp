@@ -283,8 +283,17 @@ TEST_CASE("NandTiming from config reads the bus rate, t_cmd and per-mode timings
   CHECK(t.bus_time(4096) == bus(4096));
 
   SECTION("t_cmd defaults to zero") {
-    auto bare = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {"drive.nand.t_cmd=~"});
+    std::string yaml = kDriveYaml;
+    const std::size_t at = yaml.find("t_cmd:");
+    REQUIRE(at != std::string::npos);
+    const std::size_t line = yaml.rfind('\n', at) + 1;
+    yaml.erase(line, yaml.find('\n', at) - line + 1);
+    auto bare = ConfigDoc::parse(yaml, "nand.yaml", "drive", {});
     CHECK(timing_of(*bare, geo).t_cmd == 0u);
+  }
+  SECTION("a null t_cmd is an error, not the default") {
+    auto null = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {"drive.nand.t_cmd=~"});
+    CHECK_THROWS_WITH(timing_of(*null, geo), Catch::Contains("drive.nand.t_cmd: expected a value"));
   }
 }
 
