@@ -10,6 +10,16 @@
 
 namespace ssdtwin {
 
+// Per-interval series hold one row per interval from the phase's start. A
+// phase longer than this many intervals (a trace record with a far-future
+// timestamp, a tiny workload.timeseries.interval) is stopped with an error
+// naming the interval, instead of allocating rows for all of it: 10 M rows
+// are 116 days at 1 s, or 2.8 hours at 1 ms.
+constexpr std::size_t kMaxIntervals = 10'000'000;
+
+// Throws std::length_error for interval index `i` past kMaxIntervals.
+void check_interval_index(std::size_t i, Tick interval);
+
 // A level sampled alongside a series (e.g. SLC cache occupancy).
 class Gauge {
  public:
@@ -31,13 +41,19 @@ class IntervalSeries {
   IntervalSeries(Tick start, Tick interval) : start_(start), interval_(interval) {}
   void add(Tick t, int op, std::uint64_t bytes) {
     const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
-    if (i >= bins_.size()) bins_.resize(i + 1);
+    if (i >= bins_.size()) {
+      check_interval_index(i, interval_);
+      bins_.resize(i + 1);
+    }
     bins_[i].bytes[op] += bytes;
     ++bins_[i].ios[op];
   }
   void set_gauge(Tick t, double v) {
     const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
-    if (i >= bins_.size()) bins_.resize(i + 1);
+    if (i >= bins_.size()) {
+      check_interval_index(i, interval_);
+      bins_.resize(i + 1);
+    }
     bins_[i].gauge = v;
   }
   const std::vector<Bin>& bins() const { return bins_; }
@@ -97,6 +113,7 @@ class BoundarySampler {
   bool due(Tick now) const { return now >= next_; }
   // Appends `values` (width() of them) for every boundary up to `now`.
   void take(Tick now, const double* values) {
+    if (now >= next_) check_interval_index(rows() + static_cast<std::size_t>((now - next_) / interval_), interval_);
     while (now >= next_) {
       rows_.insert(rows_.end(), values, values + width_);
       next_ += interval_;

@@ -19,7 +19,10 @@
 using ssdtwin::ByteStepSeries;
 using ssdtwin::EventEngine;
 using ssdtwin::EventTarget;
+using ssdtwin::BoundarySampler;
+using ssdtwin::IntervalLatencySeries;
 using ssdtwin::IntervalSeries;
+using ssdtwin::kMaxIntervals;
 using ssdtwin::LatencyHistogram;
 using ssdtwin::Rng;
 using ssdtwin::Tick;
@@ -554,6 +557,24 @@ TEST_CASE("IntervalSeries sums bytes and IOs per operation into fixed bins from 
   }
   CHECK(b[3].bytes[2] == 65536u);
   CHECK(b[3].ios[2] == 1u);
+}
+
+TEST_CASE("interval series stop with an error past their row limit instead of allocating it") {
+  IntervalSeries s(0, 1000);  // 1 us intervals
+  s.add(5000, 0, 4096);
+  CHECK(s.bins().size() == 6);
+  const Tick far = static_cast<Tick>(kMaxIntervals) * 1000;
+  CHECK_THROWS_WITH(s.add(far, 0, 4096),
+                    Catch::Contains("interval " + std::to_string(kMaxIntervals)) &&
+                        Catch::Contains("1000 ns each") && Catch::Contains("timeseries.interval"));
+  CHECK(s.bins().size() == 6);  // nothing was allocated for it
+  IntervalLatencySeries l(0, 1000);
+  CHECK_THROWS_AS(l.record(far, 10), std::length_error);
+  // A sampler may fill up to the limit, and no further.
+  BoundarySampler b(0, 1000, 1);
+  const double v = 1;
+  CHECK_THROWS_AS(b.take(far + 1000, &v), std::length_error);
+  CHECK(b.rows() == 0);
 }
 
 TEST_CASE("ByteStepSeries gives each completed step's size divided by its duration") {
