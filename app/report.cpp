@@ -27,6 +27,9 @@ namespace {
 
 double round_to(double v, double step) { return std::round(v / step) * step; }
 
+// PhaseResult's per-op arrays, indexed by IoOp, by name.
+constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
+
 // "50us", "1ms": a threshold as a summary.json key.
 std::string time_label(Tick t) {
   if (t % kMs == 0) return std::to_string(t / kMs) + "ms";
@@ -135,7 +138,7 @@ Json trace_json(const PhaseReport& p) {
     d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
     d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
     d["max"] = static_cast<double>(h.max()) / 1e3;
-    delay[op == 0 ? "read" : op == 1 ? "write" : "trim"] = d;
+    delay[kOpNames[op]] = d;
   }
   j["queue_delay_us"] = delay;  // arrival to issue; device latency is in read/write/trim
   return j;
@@ -155,9 +158,8 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   j["span"] = s.span;
   j["sim_seconds"] = seconds;
   j["idle_after_seconds"] = to_seconds(s.idle_after);
-  j["read"] = op_json(r, static_cast<int>(IoOp::kRead), seconds, w.latency_thresholds);
-  j["write"] = op_json(r, static_cast<int>(IoOp::kWrite), seconds, w.latency_thresholds);
-  j["trim"] = op_json(r, static_cast<int>(IoOp::kTrim), seconds, w.latency_thresholds);
+  for (int op = 0; op < PhaseResult::kOps; ++op)
+    j[kOpNames[op]] = op_json(r, op, seconds, w.latency_thresholds);
 
   const NandStats& a = p.nand_after;
   const NandStats& b = p.nand_before;
@@ -338,7 +340,6 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     std::ofstream f(csv);
     f << "phase,op,bucket_upper_us,count,cumulative_share,share_above\n";
     char line[256];
-    static const char* const kOpNames[] = {"read", "write", "trim"};
     Chart tail{"Latency tail: " + drive.name + ", " + workload.name, "latency (us, log scale)",
                "share of IOs slower (log scale)", {}, false};
     tail.log_x = true;

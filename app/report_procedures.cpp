@@ -69,17 +69,11 @@ struct PhaseFigures {
 PhaseFigures phase_figures(const PhaseReport& p) {
   const PhaseResult& r = p.result;
   LatencyHistogram all;
-  std::uint64_t ios = 0;
-  for (int op = 0; op < PhaseResult::kOps; ++op) {
-    all.merge(r.latency[op]);
-    ios += r.ios[op];
-  }
+  for (int op = 0; op < PhaseResult::kOps; ++op) all.merge(r.latency[op]);
   const double secs = to_seconds(r.end - r.start);
   PhaseFigures f;
-  if (secs > 0) {
-    f.iops = static_cast<double>(ios) / secs;
-    f.mb_per_s = static_cast<double>(r.bytes[kRead] + r.bytes[kWrite]) / secs / 1e6;
-  }
+  f.iops = r.iops();
+  if (secs > 0) f.mb_per_s = static_cast<double>(r.bytes[kRead] + r.bytes[kWrite]) / secs / 1e6;
   f.mean_latency_us = all.mean() / 1e3;
   f.p99_latency_us = to_us(all.percentile(0.99));
   return f;
@@ -485,9 +479,10 @@ void add_procedure_phase_json(const PhaseReport& p, Json& j) {
 
 void add_procedure_summary_json(const RunReport& report, Json& summary) {
   Json sweep = Json::array(), sizes = Json::array();
-  bool roles = false;
+  bool roles = false, load = false;
   for (const auto& p : report.phases) {
     roles |= p.spec->role != RecoveryRole::kNone;
+    load |= p.spec->report == PhaseReportKind::kLoadCurve;
     const bool qd = p.spec->report == PhaseReportKind::kQdSweep;
     if (!qd && p.spec->report != PhaseReportKind::kSizeSweep) continue;
     Json row;
@@ -497,11 +492,7 @@ void add_procedure_summary_json(const RunReport& report, Json& summary) {
     (qd ? sweep : sizes).push_back(row);
   }
   if (!sweep.empty()) summary["qd_sweep"] = sweep;
-  for (const auto& p : report.phases)
-    if (p.spec->report == PhaseReportKind::kLoadCurve) {
-      summary["load_curve"] = load_curve_json(report);
-      break;
-    }
+  if (load) summary["load_curve"] = load_curve_json(report);
   if (!sizes.empty()) summary["size_sweep"] = sizes;
   if (roles) summary["recovery"] = recovery_json(report);
 }

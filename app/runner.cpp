@@ -20,41 +20,31 @@ class SlcGauge final : public Gauge {
   const Ftl& ftl_;
 };
 
-// Must match activity_columns(), in order.
-void sample_activity(const Drive& drive, double* v) {
-  const FtlStats& s = drive.ftl.stats();
-  const BlockManager& b = drive.ftl.blocks();
-  v[0] = static_cast<double>(s.gc_moved_slots);
-  v[1] = static_cast<double>(s.fold_moved_slots);
-  v[2] = static_cast<double>(s.gc_erases);
-  v[3] = static_cast<double>(s.host_slc_slots);
-  v[4] = static_cast<double>(b.free_blocks_total()) / b.dies();
-}
-constexpr std::size_t kActivityWidth = 5;
-
-// Samples the drive's activity at each interval boundary the engine passes.
+// Samples the drive's activity (activity_columns()) at each interval
+// boundary the engine passes.
 class ActivityWatch {
  public:
-  ActivityWatch(const Drive& drive, PhaseReport& pr, Tick start, Tick interval) : drive_(drive) {
-    pr.activity = std::make_unique<BoundarySampler>(start, interval, kActivityWidth);
+  ActivityWatch(const Drive& drive, PhaseReport& pr, Tick start, Tick interval)
+      : drive_(drive), cols_(activity_columns()), v_(cols_.size()) {
+    pr.activity = std::make_unique<BoundarySampler>(start, interval, cols_.size());
     sampler_ = pr.activity.get();
-    sample_activity(drive_, v_);
-    sampler_->push(v_);
+    sampler_->push(sample());
   }
   void poll(Tick now) {
-    if (!sampler_->due(now)) return;
-    sample_activity(drive_, v_);
-    sampler_->take(now, v_);
+    if (sampler_->due(now)) sampler_->take(now, sample());
   }
-  void finish() {
-    sample_activity(drive_, v_);
-    sampler_->push(v_);
-  }
+  void finish() { sampler_->push(sample()); }
 
  private:
+  const double* sample() {
+    for (std::size_t c = 0; c < cols_.size(); ++c) v_[c] = cols_[c].sample(drive_);
+    return v_.data();
+  }
+
   const Drive& drive_;
+  const std::vector<ActivityColumn>& cols_;
+  std::vector<double> v_;
   BoundarySampler* sampler_ = nullptr;
-  double v_[kActivityWidth] = {};
 };
 
 // Fast preconditioning: the phase's writes and trims go to the FTL's state
@@ -103,13 +93,11 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
 double offered_iops(const PhaseSpec& spec, const RunReport& report) {
   if (spec.rate.fraction <= 0) return spec.rate.iops;
   const PhaseReport& max = report.phases[spec.rate.of_phase];
-  std::uint64_t ios = 0;
-  for (int op = 0; op < PhaseResult::kOps; ++op) ios += max.result.ios[op];
-  const double secs = to_seconds(max.result.end - max.result.start);
-  if (ios == 0 || secs <= 0)
+  const double iops = max.result.iops();
+  if (iops <= 0)
     throw std::runtime_error("phase '" + spec.name + "': its load-curve maximum ('" +
                              max.spec->name + "') completed no IO to scale the rate from");
-  return spec.rate.fraction * static_cast<double>(ios) / secs;
+  return spec.rate.fraction * iops;
 }
 
 void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
@@ -167,11 +155,18 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
 
 const std::vector<ActivityColumn>& activity_columns() {
   static const std::vector<ActivityColumn> kColumns = {
-      {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval"},
-      {"fold_moved_pages", true, "4 KiB pages", "pages folded from SLC to native mode in the interval"},
-      {"blocks_erased", true, "die-blocks", "blocks erased by GC, folding and SLC reclaim in the interval"},
-      {"host_pages_to_slc", true, "4 KiB pages", "host pages programmed into the SLC cache in the interval"},
-      {"free_blocks_per_die", false, "blocks", "erased blocks of the normal pools, drive average per die"},
+      {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval",
+       [](const Drive& d) { return static_cast<double>(d.ftl.stats().gc_moved_slots); }},
+      {"fold_moved_pages", true, "4 KiB pages", "pages folded from SLC to native mode in the interval",
+       [](const Drive& d) { return static_cast<double>(d.ftl.stats().fold_moved_slots); }},
+      {"blocks_erased", true, "die-blocks", "blocks erased by GC, folding and SLC reclaim in the interval",
+       [](const Drive& d) { return static_cast<double>(d.ftl.stats().gc_erases); }},
+      {"host_pages_to_slc", true, "4 KiB pages", "host pages programmed into the SLC cache in the interval",
+       [](const Drive& d) { return static_cast<double>(d.ftl.stats().host_slc_slots); }},
+      {"free_blocks_per_die", false, "blocks", "erased blocks of the normal pools, drive average per die",
+       [](const Drive& d) {
+         return static_cast<double>(d.ftl.blocks().free_blocks_total()) / d.ftl.blocks().dies();
+       }},
   };
   return kColumns;
 }

@@ -27,7 +27,7 @@ struct PhaseReport {
   double wall_seconds = 0;  // host time spent simulating the phase
   double slc_bytes_at_end = 0;
   // Timed phases: the drive's activity sampled at interval boundaries
-  // (columns: kActivityColumns, row 0 at the start of measurement).
+  // (columns: activity_columns(), row 0 at the start of measurement).
   std::unique_ptr<BoundarySampler> activity;
   // rw: trace phases: what the replay and the reader counted.
   std::unique_ptr<TraceReplayStats> trace;
@@ -42,6 +42,7 @@ struct ActivityColumn {
   bool running_total;  // true: a counter, reported per interval; false: a level
   const char* unit;
   const char* description;
+  double (*sample)(const Drive& drive);  // the counter's total or the level, now
 };
 const std::vector<ActivityColumn>& activity_columns();
 

@@ -110,9 +110,9 @@ void Controller::admit_write(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   c.admitted = 0;
   c.arrived = 0;
-  if (waiting_head_ < waiting_.size() || !admit_chunks(id)) {
+  if (!waiting_.empty() || !admit_chunks(id)) {
     ++buffer_waits_;
-    waiting_.push_back(id);
+    waiting_.push(id);
   }
 }
 
@@ -159,17 +159,7 @@ void Controller::on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) {
 void Controller::on_buffer_space() {
   // Admit waiting writes in order; stop at the first whose next chunk does
   // not fit, so a large write is not starved by small ones.
-  while (waiting_head_ < waiting_.size()) {
-    if (!admit_chunks(waiting_[waiting_head_])) break;
-    ++waiting_head_;
-  }
-  if (waiting_head_ == waiting_.size()) {
-    waiting_.clear();
-    waiting_head_ = 0;
-  } else if (waiting_head_ > 1024 && 2 * waiting_head_ > waiting_.size()) {
-    waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
-    waiting_head_ = 0;
-  }
+  while (!waiting_.empty() && admit_chunks(waiting_.front())) waiting_.pop();
 }
 
 }  // namespace ssdtwin

@@ -13,6 +13,7 @@
 #include "ftl/ftl.h"
 #include "ftl/host_command.h"
 #include "sim/event_engine.h"
+#include "sim/fifo.h"
 
 namespace ssdtwin {
 
@@ -87,8 +88,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   HostPort* host_ = nullptr;
   std::vector<Tick> core_free_at_;
   // Writes waiting for write-buffer space, in arrival order.
-  std::vector<std::uint32_t> waiting_;
-  std::size_t waiting_head_ = 0;
+  Fifo<std::uint32_t> waiting_;
   std::uint64_t buffer_waits_ = 0;
   // NAND operations submitted while a write's data-in is handled (the unit
   // it completed was flushed on the spot), and whether one is being handled.

@@ -90,16 +90,8 @@ void IoGenerator::on_complete(std::uint32_t id) {
   --outstanding_;
   if (offered_iops_ > 0) {
     // Open loop: the slot goes to the oldest arrival waiting on the host.
-    if (waiting_head_ < waiting_.size()) {
-      issue_arrival_ = waiting_[waiting_head_++];
-      // Keep the FIFO's memory to what is waiting, not to all arrivals.
-      if (waiting_head_ == waiting_.size()) {
-        waiting_.clear();
-        waiting_head_ = 0;
-      } else if (waiting_head_ > 4096 && 2 * waiting_head_ > waiting_.size()) {
-        waiting_.erase(waiting_.begin(), waiting_.begin() + static_cast<std::ptrdiff_t>(waiting_head_));
-        waiting_head_ = 0;
-      }
+    if (!waiting_.empty()) {
+      issue_arrival_ = waiting_.pop();
       issue(id);
     } else {
       free_ids_.push_back(id);
@@ -138,16 +130,15 @@ void IoGenerator::on_event(std::uint32_t, std::uint64_t) {
     issue_arrival_ = now;
     issue(id);
   } else {
-    waiting_.push_back(now);
+    waiting_.push(now);
   }
   engine_.schedule_at(now + next_gap(), this, 0);
 }
 
 void IoGenerator::stop_arrivals() {
   stopped_ = true;
-  result_.left_on_host = waiting_.size() - waiting_head_;
+  result_.left_on_host = waiting_.size();
   waiting_.clear();
-  waiting_head_ = 0;
   if (outstanding_ == 0) finish();
 }
 

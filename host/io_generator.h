@@ -19,6 +19,7 @@
 #include "host/workload.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
+#include "sim/fifo.h"
 #include "sim/steady_state.h"
 #include "sim/timeseries.h"
 
@@ -63,8 +64,7 @@ class IoGenerator : public CompletionSink, public EventTarget {
   Rng& rng_;
   double offered_iops_ = 0;
   std::vector<std::uint32_t> free_ids_;   // command slots not in use
-  std::vector<Tick> waiting_;             // arrival times waiting on the host (a FIFO)
-  std::size_t waiting_head_ = 0;
+  Fifo<Tick> waiting_;                    // arrival times waiting on the host
   Tick issue_arrival_ = 0;                // arrival time of the command being issued
 };
 

@@ -19,6 +19,13 @@ struct PhaseResult {
   std::uint64_t ios[kOps] = {};
   std::uint64_t bytes[kOps] = {};
   Tick start = 0, end = 0;
+  // IOs of every op per second over [start, end] (0 for a phase with no time).
+  double iops() const {
+    std::uint64_t n = 0;
+    for (int op = 0; op < kOps; ++op) n += ios[op];
+    const double secs = to_seconds(end - start);
+    return secs > 0 ? static_cast<double>(n) / secs : 0.0;
+  }
   std::unique_ptr<IntervalSeries> series;
   std::unique_ptr<ByteStepSeries> by_bytes;
   // Phases with report: latency: latency percentiles per series interval.

@@ -113,32 +113,34 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     sizes.assign(1, p.bs);
     return p;
   }
-  // A list is a transfer-size sweep: one phase per size (see from_config).
-  sizes.clear();
-  for (const std::uint64_t b : n.get_bytes_list("bs", 4096)) {
+  // Transfer sizes: a multiple of 4 KiB up to 256 MiB.
+  auto transfer_size = [](const ConfigNode& node, std::uint64_t b, const char* what) {
     if (b == 0 || b % kSectorBytes != 0 || b > (256u << 20))
-      n.fail("bs", "expected a multiple of 4KiB up to 256MiB (each size of a list)");
-    sizes.push_back(static_cast<std::uint32_t>(b));
-  }
-  p.bs = sizes.front();
+      node.fail("bs", std::string("expected a multiple of 4KiB up to 256MiB") + what);
+    return static_cast<std::uint32_t>(b);
+  };
+  sizes.clear();
   if (n.has("bssplit")) {
+    // Mixed sizes: the largest bounds the range checks (p.bs).
     if (n.has("bs")) n.fail("bssplit", "expected either bs or bssplit, not both");
     double total = 0;
-    std::uint32_t largest = 0;
+    p.bs = 0;
     const auto parts = n.children("bssplit");
     if (parts.empty()) n.fail("bssplit", "expected a list of {bs, weight}");
     for (const ConfigNode& part : parts) {
-      const std::uint64_t b = part.get_bytes("bs");
-      if (b == 0 || b % kSectorBytes != 0 || b > (256u << 20))
-        part.fail("bs", "expected a multiple of 4KiB up to 256MiB");
+      const std::uint32_t b = transfer_size(part, part.get_bytes("bs"), "");
       total += part.get_double("weight", 1e-9, 1e9);
-      p.bssplit.push_back({static_cast<std::uint32_t>(b), total});
-      largest = std::max(largest, static_cast<std::uint32_t>(b));
+      p.bssplit.push_back({b, total});
+      p.bs = std::max(p.bs, b);
     }
     for (auto& s : p.bssplit) s.cumulative /= total;
     p.bssplit.back().cumulative = 1.0;
-    p.bs = largest;
-    sizes.assign(1, largest);
+    sizes.assign(1, p.bs);
+  } else {
+    // A list is a transfer-size sweep: one phase per size (see from_config).
+    for (const std::uint64_t b : n.get_bytes_list("bs", 4096))
+      sizes.push_back(transfer_size(n, b, " (each size of a list)"));
+    p.bs = sizes.front();
   }
   // A list is a queue-depth sweep: one phase per depth (see from_config).
   depths.clear();
