@@ -19,15 +19,17 @@ Tick hmb_round_trip(const HostIfConfig& hif, const ConfigNode& host) {
 
 }  // namespace
 
-Drive::Drive(const ConfigNode& root, bool verify)
+Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> given_errors)
     : name(root.get_string("name")),
       geo(Geometry::from_config(root.child("nand"))),
       timing(NandTiming::from_config(root.child("nand"), geo)),
       nand(engine, geo, timing),
+      errors(given_errors ? std::move(given_errors)
+                          : make_error_model(root.child("nand").child("errors"))),
       hif_cfg(HostIfConfig::from_config(root.child("host"))),
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
                                      hmb_round_trip(hif_cfg, root.child("host")))),
-      ftl(engine, nand, ftl_cfg, verify),
+      ftl(engine, nand, ftl_cfg, verify, errors.get()),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, ftl, ctrl_cfg),
       hif(engine, hif_cfg, controller) {

@@ -2,11 +2,13 @@
 // FTL, controller and host interface, wired together.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
 #include "host/host_interface.h"
+#include "nand/error_model.h"
 #include "nand/nand_array.h"
 #include "sim/event_engine.h"
 
@@ -16,14 +18,16 @@ class ConfigNode;
 
 class Drive {
  public:
-  // `root` is the `drive` node of a drive config.
-  Drive(const ConfigNode& root, bool verify);
+  // `root` is the `drive` node of a drive config. `errors`, when given,
+  // replaces the error model the config names (tests inject faults so).
+  Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> errors = nullptr);
 
   std::string name;
   EventEngine engine;
   Geometry geo;
   NandTiming timing;
   NandArray nand;
+  std::unique_ptr<ErrorModel> errors;  // nand.errors (null: none)
   HostIfConfig hif_cfg;
   FtlConfig ftl_cfg;
   Ftl ftl;

@@ -107,6 +107,7 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   b.valid = 0;
   b.next_page = 0;
   b.programmed = 0;
+  b.reads = 0;
   ++b.erase_count;
   Pool& p = pool(die, k);
   p.ring[(p.head + p.count) % p.ring.size()] = block;

@@ -37,6 +37,8 @@ struct BlockInfo {
   std::uint32_t closed_seq = 0;   // order in which blocks were filled (FIFO choices)
   std::uint16_t next_page = 0;    // next die-page to allocate
   std::uint16_t programmed = 0;   // die-pages whose program completed (in order)
+  std::uint32_t reads = 0;        // reads since the last erase (read disturb)
+  std::uint64_t programmed_at = 0;  // time of its last program (data retention)
   BlockState state = BlockState::kFree;
   CellMode mode = CellMode::kTlc;
   Stream stream = Stream::kHost;  // write point it was opened for

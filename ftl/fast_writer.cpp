@@ -45,10 +45,10 @@ Ppa FastWriter::next_slot(std::uint32_t die, Stream stream, OpenUnit& u) {
   const Ppa p = u.unit.first + u.used++;
   if (u.used == u.unit.slots) {
     close(u);
-    if (core_.rain_due(die, stream)) {
-      if (const auto parity = core_.take_parity_unit(die, stream, core_.pages_per_program,
-                                                     core_.native, PoolKind::kNormal))
-        core_.blocks.on_programmed(die, parity->block, parity->pages);
+    if (core_.rain_due(u.unit, core_.native)) {
+      const auto parity = core_.take_parity_unit(die, stream, core_.pages_per_program,
+                                                 core_.native, PoolKind::kNormal);
+      core_.blocks.on_programmed(die, parity.block, parity.pages);
     }
   }
   return p;

@@ -14,13 +14,16 @@ constexpr std::uint32_t kMapHeadroom = 64;
 constexpr std::uint64_t kMergeRead = std::uint64_t{1} << 63;  // map read owner flag
 }  // namespace
 
-Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify)
+Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
+         const ErrorModel* errors)
     : core_(engine, nand, cfg, verify),
       buffer_(cfg.write_buffer_slots, kMapHeadroom, verify),
+      recovery_(core_, errors),
       slc_(std::make_unique<SlcCache>(core_)),
       gc_(std::make_unique<GarbageCollector>(core_, *slc_, make_gc_policy(cfg.gc_policy))) {
   nand.set_sink(this);
   core_.map_updater = this;
+  recovery_.set_listener(this);
   if (!core_.map_cache.whole_table()) {
     seg_state_.assign(core_.map_cache.segments(), 0);
     seg_waiters_.assign(core_.map_cache.segments(), kNoBlock);
@@ -193,19 +196,29 @@ void Ftl::map_writeback(std::uint32_t tpage) {
   push_tpage(tpage);
 }
 
-void Ftl::push_tpage(std::uint32_t tpage) {
+void Ftl::push_tpage(std::uint32_t tpage) { push_firmware_write(kMapOwner | tpage, kUnmapped); }
+
+void Ftl::push_firmware_write(Owner owner, std::uint32_t from) {
   if (!buffer_.reserve_map()) {
-    pending_writebacks_.push_back(tpage);
+    pending_writebacks_.push_back({owner, from});
     return;
   }
-  push_owner(kMapOwner | tpage, 0);
+  push_owner(owner, from != kUnmapped && core_.verifier.enabled() ? core_.verifier.slot(from) : 0);
   try_flush(false);
 }
 
 void Ftl::drain_writebacks() {
   std::size_t done = 0;
-  while (done < pending_writebacks_.size() && buffer_.reserve_map()) {
-    push_owner(kMapOwner | pending_writebacks_[done++], 0);
+  while (done < pending_writebacks_.size()) {
+    const FirmwareWrite w = pending_writebacks_[done];
+    if (w.from != kUnmapped && core_.map.location(w.owner) != w.from) {
+      ++done;  // overwritten or moved since: nothing to rewrite
+      continue;
+    }
+    if (!buffer_.reserve_map()) break;
+    ++done;
+    push_owner(w.owner,
+               w.from != kUnmapped && core_.verifier.enabled() ? core_.verifier.slot(w.from) : 0);
   }
   if (done == 0) return;
   pending_writebacks_.erase(pending_writebacks_.begin(),
@@ -382,12 +395,11 @@ void Ftl::flush_unit(const FlushChoice& c) {
   ++core_.host_programs[c.die];
   core_.pacing.host_programmed(c.die, unit->slots, gc_->pacing(c.die));
   const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
-  if (core_.rain_due(c.die, stream)) {
+  if (core_.rain_due(*unit, mode)) {
     const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
-    if (const auto parity = core_.take_parity_unit(c.die, stream, ppp, mode, pool)) {
-      core_.nand.submit(core_.program_txn(*parity, TxnSource::kHostWrite, mode));
-      ++core_.host_programs[c.die];
-    }
+    const auto parity = core_.take_parity_unit(c.die, stream, ppp, mode, pool);
+    core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
+    ++core_.host_programs[c.die];
   }
   note_free(c.die);
   gc_->check(c.die);
@@ -476,16 +488,46 @@ void Ftl::verify_not_erased(const FlashTxn& t) {
 }
 
 void Ftl::on_txn_complete(FlashTxn* t) {
+  if (t->op == TxnOp::kRead) {
+    if (t->source == TxnSource::kRecovery) {
+      recovery_.on_member_read(t);
+      return;
+    }
+    if (!recovery_.on_read(t)) return;  // retried or being rebuilt: comes back later
+  } else if (t->op == TxnOp::kProgram) {
+    recovery_.on_programmed(*t);
+  }
+  deliver(t);
+}
+
+void Ftl::on_read_recovered(FlashTxn* t) { deliver(t); }
+
+void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t page) {
+  const Ppa first = core_.layout.first_slot(core_.layout.die_block(die, block), page);
+  for (std::uint32_t k = 0; k < core_.layout.slots_per_page(); ++k) {
+    const Owner o = core_.map.owner(first + k);
+    if (o == kUnmapped || core_.map.location(o) != first + k) continue;
+    ++core_.stats.rewrite_slots;
+    push_firmware_write(o, first + k);
+  }
+}
+
+void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { gc_->reclaim(die, block); }
+
+void Ftl::deliver(FlashTxn* t) {
   flush_need_ = 0;
   switch (t->source) {
     case TxnSource::kHostRead: {
       verify_not_erased(*t);
+      if (t->status == ReadStatus::kLost) ++core_.stats.host_reads_failed;
       const std::uint64_t cmd = t->owner;
       const std::uint32_t bytes = t->bytes;
       core_.txns.put(t);
       listener_->on_read_data(cmd, bytes);
       return;
     }
+    case TxnSource::kRecovery:  // handled by recovery_
+      return;
     case TxnSource::kHostWrite: {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
       --core_.host_programs[t->die];

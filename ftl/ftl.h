@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/read_recovery.h"
 #include "ftl/write_buffer.h"
 
 namespace ssdtwin {
@@ -47,9 +48,11 @@ struct ReadPlan {
   }
 };
 
-class Ftl : public TxnSink, public EventTarget, public MapUpdater {
+class Ftl : public TxnSink, public EventTarget, public MapUpdater, public RecoveryListener {
  public:
-  Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify);
+  // `errors`: the NAND error model reads see (nullptr: none).
+  Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
+      const ErrorModel* errors = nullptr);
   ~Ftl() override;
   void set_listener(FtlListener* l) { listener_ = l; }
 
@@ -95,6 +98,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
 
   void on_txn_complete(FlashTxn* txn) override;
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  void on_read_recovered(FlashTxn* txn) override;
+  void rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t page) override;
+  void reclaim_block(std::uint32_t die, std::uint32_t block) override;
 
  private:
   enum Kind : std::uint32_t { kIdleFlush, kHostIdle };
@@ -123,7 +129,12 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   void map_loaded(std::uint32_t seg);
   void map_writeback(std::uint32_t tpage);
   void push_tpage(std::uint32_t tpage);
+  // Firmware's own writes (translation pages, rebuilt data) take the write
+  // buffer's headroom; those that find it full wait here.
+  void push_firmware_write(Owner owner, std::uint32_t from);
   void drain_writebacks();
+  // Hands a finished flash operation to the part that issued it.
+  void deliver(FlashTxn* txn);
   void verify_not_erased(const FlashTxn& t);
   // A read of `bytes` from the die-page holding flash slot `where`.
   FlashTxn* read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
@@ -139,6 +150,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
 
   FtlCore core_;
   WriteBuffer buffer_;
+  ReadRecovery recovery_;
   std::unique_ptr<SlcCache> slc_;
   std::unique_ptr<GarbageCollector> gc_;
   std::unique_ptr<FastWriter> fast_;
@@ -156,7 +168,14 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater {
   std::vector<std::uint32_t> seg_waiters_;
   std::vector<DeferredRead> deferred_;
   std::uint32_t deferred_free_ = 0xFFFFFFFFu;
-  std::vector<std::uint32_t> pending_writebacks_;  // translation pages waiting for buffer room
+  // Firmware writes waiting for buffer room: the owner, and the flash slot
+  // its data is copied from (kUnmapped: a translation page, written from the
+  // map cache). A copy whose owner moved on meanwhile is dropped.
+  struct FirmwareWrite {
+    Owner owner;
+    std::uint32_t from;
+  };
+  std::vector<FirmwareWrite> pending_writebacks_;
 };
 
 }  // namespace ssdtwin

@@ -55,6 +55,29 @@ SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_ti
   return s;
 }
 
+ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
+                                 const ConfigNode& reclaim) {
+  ReadRecoveryConfig r;
+  r.codeword_bytes = static_cast<std::uint32_t>(ecc.get_bytes("codeword", 1024));
+  if (r.codeword_bytes == 0 || r.codeword_bytes > 64 * 1024)
+    ecc.fail("codeword", "expected 1 byte to 64 KiB of data per codeword");
+  r.correctable_bits = static_cast<std::uint32_t>(ecc.get_int("correctable_bits", 40, 0, 4096));
+  if (ecc.has("retry")) {
+    for (const ConfigNode& step : ecc.children("retry")) {
+      ReadRecoveryConfig::RetryStep s;
+      s.rber_scale = step.get_double("rber_scale", 0, 1);
+      s.senses = static_cast<std::uint32_t>(step.get_int("senses", 1, 1, 15));
+      r.retry.push_back(s);
+    }
+    if (r.retry.size() > 32) ecc.fail("retry", "expected at most 32 read-retry steps");
+  }
+  r.xor_bytes_per_s = rain.get_double("xor_rate", 1.6e9, 1e6, 1e12);
+  r.reclaim_reads = static_cast<std::uint32_t>(reclaim.get_int("reads", 0, 0, 1 << 30));
+  r.reclaim_retry_step = static_cast<std::uint32_t>(
+      reclaim.get_int("retry_step", 0, 0, static_cast<std::int64_t>(r.retry.size())));
+  return r;
+}
+
 }  // namespace
 
 FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
@@ -110,6 +133,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.rain_stripe = static_cast<std::uint32_t>(rain.get_int("stripe", 0, 0, 1024));
   if (c.rain_stripe == 1) rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
+  c.recovery = read_recovery(drive.child("controller").child("ecc"), rain, ftl.child("read_reclaim"));
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks
   // translation pages).

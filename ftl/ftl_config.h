@@ -32,6 +32,27 @@ struct SlcCacheConfig {
   bool fold_while_writing = false;
 };
 
+// The controller's ECC and what the firmware does when a read fails it
+// (ftl/read_recovery.h). Only used when the drive has a NAND error model.
+struct ReadRecoveryConfig {
+  std::uint32_t codeword_bytes = 1024;  // data bytes per ECC codeword
+  std::uint32_t correctable_bits = 40;  // bit errors a codeword's decode corrects
+  // Read-retry steps tried in order after the first decode fails: the RBER
+  // left after the step's read-reference shift (fraction of the first
+  // read's), and the array sensings the step takes (soft decode senses
+  // several times at offset references).
+  struct RetryStep {
+    double rber_scale = 1;
+    std::uint32_t senses = 1;
+  };
+  std::vector<RetryStep> retry;
+  double xor_bytes_per_s = 1.6e9;  // RAIN rebuild: the controller's XOR engine
+  // Read reclaim: a block read this often since its erase, or whose read
+  // needed this many retry steps, is relocated (0: off).
+  std::uint32_t reclaim_reads = 0;
+  std::uint32_t reclaim_retry_step = 0;
+};
+
 struct FtlConfig {
   std::uint64_t user_bytes = 0;              // drive.user_capacity
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
@@ -78,6 +99,7 @@ struct FtlConfig {
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
   MapCacheConfig map;
+  ReadRecoveryConfig recovery;
 
   // `drive` is the drive root node; reads user_capacity, controller.* and
   // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.

@@ -1,5 +1,7 @@
 #include "ftl/ftl_core.h"
 
+#include <stdexcept>
+
 namespace ssdtwin {
 
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
@@ -11,7 +13,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
       host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
-      rain_units(std::size_t{geo.dies()} * kStreams, 0) {}
+      stripes(c.rain_stripe) {}
 
 FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
   FlashTxn* t = txns.get();
@@ -26,15 +28,15 @@ FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode 
   return t;
 }
 
-std::optional<ProgramUnit> FtlCore::take_parity_unit(std::uint32_t die, Stream stream,
-                                                     std::uint32_t ppp, CellMode mode,
-                                                     PoolKind pool) {
-  auto unit = blocks.allocate_unit(die, stream, ppp, mode, pool);
-  if (!unit) return unit;
-  rain_units[die * kStreams + static_cast<std::size_t>(stream)] = 0;
+ProgramUnit FtlCore::take_parity_unit(std::uint32_t die, Stream stream, std::uint32_t ppp,
+                                      CellMode mode, PoolKind pool) {
+  // The stripe's last slot is in the open block (rain_due said so), so the
+  // allocation cannot fail or move to another block.
+  const auto unit = blocks.allocate_unit(die, stream, ppp, mode, pool);
+  if (!unit) throw std::logic_error("RAIN parity: stream has no open slot for its stripe's parity");
   for (std::uint32_t k = 0; k < unit->slots; ++k) map.clear_owner(unit->first + k);
   ++stats.rain_parity_units;
-  return unit;
+  return *unit;
 }
 
 }  // namespace ssdtwin

@@ -16,6 +16,7 @@
 #include "ftl/gc_pacing.h"
 #include "ftl/map_cache.h"
 #include "ftl/mapping_table.h"
+#include "ftl/rain_stripes.h"
 #include "ftl/verifier.h"
 #include "nand/flash_txn.h"
 #include "nand/nand_array.h"
@@ -63,25 +64,21 @@ struct FtlCore {
   // Host programs submitted and not yet finished, per die.
   std::vector<std::uint32_t> host_programs;
   GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
-  // RAIN: data units programmed per (die, stream) since the last parity unit.
-  std::vector<std::uint16_t> rain_units;
+  RainStripes stripes;  // RAIN stripe table (ftl/rain_stripes.h)
 
-  // Counts a data program unit of `stream` on `die`; true when a parity unit
-  // is due there (RAIN enabled and a stripe's data units are complete).
-  bool rain_due(std::uint32_t die, Stream stream) {
-    if (cfg.rain_stripe == 0) return false;
-    std::uint16_t& n = rain_units[die * kStreams + static_cast<std::size_t>(stream)];
-    if (n < cfg.rain_stripe - 1) ++n;
-    return n >= cfg.rain_stripe - 1;
+  // True when data unit `u`, just allocated in a block of `mode`, is followed
+  // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).
+  bool rain_due(const ProgramUnit& u, CellMode mode) const {
+    const std::uint32_t units = geo.pages_in_mode(mode) / u.pages;
+    return stripes.parity_next(u.page / u.pages, units);
   }
   // A program of unit `u` (not yet submitted).
   FlashTxn* program_txn(const ProgramUnit& u, TxnSource source, CellMode mode);
-  // Allocates a parity unit after rain_due: the stripe's XOR, programmed
-  // like data but holding no logical pages. Returns it (to program) or
-  // nothing when the die has no room yet (the parity stays due).
-  std::optional<ProgramUnit> take_parity_unit(std::uint32_t die, Stream stream,
-                                              std::uint32_t pages_per_program, CellMode mode,
-                                              PoolKind pool);
+  // Allocates the parity unit after rain_due: the stripe's XOR, programmed
+  // like data but holding no logical pages, in the slot after the stripe's
+  // data in the same block.
+  ProgramUnit take_parity_unit(std::uint32_t die, Stream stream,
+                               std::uint32_t pages_per_program, CellMode mode, PoolKind pool);
 
   bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
   // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).

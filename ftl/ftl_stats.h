@@ -31,6 +31,17 @@ struct FtlStats {
   std::uint64_t map_merge_reads = 0; // reads of a partly cached page before its write-back
   std::uint64_t map_memory_loads = 0; // misses served from controller memory (no flash read)
   std::uint64_t map_journal_slots = 0; // 4 KiB pages of GC map-update journal written
+  // Read recovery (ftl/read_recovery.h), with a NAND error model.
+  static constexpr std::size_t kRetryBuckets = 16;
+  std::uint64_t retry_reads_by_step[kRetryBuckets] = {};  // re-reads at step s (last: s >= 15)
+  std::uint64_t reads_retried = 0;        // reads that needed at least one retry step
+  std::uint64_t reads_uncorrectable = 0;  // failed every retry step
+  std::uint64_t rain_member_reads = 0;    // reads of stripe members for rebuilds
+  std::uint64_t pages_rebuilt = 0;        // uncorrectable die-pages rebuilt from RAIN
+  std::uint64_t reads_lost = 0;           // uncorrectable and not rebuilt: data lost
+  std::uint64_t host_reads_failed = 0;    // host reads answered with an unrecovered-read error
+  std::uint64_t rewrite_slots = 0;        // pages rewritten after a rebuild
+  std::uint64_t reclaim_blocks = 0;       // blocks relocated by read reclaim
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
 };

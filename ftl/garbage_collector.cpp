@@ -52,6 +52,23 @@ std::uint32_t GarbageCollector::wear_victim(std::uint32_t die) {
   return coldest;
 }
 
+void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block) {
+  DieGc& g = dies_[die];
+  if (std::find(g.reclaim.begin(), g.reclaim.end(), block) != g.reclaim.end()) return;
+  g.reclaim.push_back(block);
+  check(die);
+}
+
+std::uint32_t GarbageCollector::reclaim_victim(std::uint32_t die) {
+  DieGc& g = dies_[die];
+  while (!g.reclaim.empty()) {
+    const std::uint32_t b = g.reclaim.front();
+    g.reclaim.erase(g.reclaim.begin());
+    if (core_.blocks.info(die, b).state == BlockState::kFull) return b;
+  }
+  return kNoBlock;
+}
+
 void GarbageCollector::erased(std::uint32_t die, std::uint32_t block) {
   core_.blocks.on_erased(die, block);
   if (core_.verifier.enabled())
@@ -79,8 +96,16 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
                     : core_.cfg.gc_trigger_free_blocks;
   const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
   target = target > about_free ? target - about_free : 0;
-  std::uint32_t v = choose_victim(die, target);
+  // Data at risk first: a block read reclaim asked for. An SLC-mode one
+  // is folded, as the cache would fold it.
+  std::uint32_t v = reclaim_victim(die);
   bool fold = false;
+  if (v != kNoBlock) {
+    fold = core_.blocks.info(die, v).mode != core_.native;
+    ++core_.stats.reclaim_blocks;
+  } else {
+    v = choose_victim(die, target);
+  }
   // An SLC block with nothing valid costs only its erase.
   if (v == kNoBlock) {
     v = slc_.reclaim_victim(die);
@@ -212,10 +237,10 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     g.head = 0;
   }
   core_.nand.submit(core_.program_txn(*unit, TxnSource::kGc, core_.native));
-  if (core_.rain_due(die, g.dest)) {
-    if (const auto parity =
-            core_.take_parity_unit(die, g.dest, core_.pages_per_program, core_.native, PoolKind::kNormal))
-      core_.nand.submit(core_.program_txn(*parity, TxnSource::kGc, core_.native));
+  if (core_.rain_due(*unit, core_.native)) {
+    const auto parity =
+        core_.take_parity_unit(die, g.dest, core_.pages_per_program, core_.native, PoolKind::kNormal);
+    core_.nand.submit(core_.program_txn(parity, TxnSource::kGc, core_.native));
   }
   return true;
 }

@@ -50,6 +50,9 @@ class GarbageCollector {
                ? Stream::kGcCold
                : Stream::kGc;
   }
+  // Read reclaim (ftl/read_recovery.h): relocate `block` of `die` next,
+  // ahead of the policy's victims, if it is still full when its turn comes.
+  void reclaim(std::uint32_t die, std::uint32_t block);
   // Bookkeeping of an erased victim (block pools, wear, verification).
   void erased(std::uint32_t die, std::uint32_t block);
 
@@ -75,7 +78,10 @@ class GarbageCollector {
     std::vector<std::uint32_t> read_out;
     std::vector<Move> moves;  // read, waiting to be programmed
     std::size_t head = 0;
+    std::vector<std::uint32_t> reclaim;  // blocks read reclaim asked for, oldest first
   };
+  // The next block read reclaim asked for on `die` that is still full.
+  std::uint32_t reclaim_victim(std::uint32_t die);
   // Picks the next victim of `die` if collection or folding should go on.
   bool start_victim(std::uint32_t die);
   void advance(std::uint32_t die);

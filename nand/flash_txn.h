@@ -17,7 +17,13 @@ enum class TxnOp : std::uint8_t { kRead, kProgram, kErase };
 
 // Who asked for the operation: decides priority on the die and where the
 // completion goes.
-enum class TxnSource : std::uint8_t { kHostRead, kHostWrite, kGc, kMapping };
+// kRecovery: reads of a RAIN stripe's other members, rebuilding a page the
+// ECC could not correct (ftl/read_recovery.h).
+enum class TxnSource : std::uint8_t { kHostRead, kHostWrite, kGc, kMapping, kRecovery };
+
+// What became of a read's data: decoded as read, after read-retry steps,
+// rebuilt from its RAIN stripe, or lost (uncorrectable, no rebuild).
+enum class ReadStatus : std::uint8_t { kClean, kRetried, kRebuilt, kLost };
 
 struct FlashTxn {
   TxnOp op = TxnOp::kRead;
@@ -30,6 +36,14 @@ struct FlashTxn {
   std::uint32_t bytes = 0;   // data moved over the channel
   std::uint64_t owner = 0;   // index of the host command or GC context
   std::uint64_t aux = 0;     // free for the owner
+  // Reads: array sensings this operation takes (soft-decision retry steps
+  // sense several times), read-retry steps taken so far and needed (decided
+  // when the first decode fails; kUndecided before), and the outcome.
+  static constexpr std::uint8_t kUndecided = 0xFF;
+  std::uint8_t senses = 1;
+  std::uint8_t retry = 0;
+  std::uint8_t retry_need = kUndecided;
+  ReadStatus status = ReadStatus::kClean;
   Tick issued = 0;   // submitted to the die queue, then: started on the die
   FlashTxn* next = nullptr;
 };

@@ -11,8 +11,9 @@ NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming&
 namespace {
 // Reads a host command waits for go ahead of programs, erases and GC reads.
 bool urgent(const FlashTxn& t) {
-  return t.op == TxnOp::kRead &&
-         (t.source == TxnSource::kHostRead || t.source == TxnSource::kMapping);
+  return t.op == TxnOp::kRead && (t.source == TxnSource::kHostRead ||
+                                  t.source == TxnSource::kMapping ||
+                                  t.source == TxnSource::kRecovery);
 }
 }  // namespace
 
@@ -73,7 +74,7 @@ void NandArray::dispatch(std::uint32_t die) {
       // Command cycles on the channel, then the array read (after any
       // program still running in the array); data-out is reserved when tR ends.
       const Tick start = std::max(reserve_command(die), d.array_free_at);
-      d.array_free_at = start + mt.read_time(t->page);
+      d.array_free_at = start + mt.read_time(t->page) * t->senses;
       ++stats_.reads[m];
       stats_.page_reads[m] += geo_.planes;
       engine_.schedule_at(d.array_free_at, this, kArrayReadDone, die);
@@ -122,8 +123,10 @@ void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
   switch (kind) {
     case kArrayReadDone: {
       // The page register holds the data; move the requested sectors out.
-      const Tick out_end = reserve_channel(die, timing_.bus_time(d.current->bytes));
-      stats_.bus_bytes += d.current->bytes;
+      // Each sensing's result crosses the bus (soft-decision information).
+      const std::uint64_t bytes = std::uint64_t{d.current->bytes} * d.current->senses;
+      const Tick out_end = reserve_channel(die, timing_.bus_time(bytes));
+      stats_.bus_bytes += bytes;
       engine_.schedule_at(out_end, this, kOpDone, die);
       return;
     }

@@ -1,0 +1,177 @@
+#include "ftl/read_recovery.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ssdtwin {
+
+namespace {
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr double kDay = 86400.0 * 1e9;  // ticks (ns) per day
+}  // namespace
+
+ReadRecovery::ReadRecovery(FtlCore& core, const ErrorModel* model)
+    : core_(core), model_(model), cfg_(core.cfg.recovery), rng_(model ? model->seed : 1) {}
+
+double decode_fail_probability(const ReadRecoveryConfig& ecc, double rber, std::uint32_t bytes) {
+  if (rber <= 0) return 0;
+  const double bits = 8.0 * ecc.codeword_bytes;
+  const double lambda = bits * std::min(rber, 1.0);
+  // P(errors <= t) for Poisson(lambda), summed in log space so that large
+  // lambda does not underflow the first term.
+  const double log_lambda = std::log(lambda);
+  double log_term = -lambda, ok = 0;
+  for (std::uint32_t i = 0; i <= ecc.correctable_bits; ++i) {
+    ok += std::exp(log_term);
+    log_term += log_lambda - std::log(static_cast<double>(i + 1));
+  }
+  const double codeword_fail = std::clamp(1.0 - ok, 0.0, 1.0);
+  const double codewords = std::ceil(static_cast<double>(bytes) / ecc.codeword_bytes);
+  // 1 - (1 - p)^c without losing small p.
+  return -std::expm1(codewords * std::log1p(-std::min(codeword_fail, 1.0 - 1e-16)));
+}
+
+double ReadRecovery::rber_of(const FlashTxn& t) const {
+  const BlockInfo& b = core_.blocks.info(t.die, t.block);
+  CellWear w;
+  w.pe_cycles = b.erase_count;
+  const Tick now = core_.engine.now();
+  w.retention_days = now > b.programmed_at ? static_cast<double>(now - b.programmed_at) / kDay : 0;
+  w.reads = b.reads;
+  w.mode = t.mode;
+  w.die = t.die;
+  w.block = t.block;
+  w.page = t.page;
+  return model_->rber(w);
+}
+
+bool ReadRecovery::decode(FlashTxn* t) {
+  BlockInfo& b = core_.blocks.info(t->die, t->block);
+  ++b.reads;
+  const auto steps = static_cast<std::uint32_t>(cfg_.retry.size());
+  if (t->retry_need == FlashTxn::kUndecided) {
+    const double rber = rber_of(*t);
+    const double u = rng_.uniform();
+    std::uint32_t need = 0;
+    while (need <= steps) {
+      const double scale = need == 0 ? 1.0 : cfg_.retry[need - 1].rber_scale;
+      if (u >= decode_fail_probability(cfg_, rber * scale, t->bytes)) break;
+      ++need;
+    }
+    t->retry_need = static_cast<std::uint8_t>(need);
+    if (need > 0) ++core_.stats.reads_retried;
+  }
+  const std::uint32_t need = t->retry_need;
+  if (t->retry < std::min(need, steps)) {
+    // The next step: a re-read at shifted read references.
+    const std::uint32_t step = ++t->retry;
+    t->senses = static_cast<std::uint8_t>(cfg_.retry[step - 1].senses);
+    ++core_.stats.retry_reads_by_step[std::min<std::size_t>(step, FtlStats::kRetryBuckets - 1)];
+    core_.nand.submit(t);
+    return false;
+  }
+  t->senses = 1;
+  if (need == 0) {
+    t->status = ReadStatus::kClean;
+  } else if (need <= steps) {
+    t->status = ReadStatus::kRetried;
+  } else {
+    t->status = ReadStatus::kLost;
+    ++core_.stats.reads_uncorrectable;
+  }
+  check_reclaim(*t, b);
+  return true;
+}
+
+void ReadRecovery::check_reclaim(const FlashTxn& t, const BlockInfo& b) {
+  if (!listener_) return;
+  const bool disturbed = cfg_.reclaim_reads && b.reads == cfg_.reclaim_reads;
+  const bool weak = cfg_.reclaim_retry_step && t.retry_need >= cfg_.reclaim_retry_step &&
+                    t.retry_need != FlashTxn::kUndecided;
+  if ((disturbed || weak) && b.state == BlockState::kFull) listener_->reclaim_block(t.die, t.block);
+}
+
+bool ReadRecovery::on_read(FlashTxn* t) {
+  if (!model_) return true;
+  if (!decode(t)) return false;
+  if (t->status != ReadStatus::kLost || !core_.stripes.enabled()) {
+    if (t->status == ReadStatus::kLost) ++core_.stats.reads_lost;
+    return true;
+  }
+  start_rebuild(t);
+  return false;
+}
+
+void ReadRecovery::start_rebuild(FlashTxn* t) {
+  std::uint32_t ctx = free_;
+  if (ctx != kNone) {
+    free_ = rebuilds_[ctx].next_free;
+  } else {
+    ctx = static_cast<std::uint32_t>(rebuilds_.size());
+    rebuilds_.emplace_back();
+  }
+  Rebuild& r = rebuilds_[ctx];
+  r = Rebuild{};
+  r.read = t;
+  // The stripe's other members: the same page position in each other
+  // program unit of the stripe. Members not yet programmed are still in the
+  // controller's running parity, so they need no read.
+  const BlockInfo& b = core_.blocks.info(t->die, t->block);
+  const std::uint32_t ppp = core_.nand.timing().pages_per_program(t->mode);
+  const std::uint32_t units = core_.geo.pages_in_mode(t->mode) / ppp;
+  const std::uint32_t unit = t->page / ppp;
+  for (std::uint32_t v = core_.stripes.first(unit); v < core_.stripes.end(unit, units); ++v) {
+    const std::uint32_t page = v * ppp + t->page % ppp;
+    if (v == unit || page >= b.programmed) continue;
+    FlashTxn* m = core_.txns.get();
+    m->op = TxnOp::kRead;
+    m->source = TxnSource::kRecovery;
+    m->mode = t->mode;
+    m->die = t->die;
+    m->block = t->block;
+    m->page = page;
+    m->bytes = t->bytes;
+    m->owner = ctx;
+    ++r.pending;
+    ++r.members;
+    ++core_.stats.rain_member_reads;
+    core_.nand.submit(m);
+  }
+  if (r.pending == 0) member_done(ctx);
+}
+
+void ReadRecovery::on_member_read(FlashTxn* t) {
+  if (!decode(t)) return;  // retrying
+  const auto ctx = static_cast<std::uint32_t>(t->owner);
+  if (t->status == ReadStatus::kLost) rebuilds_[ctx].lost = true;
+  core_.txns.put(t);
+  --rebuilds_[ctx].pending;
+  if (rebuilds_[ctx].pending == 0) member_done(ctx);
+}
+
+void ReadRecovery::member_done(std::uint32_t ctx) {
+  // XOR of the members' data in the controller's parity engine.
+  const Rebuild& r = rebuilds_[ctx];
+  const Tick xor_time = transfer_time(std::uint64_t{r.members} * r.read->bytes, cfg_.xor_bytes_per_s);
+  core_.engine.schedule_at(core_.engine.now() + xor_time, this, 0, ctx);
+}
+
+void ReadRecovery::on_event(std::uint32_t, std::uint64_t arg) {
+  const auto ctx = static_cast<std::uint32_t>(arg);
+  Rebuild& r = rebuilds_[ctx];
+  FlashTxn* t = r.read;
+  if (r.lost) {
+    t->status = ReadStatus::kLost;
+    ++core_.stats.reads_lost;
+  } else {
+    t->status = ReadStatus::kRebuilt;
+    ++core_.stats.pages_rebuilt;
+  }
+  r.read = nullptr;
+  r.next_free = free_;
+  free_ = ctx;
+  if (t->status == ReadStatus::kRebuilt) listener_->rewrite_page(t->die, t->block, t->page);
+  listener_->on_read_recovered(t);
+}
+
+}  // namespace ssdtwin

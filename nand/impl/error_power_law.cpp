@@ -1,0 +1,58 @@
+// RBER as a sum of power laws, one per stress:
+//
+//   RBER = epsilon + alpha*N^k + beta*N^m*t^n + gamma*N^p*R^q
+//
+// N: P/E cycles, t: retention in days, R: reads since the block was erased.
+// The first three terms are the model of Mielke et al. (IRPS 2008) in the
+// form Liu, Yang and Wu fitted to 2X nm MLC (FAST 2012, "Optimizing NAND
+// flash-based SSDs via retention relaxation"); read disturb grows as a power
+// of the read count with a slope that rises with wear (Cai et al., DSN
+// 2015; Hetzler's MLC error surface), the last term. The coefficients are
+// the drive config's (nand.errors), each with its source there. SLC-mode
+// blocks keep a wider margin between their two states; `slc_scale`
+// multiplies their RBER.
+#include <cmath>
+
+#include "nand/impl/error_models.h"
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+namespace {
+
+class PowerLawErrors : public ErrorModel {
+ public:
+  explicit PowerLawErrors(const ConfigNode& n)
+      : epsilon_(n.get_double("epsilon", 0, 1)),
+        alpha_(n.get_double("alpha", 0, 0, 1)),
+        k_(n.get_double("k", 0, 0, 10)),
+        beta_(n.get_double("beta", 0, 0, 1)),
+        m_(n.get_double("m", 0, 0, 10)),
+        n_(n.get_double("n", 0, 0, 10)),
+        gamma_(n.get_double("gamma", 0, 0, 1)),
+        p_(n.get_double("p", 0, 0, 10)),
+        q_(n.get_double("q", 1, 0, 10)),
+        slc_scale_(n.get_double("slc_scale", 1, 0, 1)) {}
+
+  double rber(const CellWear& w) const override {
+    const double N = w.pe_cycles + age_pe_cycles;
+    const double t = w.retention_days + age_retention_days;
+    double r = epsilon_ + alpha_ * pow0(N, k_) + beta_ * pow0(N, m_) * pow0(t, n_) +
+               gamma_ * pow0(N, p_) * pow0(w.reads, q_);
+    if (w.mode == CellMode::kSlc) r *= slc_scale_;
+    return r < 1 ? r : 1;
+  }
+
+ private:
+  // x^e with 0^0 = 1 (a term with exponent 0 does not depend on x).
+  static double pow0(double x, double e) { return e == 0 ? 1 : (x <= 0 ? 0 : std::pow(x, e)); }
+  double epsilon_, alpha_, k_, beta_, m_, n_, gamma_, p_, q_, slc_scale_;
+};
+
+}  // namespace
+
+std::unique_ptr<ErrorModel> make_power_law_errors(const ConfigNode& node) {
+  return std::make_unique<PowerLawErrors>(node);
+}
+
+}  // namespace ssdtwin
