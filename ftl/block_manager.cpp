@@ -6,24 +6,67 @@
 namespace ssdtwin {
 
 BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
-                           std::uint32_t static_slc_blocks)
+                           std::uint32_t static_slc_blocks, std::uint32_t bad_reserve,
+                           const std::vector<std::uint32_t>& factory_bad)
     : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
       blocks_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
       write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0),
-      dead_slc_(geo.dies(), 0) {
-  if (static_slc_ >= geo.blocks_per_plane) throw std::invalid_argument("static SLC pool too large");
+      dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0) {
+  if (static_slc_ + bad_reserve >= geo.blocks_per_plane)
+    throw std::invalid_argument("static SLC pool and bad-block reserve too large");
   const std::uint32_t normal = geo.blocks_per_plane - static_slc_;
+  const std::uint32_t in_service = normal - bad_reserve;
+  for (std::uint32_t die = 0; die < geo.dies(); ++die)
+    for (std::uint32_t b = in_service; b < normal; ++b) info(die, b).state = BlockState::kSpare;
+  for (const std::uint32_t db : factory_bad) blocks_.at(db).state = BlockState::kBad;
   for (std::uint32_t die = 0; die < geo.dies(); ++die) {
     Pool& n = pool(die, PoolKind::kNormal);
     Pool& s = pool(die, PoolKind::kStaticSlc);
     n.ring.resize(geo.blocks_per_plane);
     s.ring.resize(geo.blocks_per_plane);
+    std::uint32_t bad_in_service = 0;
     for (std::uint32_t b = 0; b < geo.blocks_per_plane; ++b) {
+      const BlockState st = info(die, b).state;
+      if (st == BlockState::kSpare) ++spares_[die];
+      if (st == BlockState::kBad) {
+        ++bad_total_;
+        if (b < in_service) ++bad_in_service;
+      }
+      if (st != BlockState::kFree) continue;
       Pool& p = b < normal ? n : s;
       p.ring[p.count++] = b;
     }
     free_total_ += n.count;
+    for (std::uint32_t i = 0; i < bad_in_service; ++i)
+      if (!use_spare(die)) ++unreplaced_;
   }
+}
+
+bool BlockManager::use_spare(std::uint32_t die) {
+  if (spares_[die] == 0) return false;
+  const std::uint32_t normal = geo_.blocks_per_plane - static_slc_;
+  for (std::uint32_t b = normal; b-- > 0;) {
+    BlockInfo& info_b = info(die, b);
+    if (info_b.state != BlockState::kSpare) continue;
+    info_b.state = BlockState::kFree;
+    --spares_[die];
+    Pool& p = pool(die, PoolKind::kNormal);
+    p.ring[(p.head + p.count) % p.ring.size()] = b;
+    ++p.count;
+    ++free_total_;
+    return true;
+  }
+  return false;
+}
+
+void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
+  BlockInfo& b = info(die, block);
+  if (b.mode != geo_.native_mode && !is_static_slc(block)) --dynamic_slc_[die];
+  b.state = BlockState::kBad;
+  b.valid = 0;
+  ++bad_total_;
+  if (is_static_slc(block)) return;  // the static cache just gets smaller
+  if (!use_spare(die)) ++unreplaced_;
 }
 
 std::uint32_t BlockManager::take_free(std::uint32_t die, PoolKind k) {
@@ -116,17 +159,19 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
 }
 
 BlockManager::Wear BlockManager::wear() const {
+  // Blocks in service only: spares and bad blocks are never cycled.
   Wear w;
-  if (blocks_.empty()) return w;
-  w.min = w.max = blocks_[0].erase_count;
   double sum = 0;
+  std::uint64_t n = 0;
   for (const auto& b : blocks_) {
-    w.min = std::min(w.min, b.erase_count);
+    if (b.state == BlockState::kSpare || b.state == BlockState::kBad) continue;
+    w.min = n == 0 ? b.erase_count : std::min(w.min, b.erase_count);
     w.max = std::max(w.max, b.erase_count);
     sum += b.erase_count;
     w.slc_erases += b.slc_erases;
+    ++n;
   }
-  w.mean = sum / static_cast<double>(blocks_.size());
+  w.mean = n ? sum / static_cast<double>(n) : 0;
   return w;
 }
 

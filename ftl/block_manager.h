@@ -21,7 +21,9 @@
 
 namespace ssdtwin {
 
-enum class BlockState : std::uint8_t { kFree, kOpen, kFull, kVictim };
+// kSpare: held in the bad-block reserve, put in service when a block goes
+// bad; kBad: factory-marked or retired, never used again.
+enum class BlockState : std::uint8_t { kFree, kOpen, kFull, kVictim, kSpare, kBad };
 // kGcCold: data relocated a second time (it outlived a whole GC cycle: cold),
 // kept apart from first-time relocations when ftl.gc.separate_cold is set.
 enum class Stream : std::uint8_t { kHost = 0, kGc = 1, kHostSlc = 2, kGcCold = 3 };
@@ -57,8 +59,12 @@ struct ProgramUnit {
 
 class BlockManager {
  public:
+  // `bad_reserve`: blocks per die held back to replace bad ones (the last
+  // of the normal range); `factory_bad`: die-block indices marked bad at
+  // manufacture, each replaced from its die's reserve while it lasts.
   BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
-               std::uint32_t static_slc_blocks = 0);
+               std::uint32_t static_slc_blocks = 0, std::uint32_t bad_reserve = 0,
+               const std::vector<std::uint32_t>& factory_bad = {});
 
   // Erased blocks of the normal pool (what GC keeps up).
   std::uint32_t free_blocks(std::uint32_t die) const { return pool(die, PoolKind::kNormal).count; }
@@ -96,6 +102,15 @@ class BlockManager {
   void set_victim(std::uint32_t die, std::uint32_t block);
   // After erase: back to its pool.
   void on_erased(std::uint32_t die, std::uint32_t block);
+  // A block that failed (its data already moved off) leaves service for
+  // good; a spare of its die takes its place if one is left.
+  void retire(std::uint32_t die, std::uint32_t block);
+  std::uint32_t spare_blocks(std::uint32_t die) const { return spares_[die]; }
+  std::uint64_t bad_blocks() const { return bad_total_; }
+  // Bad blocks with no spare left to replace them: the drive's usable
+  // capacity shrank (real firmware goes read-only when this reaches its
+  // over-provisioning).
+  std::uint64_t unreplaced_bad_blocks() const { return unreplaced_; }
 
   BlockInfo& info(std::uint32_t die, std::uint32_t block) {
     return blocks_[layout_.die_block(die, block)];
@@ -152,8 +167,13 @@ class BlockManager {
   std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
   std::vector<std::uint32_t> dynamic_slc_;  // per die
   std::vector<std::uint32_t> dead_slc_;     // per die: full SLC blocks with no valid data
+  std::vector<std::uint32_t> spares_;       // per die: blocks left in the bad-block reserve
   std::uint32_t closed_seq_ = 0;
   std::uint64_t free_total_ = 0;  // normal pools, all dies
+  std::uint64_t bad_total_ = 0;
+  std::uint64_t unreplaced_ = 0;
+  // Puts a spare of `die` in service (into the normal pool), if one is left.
+  bool use_spare(std::uint32_t die);
 };
 
 }  // namespace ssdtwin

@@ -133,6 +133,12 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.rain_stripe = static_cast<std::uint32_t>(rain.get_int("stripe", 0, 0, 1024));
   if (c.rain_stripe == 1) rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
+  const ConfigNode bad = drive.child("nand").child("bad_blocks");
+  c.bad_blocks.factory_rate = bad.get_double("factory", 0, 0, 0.5);
+  c.bad_blocks.erase_fail_rate = bad.get_double("erase_fail", 0, 0, 1);
+  c.bad_blocks.seed = static_cast<std::uint64_t>(bad.get_int("seed", 1, 0, INT64_MAX));
+  c.bad_blocks.reserve_per_die = static_cast<std::uint32_t>(
+      ftl.get_int("bad_block_reserve", 0, 0, geo.blocks_per_plane / 2));
   c.recovery = read_recovery(drive.child("controller").child("ecc"), rain, ftl.child("read_reclaim"));
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks
@@ -155,12 +161,15 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     drive.fail("user_capacity", "expected less than the flash capacity left after RAIN parity (" +
                                     std::to_string(data_raw) + " bytes)");
   const std::uint64_t spare_blocks = (data_raw - c.user_bytes) / block_bytes / geo.dies();
-  const std::uint64_t spare_per_die = spare_blocks - c.slc.static_blocks_per_die;
-  if (spare_blocks < c.slc.static_blocks_per_die ||
+  // So do the bad-block reserve's spares.
+  const std::uint64_t held = std::uint64_t{c.slc.static_blocks_per_die} + c.bad_blocks.reserve_per_die;
+  const std::uint64_t spare_per_die = spare_blocks - held;
+  if (spare_blocks < held ||
       spare_per_die < c.gc_trigger_free_blocks + 2)
     drive.fail("user_capacity",
                "leaves " + std::to_string(static_cast<std::int64_t>(spare_per_die)) +
-                   " spare blocks per die after the static SLC cache; garbage collection "
+                   " spare blocks per die after the static SLC cache and the bad-block "
+                   "reserve; garbage collection "
                    "needs at least ftl.gc.trigger_free_blocks + 2 (" +
                    std::to_string(c.gc_trigger_free_blocks + 2) + ")");
   return c;

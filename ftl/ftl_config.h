@@ -53,6 +53,15 @@ struct ReadRecoveryConfig {
   std::uint32_t reclaim_retry_step = 0;
 };
 
+// Bad blocks: factory-marked ones and those that fail in service, and the
+// reserve of spare blocks that replaces them (out of the spare area).
+struct BadBlockConfig {
+  double factory_rate = 0;     // nand.bad_blocks.factory: share of blocks bad from the factory
+  double erase_fail_rate = 0;  // nand.bad_blocks.erase_fail: probability an erase fails
+  std::uint32_t reserve_per_die = 0;  // ftl.bad_block_reserve, in blocks
+  std::uint64_t seed = 1;      // nand.bad_blocks.seed: a random stream of its own
+};
+
 struct FtlConfig {
   std::uint64_t user_bytes = 0;              // drive.user_capacity
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
@@ -100,6 +109,7 @@ struct FtlConfig {
   SlcCacheConfig slc;
   MapCacheConfig map;
   ReadRecoveryConfig recovery;
+  BadBlockConfig bad_blocks;
 
   // `drive` is the drive root node; reads user_capacity, controller.* and
   // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.

@@ -4,16 +4,30 @@
 
 namespace ssdtwin {
 
+namespace {
+// Factory bad blocks: each block independently, at the configured rate,
+// drawn from the bad-block stream so that they do not move other choices.
+std::vector<std::uint32_t> factory_bad_blocks(const Geometry& geo, const BadBlockConfig& c) {
+  std::vector<std::uint32_t> bad;
+  if (c.factory_rate <= 0) return bad;
+  Rng rng(c.seed);
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
+    if (rng.uniform() < c.factory_rate) bad.push_back(db);
+  return bad;
+}
+}  // namespace
+
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
     : engine(e), nand(n), geo(n.geometry()), cfg(c), layout(geo),
-      blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die),
+      blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die, c.bad_blocks.reserve_per_die,
+             factory_bad_blocks(geo, c.bad_blocks)),
       map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
       map_cache(c.map, c.user_bytes / kSectorBytes),
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
       host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
-      stripes(c.rain_stripe) {}
+      stripes(c.rain_stripe), fault_rng(c.bad_blocks.seed ^ 0x5EED5EEDull) {}
 
 FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
   FlashTxn* t = txns.get();

@@ -65,6 +65,7 @@ struct FtlCore {
   std::vector<std::uint32_t> host_programs;
   GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
   RainStripes stripes;  // RAIN stripe table (ftl/rain_stripes.h)
+  Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
 
   // True when data unit `u`, just allocated in a block of `mode`, is followed
   // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).

@@ -42,6 +42,7 @@ struct FtlStats {
   std::uint64_t host_reads_failed = 0;    // host reads answered with an unrecovered-read error
   std::uint64_t rewrite_slots = 0;        // pages rewritten after a rebuild
   std::uint64_t reclaim_blocks = 0;       // blocks relocated by read reclaim
+  std::uint64_t grown_bad_blocks = 0;     // blocks retired after a failed erase
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
 };

@@ -281,7 +281,15 @@ void GarbageCollector::on_program_done(FlashTxn* t) {
 void GarbageCollector::on_erase_done(FlashTxn* t) {
   const std::uint32_t die = t->die;
   DieGc& g = dies_[die];
-  erased(die, t->block);
+  // A failed erase retires the block (its data was moved off already); a
+  // spare from the bad-block reserve takes its place.
+  const double fail = core_.cfg.bad_blocks.erase_fail_rate;
+  if (fail > 0 && core_.fault_rng.uniform() < fail) {
+    core_.blocks.retire(die, t->block);
+    ++core_.stats.grown_bad_blocks;
+  } else {
+    erased(die, t->block);
+  }
   g.read_out.erase(g.read_out.begin());
   g.erasing = false;
   core_.txns.put(t);
