@@ -100,8 +100,13 @@ double offered_iops(const PhaseSpec& spec, const RunReport& report) {
   return spec.rate.fraction * iops;
 }
 
-void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
-                     Progress& progress, const Gauge* gauge, double offered, PhaseReport& pr) {
+// True when a power cut at `stop_at` has come.
+bool cut_due(const Drive& drive, Tick stop_at) { return stop_at != 0 && drive.engine.now() >= stop_at; }
+
+// Returns false when a power cut stopped the phase.
+bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
+                     Progress& progress, const Gauge* gauge, double offered, Tick stop_at,
+                     PhaseReport& pr) {
   IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge, offered);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
@@ -120,8 +125,10 @@ void run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                                "': commands outstanding but no event pending");
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
+    if (cut_due(drive, stop_at)) return false;
   }
   watch.finish();
+  return true;
 }
 
 void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec,
@@ -191,9 +198,13 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
     else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
     else
-      run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge, offered_iops(spec, report),
-                      pr);
-    if (spec.idle_after > 0) drive.engine.advance_to(drive.engine.now() + spec.idle_after);
+      report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
+                                    offered_iops(spec, report), opt.stop_at, pr);
+    if (!report.cut && spec.idle_after > 0) {
+      const Tick until = drive.engine.now() + spec.idle_after;
+      drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
+      report.cut = cut_due(drive, opt.stop_at);
+    }
 
     pr.nand_after = drive.nand.stats();
     pr.ftl_after = drive.ftl.stats();
@@ -202,6 +213,10 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.wear = drive.ftl.blocks().wear();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
+    if (report.cut) {
+      report.phases.resize(i + 1);
+      break;
+    }
   }
   progress.finish();
   report.wall_seconds = progress.wall_seconds();

@@ -51,10 +51,15 @@ struct RunReport {
   double wall_seconds = 0;
   std::uint64_t events = 0;
   Tick sim_end = 0;
+  bool cut = false;  // stopped at RunOptions::stop_at; the last phase is partial
 };
 
 struct RunOptions {
   bool progress = true;  // progress lines on stderr for long runs
+  // A power cut at this simulated time (0: none): the run stops there, mid
+  // phase, and leaves the drive as the cut finds it for Ftl::power_cut. The
+  // drive must not run on after: recover into a newly built one.
+  Tick stop_at = 0;
 };
 
 // Throws std::runtime_error if the simulation stalls (a model bug).

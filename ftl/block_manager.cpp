@@ -59,6 +59,36 @@ bool BlockManager::use_spare(std::uint32_t die) {
   return false;
 }
 
+void BlockManager::rebuild_pools() {
+  free_total_ = bad_total_ = 0;
+  std::fill(write_point_.begin(), write_point_.end(), kNoBlock);
+  for (std::uint32_t die = 0; die < geo_.dies(); ++die) {
+    dynamic_slc_[die] = dead_slc_[die] = spares_[die] = 0;
+    for (const PoolKind k : {PoolKind::kNormal, PoolKind::kStaticSlc}) {
+      pool(die, k).head = 0;
+      pool(die, k).count = 0;
+    }
+    for (std::uint32_t blk = 0; blk < geo_.blocks_per_plane; ++blk) {
+      BlockInfo& b = info(die, blk);
+      const PoolKind k = is_static_slc(blk) ? PoolKind::kStaticSlc : PoolKind::kNormal;
+      if (b.state == BlockState::kSpare) ++spares_[die];
+      if (b.state == BlockState::kBad) ++bad_total_;
+      if (b.state == BlockState::kFree) {
+        Pool& p = pool(die, k);
+        p.ring[p.count++] = blk;
+        if (k == PoolKind::kNormal) ++free_total_;
+        continue;
+      }
+      if (b.state != BlockState::kFull) continue;
+      b.closed_seq = ++closed_seq_;
+      if (b.mode != geo_.native_mode) {
+        if (k == PoolKind::kNormal) ++dynamic_slc_[die];
+        if (b.valid == 0) ++dead_slc_[die];
+      }
+    }
+  }
+}
+
 void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
   BlockInfo& b = info(die, block);
   if (b.mode != geo_.native_mode && !is_static_slc(block)) --dynamic_slc_[die];

@@ -106,6 +106,9 @@ class BlockManager {
   // good; a spare of its die takes its place if one is left.
   void retire(std::uint32_t die, std::uint32_t block);
   std::uint32_t spare_blocks(std::uint32_t die) const { return spares_[die]; }
+  // After the blocks' states were set from flash (power-loss recovery):
+  // rebuilds the pools and counters; blocks holding data are closed.
+  void rebuild_pools();
   std::uint64_t bad_blocks() const { return bad_total_; }
   // Bad blocks with no spare left to replace them: the drive's usable
   // capacity shrank (real firmware goes read-only when this reaches its

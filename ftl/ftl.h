@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/power_loss.h"
 #include "ftl/read_recovery.h"
 #include "ftl/write_buffer.h"
 
@@ -75,6 +76,13 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void fast_write(Lpn lpn);
   void fast_trim(Lpn lpn);
   void end_fast();
+  // Power loss (ftl/power_loss.h): the flash as a cut now would leave it,
+  // with the model's account of what the cut loses (needs verification
+  // mode); and, on a freshly built drive, the mapping rebuilt from such an
+  // image, checked against every accepted write.
+  DurableImage power_cut() const;
+  RecoveryReport recover(const DurableImage& image);
+
   // Read path: issues flash reads for [first, first+count) on behalf of
   // host command `cmd`.
   ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count);

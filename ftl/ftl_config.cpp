@@ -139,6 +139,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.bad_blocks.seed = static_cast<std::uint64_t>(bad.get_int("seed", 1, 0, INT64_MAX));
   c.bad_blocks.reserve_per_die = static_cast<std::uint32_t>(
       ftl.get_int("bad_block_reserve", 0, 0, geo.blocks_per_plane / 2));
+  c.power_loss = PowerLossConfig::from_config(ftl.child("power_loss"));
   c.recovery = read_recovery(drive.child("controller").child("ecc"), rain, ftl.child("read_reclaim"));
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ftl/map_cache.h"
+#include "ftl/power_loss.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -110,6 +111,7 @@ struct FtlConfig {
   MapCacheConfig map;
   ReadRecoveryConfig recovery;
   BadBlockConfig bad_blocks;
+  PowerLossConfig power_loss;
 
   // `drive` is the drive root node; reads user_capacity, controller.* and
   // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.

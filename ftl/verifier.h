@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "ftl/address.h"
@@ -29,6 +30,17 @@ class Verifier {
   std::uint32_t expected(Lpn lpn) const { return expected_[lpn]; }
   void set_slot(Ppa p, std::uint32_t version) { slot_[p] = version; }
   std::uint32_t slot(Ppa p) const { return slot_[p]; }
+  // After a power cut: the versions the rebuilt drive holds (ftl/power_loss.h).
+  void restore(std::vector<std::uint32_t> expected, std::vector<std::uint32_t> slots,
+               std::uint32_t last) {
+    expected_ = std::move(expected);
+    slot_ = std::move(slots);
+    last_ = last;
+  }
+  void restore_expected(Lpn lpn, std::uint32_t version) { expected_[lpn] = version; }
+  std::uint32_t last() const { return last_; }
+  const std::vector<std::uint32_t>& expected_all() const { return expected_; }
+  const std::vector<std::uint32_t>& slots_all() const { return slot_; }
   void erase(Ppa first, std::uint32_t count) {
     for (std::uint32_t i = 0; i < count; ++i) slot_[first + i] = kNone;
   }

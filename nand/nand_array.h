@@ -62,6 +62,11 @@ class NandArray : public EventTarget {
 
   std::uint32_t queued_programs(std::uint32_t die) const { return dies_[die].lo_count; }
   bool die_idle(std::uint32_t die) const { return !dies_[die].current; }
+  // The program running in `die`'s array (the oldest one started), if any:
+  // what a power cut interrupts.
+  const FlashTxn* programming(std::uint32_t die) const { return dies_[die].in_array.head; }
+  // When `die`'s array finishes the operations started on it.
+  Tick array_busy_until(std::uint32_t die) const { return dies_[die].array_free_at; }
   const NandStats& stats() const { return stats_; }
   const Geometry& geometry() const { return geo_; }
   const NandTiming& timing() const { return timing_; }

@@ -1735,3 +1735,125 @@ workload:
   INFO(without << " " << with);
   CHECK(with > 1.1 * without);
 }
+
+// ---- Power loss (ftl/power_loss.h) ----
+
+namespace {
+
+// A 256 MiB MLC drive, 200 MB of it for the host: small enough to cut power
+// a thousand times, full enough that GC relocates while the cuts land.
+const std::vector<std::string> kSmallMlc = {"drive.nand.blocks_per_plane=32",
+                                            "drive.user_capacity=200MB"};
+
+struct CutTally {
+  std::uint64_t cuts = 0, lost = 0, volatile_pages = 0, corrupted = 0, interrupted = 0,
+                protected_cuts = 0, mismatches = 0, replayed = 0, verify_errors = 0;
+  Tick max_recovery = 0;
+};
+
+// Fills the drive, then cuts power `cuts` times during random writes at
+// random moments, each time recovering into a newly built drive that runs on.
+CutTally cut_many(std::vector<std::string> sets, int cuts, std::uint64_t seed) {
+  CutTally tally;
+  Rng rng(seed);
+  auto build = [&]() { return make_drive("configs/drives/test_mlc_sata.yaml", sets, /*verify=*/true); };
+  auto t = build();
+  run_quiet(*t.drive, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
+)",
+                                    t.drive->user_bytes()));
+  const auto churn = make_workload(R"(
+workload:
+  seed: 7
+  phases:
+    - {name: churn, rw: randrw, rwmixread: 30, bs: 4KiB, iodepth: 8, runtime: 1s}
+)",
+                                   t.drive->user_bytes());
+  for (int i = 0; i < cuts; ++i) {
+    RunOptions opt;
+    opt.progress = false;
+    opt.stop_at = 1 + rng.below(20 * kMs);  // from the first IO to 20 ms of them
+    const RunReport rep = run_workload(*t.drive, churn, opt);
+    REQUIRE(rep.cut);
+    tally.verify_errors += t.drive->ftl.stats().verify_errors;
+    const DurableImage img = t.drive->ftl.power_cut();
+    auto next = build();
+    const RecoveryReport rec = next.drive->ftl.recover(img);
+    ++tally.cuts;
+    tally.lost += rec.lost_pages;
+    tally.volatile_pages += img.volatile_pages;
+    tally.corrupted += img.corrupted_pages;
+    tally.interrupted += img.interrupted_programs;
+    tally.protected_cuts += img.protected_cut;
+    tally.replayed += rec.replayed_pages;
+    if (rec.lost_pages != img.volatile_pages) ++tally.mismatches;
+    tally.max_recovery = std::max(tally.max_recovery, rec.recovery_time);
+    t = std::move(next);
+  }
+  // The last recovered drive reads back what it holds.
+  run_quiet(*t.drive, make_workload(R"(
+workload:
+  phases:
+    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)",
+                                    t.drive->user_bytes()));
+  tally.verify_errors += t.drive->ftl.stats().verify_errors;
+  return tally;
+}
+
+}  // namespace
+
+TEST_CASE("without PLP a power cut loses exactly the writes the model holds volatile",
+          "[ftl][power]") {
+  const CutTally c = cut_many(kSmallMlc, 1000, 11);
+  INFO("lost " << c.lost << " volatile " << c.volatile_pages << " corrupted " << c.corrupted);
+  CHECK(c.cuts == 1000);
+  CHECK(c.mismatches == 0);
+  CHECK(c.lost == c.volatile_pages);
+  CHECK(c.lost > 0);          // writes were in the buffer at the cuts
+  CHECK(c.interrupted > 0);   // and programs under way
+  CHECK(c.corrupted > 0);     // MLC: some of those took their lower pages
+  CHECK(c.verify_errors == 0);
+  CHECK(c.max_recovery > 0);
+}
+
+TEST_CASE("with PLP, power cuts at 1000 random points lose nothing", "[ftl][power]") {
+  auto sets = kSmallMlc;
+  sets.push_back("drive.ftl.power_loss={protection: true, hold_up: 40ms}");
+  const CutTally c = cut_many(sets, 1000, 12);
+  CHECK(c.protected_cuts == 1000);
+  CHECK(c.lost == 0);
+  CHECK(c.replayed > 0);
+  CHECK(c.verify_errors == 0);
+}
+
+TEST_CASE("paired-page protection keeps lower pages through a cut", "[ftl][power]") {
+  auto sets = kSmallMlc;
+  sets.push_back("drive.ftl.power_loss.paired_page_protection=true");
+  const CutTally c = cut_many(sets, 200, 13);
+  CHECK(c.corrupted == 0);
+  CHECK(c.mismatches == 0);
+}
+
+TEST_CASE("a PLP hold-up too short for the flush loses what it could not write", "[ftl][power]") {
+  auto sets = kSmallMlc;
+  sets.push_back("drive.ftl.power_loss={protection: true, hold_up: 100us}");
+  const CutTally c = cut_many(sets, 100, 14);
+  CHECK(c.protected_cuts < 100);
+  CHECK(c.mismatches == 0);
+}
+
+// The longer run (CTest label "long"): many more cuts, with and without PLP.
+TEST_CASE("power cuts at 20000 random points: PLP loses nothing, no PLP exactly the volatile",
+          "[.][power-long]") {
+  auto plp = kSmallMlc;
+  plp.push_back("drive.ftl.power_loss={protection: true, hold_up: 40ms}");
+  const CutTally with = cut_many(plp, 20000, 21);
+  CHECK(with.lost == 0);
+  CHECK(with.verify_errors == 0);
+  const CutTally without = cut_many(kSmallMlc, 20000, 22);
+  CHECK(without.mismatches == 0);
+  CHECK(without.verify_errors == 0);
+}
