@@ -52,32 +52,46 @@ int run(const Args& a) {
   // Building the drive allocates and initialises its tables (mapping, block
   // state): for a 4 TB drive a set-up cost worth reporting.
   const auto build_start = std::chrono::steady_clock::now();
-  Drive drive(drive_doc->root(), a.verify);
+  bool verify = a.verify;
+  auto drive = std::make_unique<Drive>(drive_doc->root(), verify);
   const double build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   std::unique_ptr<ConfigDoc> wl_doc;
   WorkloadSpec workload;
   if (!a.workload.empty()) {
     wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
-    workload = WorkloadSpec::from_config(wl_doc->root(), drive.user_bytes());
+    workload = WorkloadSpec::from_config(wl_doc->root(), drive->user_bytes());
     wl_doc->check_unused();
   }
   drive_doc->check_unused();
+  if (!workload.power_cuts.empty() && !verify) {
+    // Power cuts are checked against every accepted write: the sequence
+    // numbers the out-of-band areas carry live in verification mode.
+    spdlog::info("power cuts in the workload: verification mode on");
+    verify = true;
+    drive = std::make_unique<Drive>(drive_doc->root(), verify);
+  }
   for (const auto& s : a.sets) {
     if (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0)
       throw ConfigError("--set " + s + ": expected a key starting with drive. or workload.");
   }
   if (a.command == "check") {
-    std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive.name.c_str(),
-                static_cast<double>(drive.user_bytes()) / 1e9,
-                static_cast<double>(drive.geo.raw_bytes()) / (1ull << 30));
+    std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive->name.c_str(),
+                static_cast<double>(drive->user_bytes()) / 1e9,
+                static_cast<double>(drive->geo.raw_bytes()) / (1ull << 30));
     return 0;
   }
-  spdlog::info("{}: {} ({} dies, {:.1f} GB user) under '{}'", a.drive, drive.name,
-               drive.geo.dies(), static_cast<double>(drive.user_bytes()) / 1e9, workload.name);
+  spdlog::info("{}: {} ({} dies, {:.1f} GB user) under '{}'", a.drive, drive->name,
+               drive->geo.dies(), static_cast<double>(drive->user_bytes()) / 1e9, workload.name);
   RunOptions opt;
   opt.progress = !a.quiet;
-  const RunReport report = run_workload(drive, workload, opt);
+  const RunReport report = run_with_power_cuts(
+      drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
+  for (const PowerCutReport& c : report.power_cuts)
+    spdlog::info("power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "
+                 "model){}, recovery {:.3f} s",
+                 to_seconds(c.at), c.phase, c.lost_pages, c.volatile_pages,
+                 c.protected_cut ? ", PLP flush held" : "", to_seconds(c.recovery_time));
   RunMeta meta;
   meta.build_seconds = build_seconds;
   meta.drive_file = a.drive;
@@ -85,8 +99,8 @@ int run(const Args& a) {
   meta.drive_resolved_json = drive_doc->resolved_json();
   meta.workload_resolved_json = wl_doc->resolved_json();
   meta.overrides = a.sets;
-  meta.verify = a.verify;
-  write_results(a.out, drive, workload, report, meta);
+  meta.verify = verify;
+  write_results(a.out, *drive, workload, report, meta);
   spdlog::info("results in {} (wall {:.1f} s, {} events)", a.out, report.wall_seconds,
                report.events);
   for (const PhaseReport& p : report.phases) {
@@ -100,15 +114,23 @@ int run(const Args& a) {
       spdlog::warn("phase '{}': skipped {} bad lines ({} malformed, {} zero-length, {} unknown op); first: {}",
                    p.spec->name, t.bad_lines(), t.bad[0], t.bad[1], t.bad[2], t.first_bad);
   }
-  if (a.verify) {
-    const FtlStats& s = drive.ftl.stats();
-    if (s.verify_errors > 0) {
-      std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks\n",
-                   static_cast<unsigned long long>(s.verify_errors),
-                   static_cast<unsigned long long>(s.verify_checks));
+  if (verify) {
+    const FtlStats& s = drive->ftl.stats();
+    const std::uint64_t errors = s.verify_errors + report.verify_errors_before;
+    const std::uint64_t checks = s.verify_checks + report.verify_checks_before;
+    std::uint64_t lost = 0, allowed = 0;
+    for (const PowerCutReport& c : report.power_cuts) {
+      lost += c.lost_pages;
+      allowed += c.volatile_pages;
+    }
+    if (errors > 0 || lost != allowed) {
+      std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks; %llu pages lost "
+                           "to power cuts where the model allows %llu\n",
+                   static_cast<unsigned long long>(errors), static_cast<unsigned long long>(checks),
+                   static_cast<unsigned long long>(lost), static_cast<unsigned long long>(allowed));
       return kExitVerify;
     }
-    spdlog::info("verification: {} checks, no errors", s.verify_checks);
+    spdlog::info("verification: {} checks, no errors", checks);
   }
   return 0;
 }

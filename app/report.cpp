@@ -203,6 +203,22 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   ftl["reads_from_controller_memory"] = fa.read_from_controller - fb.read_from_controller;
   ftl["reads_unmapped"] = fa.read_unmapped - fb.read_unmapped;
   ftl["trimmed_pages"] = fa.trim_slots - fb.trim_slots;
+  // Read recovery and bad blocks (ftl/read_recovery.h, ftl/block_manager.h).
+  Json rel;
+  Json by_step = Json::array();
+  for (std::size_t k = 1; k < FtlStats::kRetryBuckets; ++k)
+    by_step.push_back(fa.retry_reads_by_step[k] - fb.retry_reads_by_step[k]);
+  rel["retry_reads_by_step"] = by_step;  // [0] = step 1; the last counts steps >= 15
+  rel["reads_retried"] = fa.reads_retried - fb.reads_retried;
+  rel["reads_uncorrectable"] = fa.reads_uncorrectable - fb.reads_uncorrectable;
+  rel["rain_member_reads"] = fa.rain_member_reads - fb.rain_member_reads;
+  rel["pages_rebuilt"] = fa.pages_rebuilt - fb.pages_rebuilt;
+  rel["reads_lost"] = fa.reads_lost - fb.reads_lost;
+  rel["host_reads_failed"] = fa.host_reads_failed - fb.host_reads_failed;
+  rel["rewritten_pages"] = fa.rewrite_slots - fb.rewrite_slots;
+  rel["read_reclaim_blocks"] = fa.reclaim_blocks - fb.reclaim_blocks;
+  rel["grown_bad_blocks"] = fa.grown_bad_blocks - fb.grown_bad_blocks;
+  ftl["reliability"] = rel;
   const double hits = static_cast<double>(fa.map_hits - fb.map_hits);
   const double misses = static_cast<double>(fa.map_misses - fb.map_misses);
   Json map;
@@ -282,6 +298,15 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
   d["device_queue_slots"] = drive.hif_cfg.device_slots;
   d["map_cache_whole_table"] = drive.ftl.map_cache_whole_table();
+  {
+    const BlockManager& bm = drive.ftl.blocks();
+    std::uint64_t spares = 0;
+    for (std::uint32_t die = 0; die < bm.dies(); ++die) spares += bm.spare_blocks(die);
+    d["bad_blocks"] = bm.bad_blocks();
+    d["spare_blocks_left"] = spares;
+    d["unreplaced_bad_blocks"] = bm.unreplaced_bad_blocks();
+    d["error_model"] = drive.errors ? Json(true) : Json(false);
+  }
   d["map_lookup_ns"] = drive.ftl_cfg.map.access_time;
   j["drive_model"] = d;
 
@@ -308,6 +333,22 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   Json phases = Json::array();
   for (const auto& p : report.phases) phases.push_back(phase_json(drive, workload, p));
   j["phases"] = phases;
+  if (!report.power_cuts.empty()) {
+    Json cuts = Json::array();
+    for (const PowerCutReport& c : report.power_cuts)
+      cuts.push_back(Json{{"at_s", to_seconds(c.at)},
+                          {"phase", c.phase},
+                          {"plp_flush_held", c.protected_cut},
+                          {"plp_flush_s", to_seconds(c.flush_time)},
+                          {"pages_volatile_at_cut", c.volatile_pages},
+                          {"pages_lost", c.lost_pages},
+                          {"programs_interrupted", c.interrupted_programs},
+                          {"paired_pages_corrupted", c.corrupted_pages},
+                          {"pages_scanned", c.pages_scanned},
+                          {"pages_replayed", c.replayed_pages},
+                          {"recovery_s", to_seconds(c.recovery_time)}});
+    j["power_cuts"] = cuts;
+  }
   // The review procedure's figures, at the top level for quick reading.
   for (std::size_t i = 0; i < report.phases.size(); ++i)
     if (phases[i].contains("fill")) j["fill"] = phases[i]["fill"];

@@ -178,15 +178,20 @@ const std::vector<ActivityColumn>& activity_columns() {
   return kColumns;
 }
 
-RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
-  RunReport report;
-  report.phases.resize(workload.phases.size());
-  Rng rng(workload.seed);
+namespace {
+
+// Runs phases [first, end) of `workload` into `report` (sized for all its
+// phases); stops early at a power cut (report.cut, and returns the index of
+// the interrupted phase), else returns the phase count.
+std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt,
+                       std::size_t first, RunReport& report) {
+  Rng rng(workload.seed + first);  // a resumed run draws a stream of its own
   Progress progress(opt.progress);
   const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
-
-  for (std::size_t i = 0; i < workload.phases.size(); ++i) {
+  report.cut = false;
+  std::size_t i = first;
+  for (; i < workload.phases.size(); ++i) {
     const PhaseSpec& spec = workload.phases[i];
     PhaseReport& pr = report.phases[i];
     pr.spec = &spec;
@@ -213,15 +218,67 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.wear = drive.ftl.blocks().wear();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
-    if (report.cut) {
-      report.phases.resize(i + 1);
-      break;
-    }
+    if (report.cut) break;
   }
   progress.finish();
-  report.wall_seconds = progress.wall_seconds();
-  report.events = drive.engine.events_executed() - events_before;
+  report.wall_seconds += progress.wall_seconds();
+  report.events += drive.engine.events_executed() - events_before;
   report.sim_end = drive.engine.now();
+  return i;
+}
+
+}  // namespace
+
+RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
+  RunReport report;
+  report.phases.resize(workload.phases.size());
+  const std::size_t end = run_phases(drive, workload, opt, 0, report);
+  if (report.cut) report.phases.resize(end + 1);
+  return report;
+}
+
+RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
+                              const std::function<std::unique_ptr<Drive>()>& build,
+                              const WorkloadSpec& workload, const RunOptions& opt) {
+  RunReport report;
+  report.phases.resize(workload.phases.size());
+  std::size_t next = 0;
+  for (const Tick at : workload.power_cuts) {
+    RunOptions o = opt;
+    o.stop_at = at;
+    const std::size_t hit = run_phases(*drive, workload, o, next, report);
+    if (!report.cut) return report;  // the workload ended before this cut
+    const DurableImage image = drive->ftl.power_cut();
+    report.verify_checks_before += drive->ftl.stats().verify_checks;
+    report.verify_errors_before += drive->ftl.stats().verify_errors;
+    std::unique_ptr<Drive> fresh = build();
+    fresh->engine.advance_to(at);
+    const RecoveryReport rec = fresh->ftl.recover(image);
+    fresh->engine.advance_to(at + rec.recovery_time);
+    PowerCutReport c;
+    c.at = at;
+    c.phase = workload.phases[hit].name;
+    c.protected_cut = image.protected_cut;
+    c.flush_time = image.flush_time;
+    c.volatile_pages = image.volatile_pages;
+    c.lost_pages = rec.lost_pages;
+    c.interrupted_programs = image.interrupted_programs;
+    c.corrupted_pages = image.corrupted_pages;
+    c.pages_scanned = rec.pages_scanned;
+    c.replayed_pages = rec.replayed_pages;
+    c.recovery_time = rec.recovery_time;
+    report.power_cuts.push_back(c);
+    drive = std::move(fresh);
+    next = hit + 1;
+    if (next == workload.phases.size()) {
+      report.phases.resize(next);
+      report.cut = false;
+      return report;
+    }
+  }
+  RunOptions o = opt;
+  o.stop_at = 0;
+  run_phases(*drive, workload, o, next, report);
   return report;
 }
 

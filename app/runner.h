@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,8 +47,27 @@ struct ActivityColumn {
 };
 const std::vector<ActivityColumn>& activity_columns();
 
+// One power cut of a run (workload faults.power_cuts) and the recovery.
+struct PowerCutReport {
+  Tick at = 0;
+  std::string phase;  // the phase it interrupted
+  bool protected_cut = false;      // PLP held long enough for the flush
+  Tick flush_time = 0;             // PLP: the flush the NAND timing needed
+  std::uint64_t volatile_pages = 0;  // the model's account of accepted writes lost
+  std::uint64_t lost_pages = 0;      // accepted writes that did not read back after recovery
+  std::uint64_t interrupted_programs = 0;
+  std::uint64_t corrupted_pages = 0;
+  std::uint64_t pages_scanned = 0;
+  std::uint64_t replayed_pages = 0;
+  Tick recovery_time = 0;
+};
+
 struct RunReport {
   std::vector<PhaseReport> phases;
+  std::vector<PowerCutReport> power_cuts;
+  // Verification on drives a power cut replaced (the last drive's own
+  // counters hold the rest).
+  std::uint64_t verify_checks_before = 0, verify_errors_before = 0;
   double wall_seconds = 0;
   std::uint64_t events = 0;
   Tick sim_end = 0;
@@ -64,5 +84,14 @@ struct RunOptions {
 
 // Throws std::runtime_error if the simulation stalls (a model bug).
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt);
+
+// A run with the workload's power cuts: at each, the drive as the cut leaves
+// it (Ftl::power_cut) is recovered into a new one from `build` (needs
+// verification mode), simulated time goes on from the cut plus the
+// recovery, and the run continues with the phase after the interrupted one.
+// `drive` ends as the last drive. Without cuts, the same as run_workload.
+RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
+                              const std::function<std::unique_ptr<Drive>()>& build,
+                              const WorkloadSpec& workload, const RunOptions& opt);
 
 }  // namespace ssdtwin

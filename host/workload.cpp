@@ -305,6 +305,13 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
     w.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
                             1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};
   }
+  const ConfigNode faults = root.child("faults");
+  if (faults.has("power_cuts")) {
+    w.power_cuts = faults.get_time_list("power_cuts");
+    for (std::size_t i = 0; i < w.power_cuts.size(); ++i)
+      if (w.power_cuts[i] == 0 || (i > 0 && w.power_cuts[i] <= w.power_cuts[i - 1]))
+        faults.fail("power_cuts", "expected times above 0 in rising order");
+  }
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
   std::vector<std::uint32_t> depths, sizes;

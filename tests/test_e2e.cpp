@@ -430,3 +430,24 @@ TEST_CASE("keys of synthetic jobs on a trace phase are unknown keys, exit 2", "[
   CHECK_THAT(e.err, Catch::Contains("workload.phases.0.bs"));
   CHECK_THAT(e.err, Catch::Contains("unknown key"));
 }
+
+TEST_CASE("power cuts in a workload: the run recovers and goes on, losing only what was volatile",
+          "[e2e][power]") {
+  const std::string out = scratch("power_cuts");
+  const Exec e = run_binary("run -q --drive " + source_path("configs/drives/test_mlc_sata.yaml") +
+                            " --workload " + source_path("configs/workloads/power_cuts.yaml") +
+                            " --out " + out);
+  INFO(e.err);
+  REQUIRE(e.status == 0);  // verification (on by itself) passed, readback included
+  std::ifstream sf(out + "/summary.json");
+  const auto summary = nlohmann::json::parse(sf);
+  const auto& cuts = summary.at("power_cuts");
+  REQUIRE(cuts.size() == 3);
+  for (const auto& c : cuts) {
+    CHECK(c.at("pages_lost") == c.at("pages_volatile_at_cut"));
+    CHECK(c.at("recovery_s").get<double>() > 0);
+    CHECK(c.at("pages_scanned").get<double>() > 0);
+  }
+  CHECK(summary.at("phases").size() == 5);
+  CHECK(summary.at("verify").at("errors") == 0);
+}
