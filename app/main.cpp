@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <boost/program_options.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "app/drive.h"
@@ -23,6 +24,7 @@
 #include "ftl/map_cache.h"
 #include "host/workload.h"
 #include "sim/config.h"
+#include "sim/output_file.h"
 
 namespace po = boost::program_options;
 using namespace ssdtwin;
@@ -40,6 +42,36 @@ struct Args {
   bool quiet = false;
 };
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Log lines split by level: information (what ran, where the results are)
+// is the run's report on stdout; warnings go to stderr with every other
+// diagnostic, so a script reading stdout never mistakes one for a result.
+class SplitSink final : public spdlog::sinks::sink {
+ public:
+  void log(const spdlog::details::log_msg& msg) override {
+    (msg.level >= spdlog::level::warn ? err_ : out_)->log(msg);
+  }
+  void flush() override {
+    out_->flush();
+    err_->flush();
+  }
+  void set_pattern(const std::string& pattern) override {
+    out_->set_pattern(pattern);
+    err_->set_pattern(pattern);
+  }
+  void set_formatter(std::unique_ptr<spdlog::formatter> formatter) override {
+    err_->set_formatter(formatter->clone());
+    out_->set_formatter(std::move(formatter));
+  }
+
+ private:
+  std::shared_ptr<spdlog::sinks::sink> out_ = std::make_shared<spdlog::sinks::stdout_color_sink_st>();
+  std::shared_ptr<spdlog::sinks::sink> err_ = std::make_shared<spdlog::sinks::stderr_color_sink_st>();
+};
+
 void print_usage(const po::options_description& opts) {
   std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
                "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
@@ -48,6 +80,7 @@ void print_usage(const po::options_description& opts) {
 }
 
 int run(const Args& a) {
+  const auto started = std::chrono::steady_clock::now();
   auto drive_doc = ConfigDoc::load(a.drive, "drive", a.sets);
   // Building the drive allocates and initialises its tables (mapping, block
   // state): for a 4 TB drive a set-up cost worth reporting.
@@ -81,6 +114,9 @@ int run(const Args& a) {
                 static_cast<double>(drive->geo.raw_bytes()) / (1ull << 30));
     return 0;
   }
+  // Before the simulation, so that hours of it are not lost to a folder
+  // that cannot take the results.
+  prepare_output_folder(a.out);
   spdlog::info("{}: {} ({} dies, {:.1f} GB user) under '{}'", a.drive, drive->name,
                drive->geo.dies(), static_cast<double>(drive->user_bytes()) / 1e9, workload.name);
   RunOptions opt;
@@ -94,14 +130,18 @@ int run(const Args& a) {
                  c.protected_cut ? ", PLP flush held" : "", to_seconds(c.recovery_time));
   RunMeta meta;
   meta.build_seconds = build_seconds;
+  meta.started = started;
   meta.drive_file = a.drive;
   meta.workload_file = a.workload;
   meta.drive_resolved_json = drive_doc->resolved_json();
   meta.workload_resolved_json = wl_doc->resolved_json();
   meta.overrides = a.sets;
   meta.verify = verify;
+  const auto write_start = std::chrono::steady_clock::now();
   write_results(a.out, *drive, workload, report, meta);
-  spdlog::info("results in {} (wall {:.1f} s, {} events)", a.out, report.wall_seconds,
+  const double write_seconds = seconds_since(write_start);
+  spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
+               a.out, seconds_since(started), build_seconds, report.wall_seconds, write_seconds,
                report.events);
   for (const PhaseReport& p : report.phases) {
     if (!p.trace) continue;
@@ -179,6 +219,7 @@ int main(int argc, char** argv) {
     if (a.drive.empty()) throw po::error("--drive is required");
     if (a.command == "run" && (a.workload.empty() || a.out.empty()))
       throw po::error("run needs --workload and --out");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("", std::make_shared<SplitSink>()));
     spdlog::set_level(a.quiet ? spdlog::level::warn : spdlog::level::info);
     return run(a);
   } catch (const po::error& e) {

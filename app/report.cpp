@@ -1,10 +1,14 @@
 #include "app/report.h"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -12,6 +16,7 @@
 #include "app/report_procedures.h"
 #include "sim/chart.h"
 #include "sim/fill_curve.h"
+#include "sim/output_file.h"
 
 namespace ssdtwin {
 
@@ -314,8 +319,17 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   for (const auto& p : report.phases)
     for (int op = 0; op < PhaseResult::kOps; ++op) host_ios += p.result.ios[op];
   Json run;
+  // Wall time of the whole command and its parts: building the drive,
+  // simulating, writing the results (up to this file, written last). The
+  // rates below are of the simulation alone.
+  const auto now = std::chrono::steady_clock::now();
+  const double write_seconds =
+      meta.write_started ? std::chrono::duration<double>(now - *meta.write_started).count() : 0.0;
   run["build_seconds"] = meta.build_seconds;
-  run["wall_seconds"] = report.wall_seconds;
+  run["simulate_seconds"] = report.wall_seconds;
+  run["write_seconds"] = write_seconds;
+  run["wall_seconds"] = meta.started ? std::chrono::duration<double>(now - *meta.started).count()
+                                     : meta.build_seconds + report.wall_seconds + write_seconds;
   run["events"] = report.events;
   run["events_per_wall_second"] =
       report.wall_seconds > 0 ? static_cast<double>(report.events) / report.wall_seconds : 0.0;
@@ -360,25 +374,42 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   return j;
 }
 
+void prepare_output_folder(const std::string& out_dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir, ec);
+  if (ec) throw OutputError(out_dir + ": cannot create the output folder (--out): " + ec.message());
+  // Permissions, a read-only mount or a folder that is not one: the probe
+  // meets them as the results would (root passes permission checks anyway).
+  const std::string probe = (std::filesystem::path(out_dir) / ".ssdtwin_write_test").string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw OutputError(out_dir + ": cannot write in the output folder (--out): " +
+                      std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 void write_results(const std::string& out_dir, const Drive& drive, const WorkloadSpec& workload,
-                   const RunReport& report, const RunMeta& meta) {
+                   const RunReport& report, const RunMeta& run_meta) {
   namespace fs = std::filesystem;
+  RunMeta meta = run_meta;
+  meta.write_started = std::chrono::steady_clock::now();
   std::error_code ec;
   fs::create_directories(out_dir, ec);
-  if (ec) throw std::runtime_error(out_dir + ": cannot create output folder: " + ec.message());
+  if (ec) throw OutputError(out_dir + ": cannot create the output folder: " + ec.message());
   const fs::path dir(out_dir);
+  // summary.json is the folder's completion marker: an earlier run's goes
+  // first, and this run's is written last, so a folder holding one was
+  // written whole (each file itself is renamed into place when complete).
+  const std::string summary = (dir / "summary.json").string();
+  remove_output_file(summary);
 
-  {
-    std::ofstream f(dir / "summary.json");
-    if (!f) throw std::runtime_error((dir / "summary.json").string() + ": cannot write");
-    f << summary_json(drive, workload, report, meta).dump(2) << "\n";
-  }
   {
     // The whole latency distribution of every phase and op: the histogram's
     // non-empty buckets (each at most 3.1% wide), for tail analysis.
     // share_above (1 - cumulative) is the tail, drawn on log axes.
     const std::string csv = (dir / "latency_hist.csv").string();
-    std::ofstream f(csv);
+    OutputFile f(csv);
     f << "phase,op,bucket_upper_us,count,cumulative_share,share_above\n";
     char line[256];
     Chart tail{"Latency tail: " + drive.name + ", " + workload.name, "latency (us, log scale)",
@@ -410,12 +441,12 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                                    " && strcol(2) eq '" + kOpNames[op] + "'"});
       }
     }
-    f.close();
+    f.commit();
     if (!tail.series.empty()) draw_chart(tail, (dir / "latency_hist.png").string());
   }
   bool have_by_bytes = false;
   {
-    std::ofstream f(dir / "timeseries.csv");
+    OutputFile f((dir / "timeseries.csv").string());
     // Activity columns: counters as per-interval differences, levels as
     // sampled at the interval's end (app/runner.h, activity_columns()).
     const auto& cols = activity_columns();
@@ -454,9 +485,10 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       }
       have_by_bytes = have_by_bytes || p.result.by_bytes->segments() > 0;
     }
+    f.commit();
   }
   if (have_by_bytes) {
-    std::ofstream f(dir / "timeseries_by_bytes.csv");
+    OutputFile f((dir / "timeseries_by_bytes.csv").string());
     f << "phase,gb_written,write_mb_per_s\n";
     char line[256];
     for (const auto& p : report.phases) {
@@ -467,12 +499,13 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         f << line;
       }
     }
+    f.commit();
   }
 
   for (const auto& p : report.phases) {
     if (p.spec->report != PhaseReportKind::kFillCurve) continue;
     const std::string csv = (dir / "fill.csv").string();
-    std::ofstream f(csv);
+    OutputFile f(csv);
     f << "gb_written,mb_per_s\n";
     const ByteStepSeries& s = *p.result.by_bytes;
     char line[128];
@@ -481,7 +514,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                     static_cast<double>((k + 1) * s.step()) / 1e9, s.rate(k) / 1e6);
       f << line;
     }
-    f.close();
+    f.commit();
     const FillCurveMetrics m = fill_metrics(p);
     char title[256];
     std::snprintf(title, sizeof title,
@@ -495,7 +528,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   for (const auto& p : report.phases) {
     if (p.spec->report != PhaseReportKind::kConsistency) continue;
     const std::string csv = (dir / "consistency.csv").string();
-    std::ofstream f(csv);
+    OutputFile f(csv);
     f << "second,iops\n";
     const std::vector<double> iops = interval_iops(p);
     const double secs = to_seconds(p.result.series->interval());
@@ -504,7 +537,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       std::snprintf(line, sizeof line, "%g,%.1f\n", secs * static_cast<double>(i + 1), iops[i]);
       f << line;
     }
-    f.close();
+    f.commit();
     const ConsistencyScore c = consistency_score(p);
     char title[256];
     std::snprintf(title, sizeof title,
@@ -520,7 +553,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   for (const auto& p : report.phases) have_ws |= p.spec->report == PhaseReportKind::kWorkingSet;
   if (have_ws) {
     const std::string csv = (dir / "working_set.csv").string();
-    std::ofstream f(csv);
+    OutputFile f(csv);
     f << "span_gb,iops,mean_latency_us,map_hit_rate\n";
     char line[160];
     for (const auto& p : report.phases) {
@@ -536,7 +569,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                     hits + misses > 0 ? hits / (hits + misses) : 1.0);
       f << line;
     }
-    f.close();
+    f.commit();
     Chart c{"Working set: 4 KiB random reads vs span, " + drive.name, "span (GB, log scale)",
             "IOPS", {}, false};
     c.log_x = true;
@@ -562,6 +595,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     c.series.push_back({(dir / "timeseries_by_bytes.csv").string(), 2, 3, "write MB/s", ""});
     draw_chart(c, (dir / "timeseries_by_bytes.png").string());
   }
+  write_output_file(summary, summary_json(drive, workload, report, meta).dump(2) + "\n");
 }
 
 }  // namespace ssdtwin

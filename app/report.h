@@ -5,6 +5,8 @@
 //   *.png (+ .gp)           charts of the CSVs
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,12 +26,24 @@ struct RunMeta {
   std::vector<std::string> overrides;
   bool verify = false;
   double build_seconds = 0;  // wall time to build the drive before the first event
+  // When the command began (configs read, drive built, simulated, results
+  // written: run.wall_seconds counts from here); unset: the sum of the
+  // parts. write_results() sets write_started for run.write_seconds.
+  std::optional<std::chrono::steady_clock::time_point> started, write_started;
 };
 
 nlohmann::ordered_json summary_json(const Drive& drive, const WorkloadSpec& workload,
                                     const RunReport& report, const RunMeta& meta);
 
-// Creates `out_dir` if needed and writes every file above.
+// Creates `out_dir` if needed and checks that files can be created in it,
+// so that a run whose results could not be written stops before it starts;
+// throws OutputError naming the folder.
+void prepare_output_folder(const std::string& out_dir);
+
+// Creates `out_dir` if needed and writes every file above, each under a
+// temporary name renamed into place once whole, and summary.json last (an
+// earlier run's is removed first): a folder with a summary.json is
+// complete. Throws OutputError naming the file that could not be written.
 void write_results(const std::string& out_dir, const Drive& drive, const WorkloadSpec& workload,
                    const RunReport& report, const RunMeta& meta);
 

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "sim/chart.h"
+#include "sim/output_file.h"
 
 namespace ssdtwin {
 
@@ -220,16 +220,15 @@ Json recovery_json(const RunReport& r) {
   return j;
 }
 
-std::ofstream open_csv(const std::filesystem::path& path, const char* header) {
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error(path.string() + ": cannot write");
+OutputFile open_csv(const std::filesystem::path& path, const char* header) {
+  OutputFile f(path.string());
   f << header << "\n";
   return f;
 }
 
 void write_latency(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
   const std::string csv = (dir / "latency.csv").string();
-  std::ofstream f = open_csv(csv, "second,iops,p50_us,p99_us,max_us");
+  OutputFile f = open_csv(csv, "second,iops,p50_us,p99_us,max_us");
   const std::vector<double> iops = interval_iops(p);
   const auto& rows = p.result.interval_latency->rows();
   const double secs = to_seconds(p.result.series->interval());
@@ -245,7 +244,7 @@ void write_latency(const std::filesystem::path& dir, const Drive& drive, const P
                     to_us(r.max));
     f << line;
   }
-  f.close();
+  f.commit();
   const Json s = latency_json(p);
   char title[256];
   std::snprintf(title, sizeof title, "IOPS per interval: %s, %s (average %.0f IOPS)",
@@ -284,7 +283,7 @@ struct SweepFormat {
 void write_sweep(const std::filesystem::path& dir, const Drive& drive, const WorkloadSpec& workload,
                  const RunReport& report, const SweepFormat& fmt) {
   const std::string csv = (dir / (std::string(fmt.stem) + ".csv")).string();
-  std::ofstream f = open_csv(csv, fmt.header);
+  OutputFile f = open_csv(csv, fmt.header);
   std::vector<std::string> sweeps;  // in workload order
   char line[320];
   for (const auto& p : report.phases) {
@@ -294,7 +293,7 @@ void write_sweep(const std::filesystem::path& dir, const Drive& drive, const Wor
     if (std::find(sweeps.begin(), sweeps.end(), p.spec->base_name) == sweeps.end())
       sweeps.push_back(p.spec->base_name);
   }
-  f.close();
+  f.commit();
   Chart c{std::string(fmt.title) + ": " + drive.name + ", " + workload.name, fmt.x_label, fmt.y_label,
           {}, false};
   c.log_x = fmt.log_x;
@@ -399,7 +398,7 @@ Json load_curve_json(const RunReport& report) {
 
 void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
   const std::string csv = (dir / "bandwidth.csv").string();
-  std::ofstream f = open_csv(csv, "second,mb_per_s");
+  OutputFile f = open_csv(csv, "second,mb_per_s");
   const std::vector<double> bytes = interval_rates(p, Rate::kBytes);
   const double secs = to_seconds(p.result.series->interval());
   char line[96];
@@ -408,7 +407,7 @@ void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const
                   bytes[i] / 1e6);
     f << line;
   }
-  f.close();
+  f.commit();
   std::string passes;
   for (double v : pass_mb_per_s(p)) {
     char one[32];
@@ -427,7 +426,7 @@ void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const
 
 void write_recovery(const std::filesystem::path& dir, const Drive& drive, const RunReport& report) {
   const std::string csv = (dir / "degrade_recover.csv").string();
-  std::ofstream f = open_csv(csv, "phase,role,time_s,iops");
+  OutputFile f = open_csv(csv, "phase,role,time_s,iops");
   Chart c{"", "simulated time (s)", "IOPS", {}, true};
   char line[192];
   for (const auto& p : report.phases) {
@@ -444,7 +443,7 @@ void write_recovery(const std::filesystem::path& dir, const Drive& drive, const 
     c.series.push_back({csv, 3, 4, p.spec->name == role ? role : p.spec->name + " (" + role + ")",
                         "strcol(1) eq " + gnuplot_string(p.spec->name)});
   }
-  f.close();
+  f.commit();
   const RecoveryScores s = recovery_scores(report);
   char title[320];
   std::snprintf(

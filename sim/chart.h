@@ -29,8 +29,11 @@ struct Chart {
   bool log_y = false;
 };
 
-// Writes `png_path` (and `png_path` with .gp). Returns false when gnuplot is
-// unavailable or failed.
+// Writes `png_path` (and `png_path` with .gp), each whole or not at all
+// (sim/output_file.h): the PNG is drawn into a temporary and renamed once
+// it is complete. Returns false, with a warning and no PNG, when gnuplot is
+// not installed or rejects the chart (e.g. no data points); throws
+// OutputError when a file cannot be written.
 bool draw_chart(const Chart& chart, const std::string& png_path);
 // Several charts stacked top to bottom in one PNG (e.g. IOPS above latency
 // on a log scale, over the same time axis). Same contract as draw_chart.

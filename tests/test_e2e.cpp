@@ -222,6 +222,7 @@ namespace {
 struct Exec {
   int status;
   std::string err;
+  std::string out;
 };
 
 // A path in this process's scratch folder: ctest runs test cases in
@@ -232,15 +233,22 @@ std::string scratch(const std::string& name) {
   return (dir / name).string();
 }
 
-Exec run_binary(const std::string& args) {
-  static int calls = 0;
-  const std::string err_file = scratch("stderr_" + std::to_string(++calls) + ".txt");
-  const std::string cmd = std::string(SSDTWIN_BINARY) + " " + args + " >/dev/null 2>" + err_file;
-  const int rc = std::system(cmd.c_str());
-  std::ifstream f(err_file);
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, ss.str()};
+  return ss.str();
+}
+
+// `prefix`: shell commands before the binary's (e.g. a file size limit).
+Exec run_binary(const std::string& args, const std::string& prefix = "") {
+  static int calls = 0;
+  const std::string err_file = scratch("stderr_" + std::to_string(++calls) + ".txt");
+  const std::string out_file = scratch("stdout_" + std::to_string(calls) + ".txt");
+  const std::string cmd = prefix + std::string(SSDTWIN_BINARY) + " " + args + " >" + out_file +
+                          " 2>" + err_file;
+  const int rc = std::system(cmd.c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, read_file(err_file), read_file(out_file)};
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {
@@ -334,6 +342,80 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   int rows = 0;
   for (std::string l; std::getline(by, l);) ++rows;
   CHECK(rows == 1 + 3);  // header + one row per 100 MB written
+}
+
+TEST_CASE("results that cannot all be written exit 1 naming the file, and no summary.json",
+          "[e2e][errors][output]") {
+  const std::string out = scratch("e2e_fsize_out");
+  std::filesystem::remove_all(out);
+  const auto wl = write_temp("fsize_run.yaml", R"(workload:
+  timeseries: {interval: 100ms}
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 50MB}
+)");
+  // A file size limit of a few KiB fails writes as a full disk does (even
+  // as root); the signal it raises is ignored, so write(2) reports EFBIG.
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                                " --out " + out,
+                            "trap '' XFSZ; ulimit -f 8; ");
+  CHECK(e.status == 1);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::StartsWith("ssdtwin: error: " + out + "/"));
+  CHECK_THAT(e.err, Catch::Contains("cannot write"));
+  // The completion marker is missing and nothing half-written is left.
+  CHECK_FALSE(std::filesystem::exists(out + "/summary.json"));
+  for (const auto& f : std::filesystem::directory_iterator(out))
+    CHECK(f.path().extension() != ".tmp");
+
+  // A second run into the folder (limit lifted) completes it; a run after
+  // that fails again removes its summary.json first.
+  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out)
+              .status == 0);
+  CHECK(std::filesystem::exists(out + "/summary.json"));
+  CHECK(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
+                   "trap '' XFSZ; ulimit -f 8; ")
+            .status == 1);
+  CHECK_FALSE(std::filesystem::exists(out + "/summary.json"));
+}
+
+TEST_CASE("an --out that cannot be a folder exits 1 naming it, before simulating",
+          "[e2e][errors][output]") {
+  const auto file = write_temp("not_a_folder", "x");
+  const auto wl = write_temp("small_run2.yaml", R"(workload:
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+)");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                            " --out " + file + "/results");
+  CHECK(e.status == 1);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains(file + "/results: cannot create the output folder (--out)"));
+}
+
+TEST_CASE("warnings go to stderr, the run's report to stdout with its wall time in parts",
+          "[e2e][output]") {
+  const std::string out = scratch("e2e_streams_out");
+  write_temp("warn.csv", "0,write,0,4096\n10,write,zero,4096\n20,read,0,4096\n");
+  const auto wl = write_temp("warn.yaml", "workload:\n  phases:\n"
+                                          "    - {name: r, rw: trace, trace: {file: warn.csv, "
+                                          "format: native, skip_bad_lines: true}}\n");
+  const Exec e =
+      run_binary("run --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out);
+  REQUIRE(e.status == 0);
+  CHECK_THAT(e.err, Catch::Contains("[warning] phase 'r': skipped 1 bad lines"));
+  CHECK_THAT(e.out, !Catch::Contains("warning"));
+  CHECK_THAT(e.out, Catch::Contains("results in " + out + " (wall "));
+  CHECK_THAT(e.out, Catch::Contains(" s: build "));
+  CHECK_THAT(e.out, Catch::Contains(", simulate "));
+  CHECK_THAT(e.out, Catch::Contains(", write "));
+  std::ifstream sf(out + "/summary.json");
+  const auto run = nlohmann::json::parse(sf)["run"];
+  const double parts = run["build_seconds"].get<double>() + run["simulate_seconds"].get<double>() +
+                       run["write_seconds"].get<double>();
+  CHECK(run["write_seconds"].get<double>() > 0);
+  // The whole also counts reading the configs.
+  CHECK(run["wall_seconds"].get<double>() >= parts);
+  CHECK(run["wall_seconds"].get<double>() < parts + 1.0);
 }
 
 TEST_CASE("the consistency procedure scores the last seconds from its own per-second IOPS",

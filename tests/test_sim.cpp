@@ -1,7 +1,13 @@
 // Unit tests for the simulation kernel: event engine, random numbers,
 // latency histogram, transfer time and throughput series.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +17,7 @@
 
 #include "sim/event_engine.h"
 #include "sim/histogram.h"
+#include "sim/output_file.h"
 #include "sim/rng.h"
 #include "sim/steady_state.h"
 #include "sim/time.h"
@@ -731,4 +738,70 @@ TEST_CASE("the window and both tolerances are parameters", "[sim][steady]") {
   CHECK_THROWS_AS(ssdtwin::snia_steady_state(y, 1), std::invalid_argument);
   CHECK_THROWS_AS(ssdtwin::first_steady_round(y, 0), std::invalid_argument);
   CHECK_THROWS_AS(ssdtwin::snia_steady_state(y, 3, -0.1), std::invalid_argument);
+}
+
+// ---- Result files (sim/output_file.h)
+
+namespace {
+
+std::filesystem::path output_scratch(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ssdtwin_sim_" + std::to_string(getpid())) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string read_all(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("a result file appears under its name only when written whole", "[sim][output]") {
+  const auto dir = output_scratch("whole");
+  const std::string path = (dir / "a.csv").string();
+  {
+    ssdtwin::OutputFile f(path);
+    f << "x,y\n" << std::string(200000, 'z') << "\n";  // more than one buffer
+    CHECK_FALSE(std::filesystem::exists(path));
+    f.commit();
+  }
+  CHECK(read_all(path) == "x,y\n" + std::string(200000, 'z') + "\n");
+  CHECK_FALSE(std::filesystem::exists(ssdtwin::temporary_path(path)));
+  {
+    ssdtwin::OutputFile abandoned(path);  // e.g. an exception while writing it
+    abandoned << "partial";
+  }
+  CHECK(read_all(path).substr(0, 4) == "x,y\n");  // the whole earlier file stays
+  CHECK_FALSE(std::filesystem::exists(ssdtwin::temporary_path(path)));
+}
+
+TEST_CASE("a write to a full device is an error naming the file, and leaves nothing behind",
+          "[sim][output]") {
+  const auto dir = output_scratch("full");
+  const std::string path = (dir / "timeseries.csv").string();
+  // The temporary on /dev/full: every write fails with ENOSPC, as on a full
+  // disk (permissions would not do: the tests may run as root).
+  std::filesystem::create_symlink("/dev/full", ssdtwin::temporary_path(path));
+  try {
+    ssdtwin::write_output_file(path, "phase,time_s\n");
+    FAIL("no error");
+  } catch (const ssdtwin::OutputError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith(path + ": cannot write"));
+    CHECK_THAT(e.what(), Catch::Contains("No space left on device"));
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+  CHECK_FALSE(std::filesystem::is_symlink(ssdtwin::temporary_path(path)));
+}
+
+TEST_CASE("a result file in a folder that is not one is an error naming it", "[sim][output]") {
+  const auto dir = output_scratch("notdir");
+  std::ofstream(dir / "file") << "x";
+  const std::string path = (dir / "file" / "a.csv").string();
+  CHECK_THROWS_WITH(ssdtwin::write_output_file(path, "x"),
+                    Catch::StartsWith(path + ": cannot create"));
 }
