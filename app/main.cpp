@@ -23,6 +23,7 @@
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
 #include "host/workload.h"
+#include "nand/error_model.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 
@@ -209,6 +210,9 @@ int main(int argc, char** argv) {
         std::printf("ftl.map_cache.policy %s\n", name.c_str());
       for (const auto& p : slc_policies())
         std::printf("ftl.slc_cache.policy %-10s %s\n", p.name, p.description);
+      std::printf("nand.errors.model %-13s %s\n", "none", "reads never see bit errors (default)");
+      for (const auto& p : error_models())
+        std::printf("nand.errors.model %-13s %s\n", p.name, p.description);
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

@@ -243,7 +243,9 @@ RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
   RunReport report;
   report.phases.resize(workload.phases.size());
   std::size_t next = 0;
-  for (const Tick at : workload.power_cuts) {
+  Tick down = 0;  // time spent recovering so far: cut times count powered time only
+  for (const Tick planned : workload.power_cuts) {
+    const Tick at = planned + down;
     RunOptions o = opt;
     o.stop_at = at;
     const std::size_t hit = run_phases(*drive, workload, o, next, report);
@@ -255,6 +257,7 @@ RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
     fresh->engine.advance_to(at);
     const RecoveryReport rec = fresh->ftl.recover(image);
     fresh->engine.advance_to(at + rec.recovery_time);
+    down += rec.recovery_time;
     PowerCutReport c;
     c.at = at;
     c.phase = workload.phases[hit].name;

@@ -49,7 +49,7 @@ const std::vector<ActivityColumn>& activity_columns();
 
 // One power cut of a run (workload faults.power_cuts) and the recovery.
 struct PowerCutReport {
-  Tick at = 0;
+  Tick at = 0;  // on the run's clock (the planned time plus earlier recoveries)
   std::string phase;  // the phase it interrupted
   bool protected_cut = false;      // PLP held long enough for the flush
   Tick flush_time = 0;             // PLP: the flush the NAND timing needed
@@ -89,6 +89,7 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
 // it (Ftl::power_cut) is recovered into a new one from `build` (needs
 // verification mode), simulated time goes on from the cut plus the
 // recovery, and the run continues with the phase after the interrupted one.
+// Cut times count powered time: each recovery pushes the later cuts back.
 // `drive` ends as the last drive. Without cuts, the same as run_workload.
 RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
                               const std::function<std::unique_ptr<Drive>()>& build,

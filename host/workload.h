@@ -133,8 +133,9 @@ struct WorkloadSpec {
   // Latency bounds whose share of IOs summary.json reports per phase and op
   // ("99.9% of writes within 50 us"), ascending.
   std::vector<Tick> latency_thresholds;
-  // faults.power_cuts: simulated times (from the start of the run) at which
-  // power fails; the drive recovers and the run goes on with the next phase.
+  // faults.power_cuts: simulated times of powered running (from the start of
+  // the run, not counting earlier recoveries) at which power fails; the
+  // drive recovers and the run goes on with the next phase.
   std::vector<Tick> power_cuts;
   std::vector<PhaseSpec> phases;
 

@@ -1,0 +1,223 @@
+// The power-loss part of the FTL facade: the cut (what the flash keeps) and
+// the recovery (the mapping rebuilt from it). See ftl/power_loss.h.
+#include "ftl/power_loss.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "ftl/ftl.h"
+#include "sim/config.h"
+
+namespace ssdtwin {
+
+PowerLossConfig PowerLossConfig::from_config(const ConfigNode& node) {
+  PowerLossConfig c;
+  c.protection = node.get_bool("protection", false);
+  c.hold_up = node.get_time("hold_up", 0);
+  if (c.protection && c.hold_up == 0)
+    node.fail("hold_up", "expected the time the capacitors hold the drive up (protection: true)");
+  c.paired_page_protection = node.get_bool("paired_page_protection", false);
+  c.boot_time = node.get_time("boot_time", 0);
+  return c;
+}
+
+DurableImage Ftl::power_cut() const {
+  const Verifier& v = core_.verifier;
+  if (!v.enabled())
+    throw std::logic_error("power cuts need verification mode (--verify): it holds the sequence "
+                           "numbers the out-of-band areas carry");
+  const PowerLossConfig& cfg = core_.cfg.power_loss;
+  const Geometry& geo = core_.geo;
+  const Layout& lay = core_.layout;
+  const Tick now = core_.engine.now();
+  DurableImage img;
+  img.blocks.resize(geo.die_blocks());
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+    const BlockInfo& b = core_.blocks.info(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+    DurableImage::Block& o = img.blocks[db];
+    o.erase_count = b.erase_count;
+    o.slc_erases = b.slc_erases;
+    o.programmed = b.programmed;
+    o.state = b.state;
+    o.mode = b.mode;
+    o.stream = b.stream;
+  }
+  img.owner.resize(geo.total_slots());
+  for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
+  img.version = v.slots_all();
+  img.accepted = v.expected_all();
+  img.last_version = v.last();
+
+  // Protection: the programs under way finish, then the buffered data (and
+  // programs still queued, whose data the buffer holds) and the map journal
+  // go to flash in the fastest mode, all dies in parallel.
+  std::uint64_t queued_slots = 0;
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+    const BlockInfo& b = core_.blocks.info(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+    // Only open blocks have programs pending (a block closed by an earlier
+    // recovery keeps unwritten pages it will never program).
+    if (b.state == BlockState::kOpen)
+      queued_slots += std::uint64_t{b.next_page - b.programmed} * lay.slots_per_page();
+  }
+  if (cfg.protection) {
+    Tick drain = 0;
+    for (std::uint32_t d = 0; d < geo.dies(); ++d)
+      drain = std::max(drain, core_.nand.array_busy_until(d) > now ? core_.nand.array_busy_until(d) - now : 0);
+    const CellMode fast = core_.nand.timing().of(CellMode::kSlc).present ? CellMode::kSlc : core_.native;
+    const std::uint64_t slots = buffer_.valid_entries() + queued_slots +
+                                (core_.map_journal_bytes + kSectorBytes - 1) / kSectorBytes;
+    const std::uint64_t unit_slots = std::uint64_t{core_.nand.timing().pages_per_program(fast)} * lay.slots_per_page();
+    const std::uint64_t units = (slots + unit_slots - 1) / unit_slots;
+    const std::uint64_t per_die = (units + geo.dies() - 1) / geo.dies();
+    const ModeTiming& mt = core_.nand.timing().of(fast);
+    img.flush_time = drain + per_die * (mt.program_time(0) + core_.nand.timing().t_cmd +
+                                        core_.nand.timing().bus_time(unit_slots * kSectorBytes));
+    img.protected_cut = img.flush_time <= cfg.hold_up;
+  }
+  if (img.protected_cut) {
+    // Every program allocated (running or queued, its data in controller
+    // memory) finishes on the capacitors.
+    for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+      const BlockInfo& b = core_.blocks.info(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+      if (b.state == BlockState::kOpen) img.blocks[db].programmed = b.next_page;
+    }
+  }
+
+  // Interrupted programs: their pages never become readable; on MLC/TLC
+  // programmed a page at a time, the wordline's lower pages go with them.
+  std::vector<std::uint8_t> corrupt;  // per die-block x page, only where needed
+  auto corrupt_page = [&](std::uint32_t db, std::uint32_t page) {
+    const Ppa first = lay.first_slot(db, page);
+    for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) img.version[first + k] = 0;
+    ++img.corrupted_pages;
+  };
+  for (std::uint32_t d = 0; d < geo.dies(); ++d) {
+    const FlashTxn* t = core_.nand.programming(d);
+    if (!t || t->op != TxnOp::kProgram) continue;
+    const std::uint32_t db = lay.die_block(d, t->block);
+    if (img.protected_cut) continue;  // finished on the capacitors
+    ++img.interrupted_programs;
+    const unsigned bits = bits_per_cell(t->mode);
+    if (cfg.paired_page_protection || bits == 1 || core_.nand.timing().of(t->mode).one_shot) continue;
+    for (std::uint32_t p = t->page - t->page % bits; p < t->page; ++p)
+      if (p < img.blocks[db].programmed) corrupt_page(db, p);
+  }
+
+  // What the accepted writes lose: data only in the buffer, or only in
+  // pages the cut left unreadable (unless another readable copy of the same
+  // version survives, as a relocation's source does until its erase).
+  auto durable = [&](Ppa p) {
+    const std::uint32_t db = lay.die_block_of(p);
+    return lay.page_of(p) < img.blocks[db].programmed && img.version[p] != 0;
+  };
+  std::unordered_map<Owner, std::uint32_t> at_risk;  // owner -> version with no durable copy yet seen
+  for (Lpn lpn = 0; lpn < core_.map.logical_pages(); ++lpn) {
+    const std::uint32_t m = core_.map.location(lpn);
+    if (m == kUnmapped || img.accepted[lpn] == Verifier::kNone) continue;
+    if (is_buffered(m)) {
+      if (img.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
+      else ++img.volatile_pages;
+    } else if (!durable(m)) {
+      at_risk.emplace(lpn, v.slot(m));
+    }
+  }
+  if (img.protected_cut && !at_risk.empty())
+    throw std::logic_error("power cut: a protected cut left accepted data unwritten");
+  if (!at_risk.empty()) {
+    for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+      for (std::uint32_t page = 0; page < img.blocks[db].programmed; ++page) {
+        const Ppa first = lay.first_slot(db, page);
+        for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) {
+          const auto it = at_risk.find(img.owner[first + k]);
+          if (it != at_risk.end() && img.version[first + k] == it->second) at_risk.erase(it);
+        }
+      }
+    }
+    img.volatile_pages += at_risk.size();
+  }
+  return img;
+}
+
+RecoveryReport Ftl::recover(const DurableImage& img) {
+  if (!core_.verifier.enabled())
+    throw std::logic_error("recovery from a power cut needs verification mode (--verify)");
+  if (!quiescent() || core_.mapped_pages != 0)
+    throw std::logic_error("recovery needs a freshly built drive");
+  const Geometry& geo = core_.geo;
+  const Layout& lay = core_.layout;
+  if (img.blocks.size() != geo.die_blocks() || img.version.size() != geo.total_slots() ||
+      img.accepted.size() != core_.map.logical_pages())
+    throw std::invalid_argument("power-loss image from a drive of another geometry");
+  RecoveryReport rep;
+  const NandTiming& timing = core_.nand.timing();
+  std::vector<Tick> scan(geo.dies(), 0);
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+    const std::uint32_t die = db / geo.blocks_per_plane;
+    BlockInfo& b = core_.blocks.info(die, db % geo.blocks_per_plane);
+    const DurableImage::Block& o = img.blocks[db];
+    b.erase_count = o.erase_count;
+    b.slc_erases = o.slc_erases;
+    b.mode = o.mode;
+    b.stream = o.stream;
+    b.valid = 0;
+    b.reads = 0;
+    b.programmed = o.programmed;
+    const bool bad = o.state == BlockState::kBad || o.state == BlockState::kSpare;
+    // A block with data is closed: firmware does not append to a block
+    // whose last page it cannot trust.
+    b.state = bad ? o.state : (o.programmed > 0 ? BlockState::kFull : BlockState::kFree);
+    b.next_page = static_cast<std::uint16_t>(b.state == BlockState::kFull ? geo.pages_in_mode(o.mode) : 0);
+    // The scan reads each programmed die-page's out-of-band bytes.
+    const ModeTiming& mt = timing.of(o.mode);
+    for (std::uint32_t p = 0; p < o.programmed; ++p)
+      scan[die] += timing.t_cmd + mt.read_time(p) + timing.bus_time(8ull * lay.slots_per_page());
+    rep.pages_scanned += o.programmed;
+  }
+  rep.recovery_time = core_.cfg.power_loss.boot_time + *std::max_element(scan.begin(), scan.end());
+
+  // Newest readable copy of each logical page.
+  std::vector<std::uint32_t> best(core_.map.logical_pages(), Verifier::kNone);
+  std::vector<Ppa> where(core_.map.logical_pages(), kUnmapped);
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+    for (std::uint32_t page = 0; page < img.blocks[db].programmed; ++page) {
+      const Ppa first = lay.first_slot(db, page);
+      for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) {
+        const Owner o = img.owner[first + k];
+        const std::uint32_t ver = img.version[first + k];
+        if (o == kUnmapped || is_tpage(o) || ver == Verifier::kNone || ver <= best[o]) continue;
+        best[o] = ver;
+        where[o] = first + k;
+      }
+    }
+  }
+  std::vector<std::uint32_t> expected = img.accepted;
+  std::vector<std::uint32_t> dumped(core_.map.logical_pages(), Verifier::kNone);
+  for (const auto& [owner, ver] : img.plp_dump) dumped[owner] = ver;
+  for (Lpn lpn = 0; lpn < core_.map.logical_pages(); ++lpn) {
+    const std::uint32_t back = dumped[lpn] != Verifier::kNone ? dumped[lpn] : best[lpn];
+    if (expected[lpn] != Verifier::kNone && back != expected[lpn]) {
+      ++rep.lost_pages;
+      expected[lpn] = best[lpn];  // what the host reads from now on
+    }
+    if (where[lpn] == kUnmapped) continue;
+    core_.map.place(lpn, where[lpn]);
+    core_.place(core_.blocks.info_of(where[lpn]));
+    ++core_.mapped_pages;
+  }
+  core_.blocks.rebuild_pools();
+  core_.verifier.restore(std::move(expected), img.version, img.last_version);
+
+  // Power-loss protection dumped the buffer: written again at power-on.
+  for (const auto& [owner, ver] : img.plp_dump) {
+    if (!buffer_.reserve(1)) throw std::logic_error("power-loss dump larger than the write buffer");
+    if (core_.map.lookup(owner) == kUnmapped) ++core_.mapped_pages;
+    push_owner(owner, ver);
+    core_.verifier.restore_expected(owner, ver);
+    ++rep.replayed_pages;
+  }
+  try_flush(false);
+  return rep;
+}
+
+}  // namespace ssdtwin

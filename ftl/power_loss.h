@@ -1,0 +1,81 @@
+// Power loss: what survives a cut, and how the FTL comes back.
+//
+// The line between durable and volatile state is the flash itself: pages
+// whose program finished survive with their out-of-band area (the logical
+// page they hold and a write sequence number); the write buffer, the map
+// cache and the mapping held in controller memory do not. A program that
+// the cut interrupts leaves its pages unreadable, and on MLC/TLC programmed
+// a page at a time it also corrupts the lower pages of its wordline, unless
+// the firmware protects them (paired-page protection). With power-loss
+// protection the capacitors hold the drive up for `hold_up`: if the
+// programs under way, the buffered data and the map journal can be written
+// in that time, nothing is lost (the buffer goes to a dump the firmware
+// replays at power-on).
+//
+// Recovery builds a fresh FTL from the durable image: the mapping is rebuilt
+// by a scan of every programmed page's out-of-band area (newest sequence
+// number wins); the time the scan takes on the configured NAND, all dies in
+// parallel, is reported. (Firmware that checkpoints its map and replays a
+// journal scans less; not modelled yet.)
+//
+// The check runs on every write the controller accepted (acknowledged or
+// not, stricter than the host's view): it must read back its latest
+// version, or be counted lost; a loss is allowed only for data the model
+// itself accounts volatile at the cut.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ftl/address.h"
+#include "ftl/block_manager.h"
+#include "ftl/mapping_table.h"
+#include "sim/time.h"
+
+namespace ssdtwin {
+
+class ConfigNode;
+
+struct PowerLossConfig {
+  bool protection = false;     // capacitors (PLP)
+  Tick hold_up = 0;            // what the capacitors hold the drive up for
+  bool paired_page_protection = false;
+  Tick boot_time = 0;          // firmware start before the rebuild
+
+  // ftl.power_loss
+  static PowerLossConfig from_config(const ConfigNode& node);
+};
+
+// The flash as a cut leaves it, plus what the check needs.
+struct DurableImage {
+  struct Block {
+    std::uint32_t erase_count = 0, slc_erases = 0;
+    std::uint16_t programmed = 0;  // die-pages readable after the cut
+    BlockState state = BlockState::kFree;
+    CellMode mode = CellMode::kTlc;
+    Stream stream = Stream::kHost;
+  };
+  std::vector<Block> blocks;          // per die-block
+  std::vector<Owner> owner;           // per slot: out-of-band logical page
+  std::vector<std::uint32_t> version; // per slot: sequence number, 0 = none or unreadable
+  std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
+  std::vector<std::uint32_t> accepted;  // per logical page: latest version written
+  std::uint32_t last_version = 0;
+  // The model's own accounting of the cut.
+  std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
+  std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
+  std::uint64_t interrupted_programs = 0;
+  Tick flush_time = 0;                // PLP: time the flush needed
+  bool protected_cut = false;         // PLP held long enough: nothing volatile lost
+};
+
+struct RecoveryReport {
+  Tick recovery_time = 0;       // boot + mapping rebuild on the configured NAND
+  std::uint64_t pages_scanned = 0;
+  std::uint64_t lost_pages = 0;  // accepted writes that did not come back
+  std::uint64_t replayed_pages = 0;  // from the PLP dump
+};
+
+}  // namespace ssdtwin
