@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config.h"
+
 namespace ssdtwin {
 
 namespace {
@@ -19,7 +21,7 @@ constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
 // Field text quoted in a message, cut short so one line stays one line.
 std::string quote(std::string_view s) {
   constexpr std::size_t kMax = 40;
-  return "'" + std::string(s.substr(0, kMax)) + (s.size() > kMax ? "...'" : "'");
+  return "'" + printable(s.substr(0, kMax)) + (s.size() > kMax ? "...'" : "'");
 }
 
 [[noreturn]] void malformed(std::string what) {

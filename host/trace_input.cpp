@@ -290,6 +290,8 @@ bool TraceInput::next_line(std::string_view& line) {
     }
     if (len > 0 && b[len - 1] == '\r') --len;
     line = std::string_view(b, len);
+    // A UTF-8 byte-order mark (Windows editors write one) is not text.
+    if (line_ == 0 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
     ++line_;
     return true;
   }

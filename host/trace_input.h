@@ -39,7 +39,8 @@ class TraceInput {
   TraceInput(const TraceInput&) = delete;
   TraceInput& operator=(const TraceInput&) = delete;
 
-  // The next line without its "\n" or "\r\n"; false at the end of the file.
+  // The next line without its "\n" or "\r\n" (nor, on the first line, a
+  // UTF-8 byte-order mark); false at the end of the file.
   // The view points into the read buffer and stays valid until the next
   // call. A line longer than kMaxLine is an error (not a text trace).
   bool next_line(std::string_view& line);

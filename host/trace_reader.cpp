@@ -221,7 +221,7 @@ TraceFormat detect_trace_format(const std::string& path, const TraceReadOptions&
     throw TraceError(path + ": the first lines fit several trace formats (" + names +
                      "); name the format");
   if (fits.empty()) {
-    const std::string first = sample.front().substr(0, 60);
+    const std::string first = printable(std::string_view(sample.front()).substr(0, 60));
     throw TraceError(path + ": no trace format fits the first " + std::to_string(sample.size()) +
                      " lines (the first is '" + first + "'); name the format (" + all + ")");
   }

@@ -118,22 +118,7 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   return out;
 }
 
-// Messages must stay on one line whatever the YAML held (block scalars, tabs).
-std::string escape(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& text) { return printable(text); }
 
 std::string describe(const YAML::Node& node) {
   switch (node.Type()) {
@@ -719,6 +704,29 @@ void validate_root(Impl& impl, const YAML::Node& doc) {
 }
 
 }  // namespace
+
+std::string printable(std::string_view text) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+    } else {
+      out += ch;  // printable ASCII, or a byte of UTF-8 text
+    }
+  }
+  return out;
+}
 
 // ---- unit parsers ----
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/time.h"
@@ -130,6 +131,11 @@ class ConfigDoc {
   std::unique_ptr<Impl> impl_;
   friend class ConfigNode;
 };
+
+// `text` made safe to quote in a one-line message: newline, tab and CR as
+// \n, \t, \r, other control bytes (NUL included, which would cut a C
+// string) as \xNN; everything else as it is.
+std::string printable(std::string_view text);
 
 // Unit parsing, exposed for reuse (CLI, traces) and testing. Return nullopt
 // when the text is not of the expected form.

@@ -709,3 +709,21 @@ TEST_CASE("load reads a file and names it in messages") {
   CHECK(error_of([&] { doc->check_unused(); }) ==
         path + ":3:3: drive.bogus: unknown key (known keys here: page_size)");
 }
+
+// ---- Bytes that must not reach a message raw (issue 13)
+
+TEST_CASE("a UTF-8 byte-order mark at the start of a config is skipped") {
+  auto doc = drive_doc("\xEF\xBB\xBF" "drive:\n  name: x\n");
+  CHECK(doc->root().get_string("name") == "x");
+  CHECK(error_of([&] { drive_doc("\xEF\xBB\xBF" "drive:\n  n: [1\n"); }).rfind("x.yaml:", 0) == 0);
+}
+
+TEST_CASE("control bytes in a quoted value are escaped in messages and a NUL does not cut them") {
+  // YAML escapes in a double-quoted scalar give the raw bytes to the getter.
+  auto doc = drive_doc("drive:\n  cell: \"t\\x01l\\0c\\ttail\"\n");
+  const std::string msg =
+      error_of([&] { doc->root().get_enum("cell", {"slc", "tlc"}); });
+  CHECK(msg == "x.yaml:2:9: drive.cell: expected one of slc, tlc, got 't\\x01l\\x00c\\ttail'");
+  CHECK(msg.find('\0') == std::string::npos);
+  CHECK(ssdtwin::printable("a\x7f\x1b[31mb\xc3\xa9") == "a\\x7f\\x1b[31mb\xc3\xa9");
+}

@@ -845,3 +845,24 @@ TEST_CASE("a partial-page write reads the old data of its partial pages first") 
   CHECK(rmw_reads == 2);  // pages 0 and 2; page 1 is overwritten whole
   CHECK(rmw_latency > aligned_latency);
 }
+
+// ---- Bytes that must not reach a message raw, and an empty replay (issue 13)
+
+TEST_CASE("a UTF-8 byte-order mark at the start of a trace is skipped") {
+  const std::string path = write_trace("bom.csv", "\xEF\xBB\xBF" "time_ns,op,offset_bytes,length_bytes\n0,write,0,4096\n");
+  CHECK(detect_trace_format(path) == TraceFormat::kNative);
+  check_records(read_all(path, TraceFormat::kNative), {{0, W, 0, 4096}});
+  // Only at the start: the same bytes later are a malformed line.
+  const std::string later = write_trace("bom2.csv", "0,write,0,4096\n\xEF\xBB\xBF" "5,read,0,4096\n");
+  CHECK_THAT(read_error(later, TraceFormat::kNative), Contains("bom2.csv:2:"));
+}
+
+TEST_CASE("control bytes of a bad trace line are escaped in its message, NUL included") {
+  const std::string path = write_trace("ctl.csv", std::string("0,write,0,4096\n5,wr\x01it\0e,0,4096\n", 31));
+  const std::string msg = read_error(path, TraceFormat::kNative);
+  CHECK_THAT(msg, Contains("ctl.csv:2: unknown op 'wr\\x01it\\x00e'"));
+  CHECK(msg.find('\0') == std::string::npos);
+  const std::string junk = write_trace("junk.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  const std::string detect = trace_error([&] { detect_trace_format(junk); });
+  CHECK_THAT(detect, Contains("the first is '\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00'"));
+}
