@@ -110,6 +110,15 @@ int run(const Args& a) {
       throw ConfigError("--set " + s + ": expected a key starting with drive. or workload.");
   }
   if (a.command == "check") {
+    // Every trace a phase replays, read through once (streamed): its first
+    // bad line, IO past the end of this drive, or a replay of nothing.
+    for (const PhaseSpec& p : workload.phases) {
+      if (p.rw != RwKind::kTrace) continue;
+      const TraceStats t = check_trace_phase(p.trace, p.name, drive->user_bytes());
+      std::printf("%s: phase '%s': %s ok (%llu lines, %llu records)\n", a.workload.c_str(),
+                  p.name.c_str(), p.trace.file.c_str(), static_cast<unsigned long long>(t.lines),
+                  static_cast<unsigned long long>(t.total_records()));
+    }
     std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive->name.c_str(),
                 static_cast<double>(drive->user_bytes()) / 1e9,
                 static_cast<double>(drive->geo.raw_bytes()) / (1ull << 30));

@@ -121,6 +121,11 @@ Json trace_json(const PhaseReport& p) {
   for (int op = 0; op < kTraceOps; ++op)
     records[trace_op_name(static_cast<TraceOp>(op))] = t.records[op];
   j["records"] = records;
+  // Records of the devices a `device:` filter left out, per device.
+  Json skipped = Json::object();
+  for (const auto& [dev, n] : t.other_devices) skipped[std::to_string(dev)] = n;
+  j["records_skipped_by_device"] = skipped;
+  j["records_of_other_devices"] = t.other_device;
   j["commands"] = r.commands[0] + r.commands[1] + r.commands[2];
   j["split_records"] = r.split_records;
   j["unaligned_records"] = r.unaligned_records;

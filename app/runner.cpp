@@ -156,6 +156,9 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   }
   watch.finish();
   pr.trace_read = reader->stats();
+  const TraceReplayStats& issued = *pr.trace;
+  check_replay_not_empty(t, spec.name, pr.trace_read,
+                         issued.commands[0] + issued.commands[1] + issued.commands[2]);
 }
 
 }  // namespace

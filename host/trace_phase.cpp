@@ -1,6 +1,7 @@
 #include "host/trace_phase.h"
 
 #include <filesystem>
+#include <optional>
 
 #include "nand/geometry.h"
 #include "sim/config.h"
@@ -49,6 +50,53 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   if (r.max_transfer == 0 || r.max_transfer % kSectorBytes != 0 || r.max_transfer > (256u << 20))
     n.fail("max_transfer", "expected a multiple of 4KiB up to 256MiB");
   return t;
+}
+
+namespace {
+
+// A device number as the trace writes it: blkparse's "MAJ,MIN", else a number.
+std::string device_name(std::uint32_t device, TraceFormat format) {
+  if (format == TraceFormat::kBlkparse)
+    return std::to_string(device >> 20) + "," + std::to_string(device & ((1u << 20) - 1));
+  return std::to_string(device);
+}
+
+}  // namespace
+
+void check_replay_not_empty(const TracePhaseSpec& t, const std::string& phase,
+                            const TraceStats& read, std::uint64_t commands) {
+  if (commands > 0 || t.allow_empty) return;
+  std::string held = std::to_string(read.lines) + " lines, " +
+                     std::to_string(read.total_records()) + " records";
+  if (t.read.device) held += " of device " + device_name(*t.read.device, t.format.value_or(TraceFormat::kNative));
+  if (!read.other_devices.empty()) {
+    held += "; other devices:";
+    for (const auto& [dev, n] : read.other_devices)
+      held += " " + device_name(dev, t.format.value_or(TraceFormat::kNative)) + " (" +
+              std::to_string(n) + ")";
+  }
+  throw TraceError(t.file + ": phase '" + phase + "' would replay nothing (" + held +
+                   "); set allow_empty: true on the phase if that is intended");
+}
+
+TraceStats check_trace_phase(const TracePhaseSpec& t, const std::string& phase,
+                             std::uint64_t user_bytes) {
+  TracePhaseSpec spec = t;
+  if (!spec.format) spec.format = detect_trace_format(t.file, t.read);
+  const auto reader = open_trace(t.file, spec.format, t.read);
+  // map: scale never places an IO past the end, and its span is unknown
+  // until the end of the trace: only the other mappings are checked.
+  std::optional<AddressMap> map;
+  if (t.replay.map.mode != MapMode::kScale) map.emplace(t.replay.map, user_bytes);
+  TraceRecord r;
+  MappedIo io;
+  std::uint64_t commands = 0;
+  while (reader->next(r)) {
+    if (r.op == TraceOp::kFlush) continue;  // counted, never sent
+    if (!map || map->place(r, reader->source(), io) || r.op != TraceOp::kTrim) ++commands;
+  }
+  check_replay_not_empty(spec, phase, reader->stats(), commands);
+  return reader->stats();
 }
 
 }  // namespace ssdtwin

@@ -31,10 +31,25 @@ struct TracePhaseSpec {
   TraceReadOptions read;
   TraceReplaySpec replay;
   bool span_given = false;  // map: scale with a configured span (else one pre-pass)
+  bool allow_empty = false;  // the phase's allow_empty: a replay may issue nothing
 
   // `n` is the phase's `trace` map; `workload_file` locates relative paths.
   static TracePhaseSpec from_config(const ConfigNode& n, std::uint64_t user_bytes,
                                     const std::string& workload_file);
 };
+
+// A trace phase that issues no command (an empty or header-only trace, a
+// `device` the trace does not hold, nothing but flushes) throws TraceError
+// naming the file and what it held, unless the phase allows it.
+void check_replay_not_empty(const TracePhaseSpec& t, const std::string& phase,
+                            const TraceStats& read, std::uint64_t commands);
+
+// `ssdtwin check`: reads the phase's trace once, streamed as the replay
+// reads it, and places every IO on a drive of `user_bytes` as the replay
+// would. Throws TraceError (file:line) for the first bad line, an IO past
+// the end (map: error) or larger than the drive, or a replay that would
+// issue nothing; returns what was read.
+TraceStats check_trace_phase(const TracePhaseSpec& t, const std::string& phase,
+                             std::uint64_t user_bytes);
 
 }  // namespace ssdtwin

@@ -45,6 +45,9 @@ class TextTraceReader final : public TraceReader {
       }
       if (opt_.device && io.device != *opt_.device) {
         ++stats_.other_device;
+        auto& per_device = stats_.other_devices;
+        if (per_device.size() < TraceStats::kDevicesCounted || per_device.count(io.device))
+          ++per_device[io.device];
         continue;
       }
       r.time = relative_time(io.time);

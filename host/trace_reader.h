@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,6 +85,10 @@ struct TraceStats {
   std::uint64_t other_lines = 0;          // headers, fio file actions, other blkparse actions and
                                           // no-data requests, the blkparse summary
   std::uint64_t other_device = 0;         // records of devices not selected
+  // The same per device, for the first kDevicesCounted devices met (a
+  // replay that issues nothing can say which devices the trace holds).
+  static constexpr std::size_t kDevicesCounted = 64;
+  std::map<std::uint32_t, std::uint64_t> other_devices;
   std::uint64_t bad[kBadLineKinds] = {};  // skipped bad lines, per BadLine
   std::string first_bad;                  // the first one's message (file:line: what)
   std::uint64_t backsteps = 0;            // records stamped before the one before them

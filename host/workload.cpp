@@ -105,6 +105,7 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     // synthetic jobs (bs, iodepth, stop conditions, reports) are not read,
     // so giving them is an unknown-key error.
     p.trace = TracePhaseSpec::from_config(n.child("trace"), user_bytes, n.file());
+    p.trace.allow_empty = n.get_bool("allow_empty", false);
     p.bs = p.trace.replay.max_transfer;
     p.iodepth = p.trace.replay.iodepth;
     p.span = user_bytes;

@@ -533,3 +533,73 @@ TEST_CASE("power cuts in a workload: the run recovers and goes on, losing only w
   CHECK(summary.at("phases").size() == 5);
   CHECK(summary.at("verify").at("errors") == 0);
 }
+
+TEST_CASE("a replay that issues nothing stops with exit 2 unless the phase sets allow_empty",
+          "[e2e][trace][errors]") {
+  write_temp("two_devices.csv", "0,h,1,Write,0,4096,1\n10,h,2,Write,0,4096,1\n20,h,2,Read,0,4096,1\n");
+  const std::string out = scratch("e2e_empty_trace");
+  const Exec e = replay_binary("two_devices.csv", ", format: msr, device: 3", out);
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains("two_devices.csv: phase 'replay' would replay nothing"));
+  CHECK_THAT(e.err, Catch::Contains("other devices: 1 (1) 2 (2)"));
+
+  const auto wl = write_temp("allow_empty.yaml",
+                             "workload:\n  phases:\n    - {name: replay, rw: trace, allow_empty: true,"
+                             " trace: {file: two_devices.csv, format: msr, device: 3}}\n");
+  const std::string ok_out = scratch("e2e_allow_empty");
+  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + ok_out)
+              .status == 0);
+  std::ifstream sf(ok_out + "/summary.json");
+  const auto trace = nlohmann::json::parse(sf)["phases"][0]["trace"];
+  CHECK(trace["records_of_other_devices"] == 3);
+  CHECK(trace["records_skipped_by_device"] == nlohmann::json{{"1", 1}, {"2", 2}});
+}
+
+TEST_CASE("check --workload reads every trace through and reports its first fault, exit 2",
+          "[e2e][trace][errors]") {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text += std::to_string(i) + ",write,0,4096\n";
+  write_temp("check_tail.csv", text + "1000,write,0");  // a bad last line
+  const auto wl = write_temp("check_tail.yaml", "workload:\n  phases:\n    - {name: replay, rw: trace,"
+                                                " trace: {file: check_tail.csv, format: native}}\n");
+  const Exec e = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::Contains("check_tail.csv:1001:"));
+  write_temp("check_tail.csv", text);
+  const Exec ok = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
+  CHECK(ok.status == 0);
+  CHECK_THAT(ok.out, Catch::Contains("phase 'replay': ") && Catch::Contains("(1000 lines, 1000 records)"));
+}
+
+TEST_CASE("out-of-range config values exit 2 at their file:line:col", "[e2e][errors]") {
+  // One value per layer that checks a range: a getter's bounds, a model
+  // check after reading (the write buffer against the program unit), a
+  // trace phase key.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"    cores: 2", "    cores: 0"},
+      {"    write_buffer: 1MiB", "    write_buffer: 8KiB"}};
+  std::ifstream in(source_path(kTlc));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  for (const auto& [from, to] : cases) {
+    std::string text = ss.str();
+    const auto pos = text.find(from);
+    REQUIRE(pos != std::string::npos);
+    text.replace(pos, from.size(), to);
+    const auto file = write_temp("range.yaml", text);
+    const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n');
+    const Exec e = run_binary("check --drive " + file);
+    INFO(to);
+    CHECK(e.status == 2);
+    CHECK(lines(e.err) == 1);
+    CHECK_THAT(e.err, Catch::StartsWith(file + ":" + std::to_string(line) + ":"));
+  }
+  write_temp("ok_range.csv", "0,write,0,4096\n");
+  const auto wl = write_temp("range_wl.yaml", "workload:\n  phases:\n    - name: replay\n      rw: trace\n"
+                                              "      trace: {file: ok_range.csv, time_scale: 0}\n");
+  const Exec e = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
+  CHECK(e.status == 2);
+  CHECK_THAT(e.err, Catch::StartsWith(wl + ":5:47: workload.phases.0.trace.time_scale: expected"));
+}

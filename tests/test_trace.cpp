@@ -5,12 +5,14 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "host/trace_input.h"
+#include "host/trace_phase.h"
 #include "host/trace_reader.h"
 #include "host/trace_replay.h"
 #include "test_support.h"
@@ -865,4 +867,60 @@ TEST_CASE("control bytes of a bad trace line are escaped in its message, NUL inc
   const std::string junk = write_trace("junk.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
   const std::string detect = trace_error([&] { detect_trace_format(junk); });
   CHECK_THAT(detect, Contains("the first is '\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00'"));
+}
+
+TEST_CASE("records of devices a filter leaves out are counted per device") {
+  const std::string path = write_trace("devs.csv", "0,h,0,Read,0,4096,1\n1,h,2,Write,0,4096,1\n"
+                                                   "2,h,2,Read,0,4096,1\n3,h,5,Read,0,4096,1\n");
+  TraceReadOptions opt;
+  opt.device = 0;
+  TraceStats stats;
+  CHECK(read_all(path, TraceFormat::kMsr, opt, &stats).size() == 1);
+  CHECK(stats.other_device == 3);
+  CHECK(stats.other_devices == std::map<std::uint32_t, std::uint64_t>{{2, 2}, {5, 1}});
+}
+
+TEST_CASE("a trace phase that would replay nothing is an error unless it allows it") {
+  TracePhaseSpec t;
+  t.file = write_trace("header_only.csv", "time_ns,op,offset_bytes,length_bytes\n");
+  t.format = TraceFormat::kNative;
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "replay", kGiB); }),
+             Contains("header_only.csv: phase 'replay' would replay nothing (1 lines, 0 records)") &&
+                 Contains("allow_empty: true"));
+  t.allow_empty = true;
+  CHECK(check_trace_phase(t, "replay", kGiB).total_records() == 0);
+
+  // A device the trace does not hold: the message lists the ones it does.
+  TracePhaseSpec other;
+  other.file = write_trace("two_devs.csv", "0,h,1,Read,0,4096,1\n1,h,2,Write,0,4096,1\n");
+  other.format = TraceFormat::kMsr;
+  other.read.device = 7;
+  CHECK_THAT(trace_error([&] { check_trace_phase(other, "r", kGiB); }),
+             Contains("0 records of device 7; other devices: 1 (1) 2 (1)"));
+  // Nothing but flushes issues nothing either.
+  TracePhaseSpec flushes;
+  flushes.file = write_trace("flushes.csv", "0,flush,0,0\n5,flush,0,0\n");
+  flushes.format = TraceFormat::kNative;
+  CHECK_THAT(trace_error([&] { check_trace_phase(flushes, "f", kGiB); }), Contains("replay nothing"));
+}
+
+TEST_CASE("checking a trace phase reads the whole trace and stops at its first fault with its line") {
+  TracePhaseSpec t;
+  t.format = TraceFormat::kNative;
+  std::string ok;
+  for (int i = 0; i < 5000; ++i) ok += std::to_string(i) + ",write," + std::to_string(i * 4096) + ",4096\n";
+  t.file = write_trace("check_ok.csv", ok);
+  const TraceStats s = check_trace_phase(t, "p", kGiB);
+  CHECK(s.lines == 5000);
+  CHECK(s.total_records() == 5000);
+  // A bad last line, binary junk, an IO past the end of the drive (map: error).
+  t.file = write_trace("check_last.csv", ok + "5000,write,0");
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }), Contains("check_last.csv:5001:"));
+  t.file = write_trace("check_junk.csv", ok + std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }), Contains("check_junk.csv:5001:"));
+  t.file = write_trace("check_far.csv", ok + "5000,read," + std::to_string(kGiB) + ",4096\n");
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }),
+             Contains("check_far.csv:5001:") && Contains("past the user capacity"));
+  t.replay.map.mode = MapMode::kWrap;  // wrapped onto the drive: fine
+  CHECK(check_trace_phase(t, "p", kGiB).total_records() == 5001);
 }
