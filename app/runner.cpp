@@ -1,5 +1,6 @@
 #include "app/runner.h"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "host/io_pattern.h"
@@ -253,6 +254,8 @@ RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
     o.stop_at = at;
     const std::size_t hit = run_phases(*drive, workload, o, next, report);
     if (!report.cut) return report;  // the workload ended before this cut
+    // The cut, the new drive and its recovery are simulation work too.
+    const auto cut_start = std::chrono::steady_clock::now();
     const DurableImage image = drive->ftl.power_cut();
     report.verify_checks_before += drive->ftl.stats().verify_checks;
     report.verify_errors_before += drive->ftl.stats().verify_errors;
@@ -261,6 +264,8 @@ RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
     const RecoveryReport rec = fresh->ftl.recover(image);
     fresh->engine.advance_to(at + rec.recovery_time);
     down += rec.recovery_time;
+    report.wall_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
     PowerCutReport c;
     c.at = at;
     c.phase = workload.phases[hit].name;

@@ -58,7 +58,7 @@ DurableImage Ftl::power_cut() const {
     // Only open blocks have programs pending (a block closed by an earlier
     // recovery keeps unwritten pages it will never program).
     if (b.state == BlockState::kOpen)
-      queued_slots += std::uint64_t{b.next_page - b.programmed} * lay.slots_per_page();
+      queued_slots += static_cast<std::uint64_t>(b.next_page - b.programmed) * lay.slots_per_page();
   }
   if (cfg.protection) {
     Tick drain = 0;
