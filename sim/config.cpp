@@ -1,5 +1,6 @@
 #include "sim/config.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -235,10 +237,16 @@ std::optional<double> read_plain_double(std::string_view text, std::string_view*
 }
 
 std::optional<Amount> parse_amount(const std::string& text) {
+  // A larger share is no share of anything a config sizes (io_size: 200% is two passes),
+  // and its bytes, base x percent / 100 as a double, could pass 2^64, where the conversion
+  // to an integer is undefined (found by fuzz/: "1844674407370955161%"). Every base is a
+  // user capacity or range, under the 15 TiB the geometry allows: at most 1.7e17 bytes here.
+  constexpr double kMaxPercent = 1e6;
   std::string_view rest;
   if (const auto pct = read_plain_double(text, &rest)) {
     const auto unit = read_unit(rest);
     if (unit && *unit == "%") {
+      if (*pct > kMaxPercent) return std::nullopt;
       Amount a;
       a.is_percent = true;
       a.percent = *pct;
@@ -1036,8 +1044,39 @@ std::unique_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
   impl.file = file;
   impl.root_key = root_key;
 
+  // yaml-cpp 0.7 (Debian 12's) never returns from YAML::LoadAll on a stray ',' outside any
+  // [ ] or { } (",", "[a],", "{a: b},"): it yields a null document at the same token again
+  // and again, allocating until memory runs out (jbeder/yaml-cpp#1040; fixed upstream in
+  // 2024 by #1318 and #1319). Found by fuzz/. A first pass over the documents' events sees a
+  // document start where the one before started, and reports it; every other document
+  // consumes input, so that pass, and LoadAll after it, end.
+  struct DocumentStarts : YAML::EventHandler {
+    std::vector<YAML::Mark> marks;
+    void OnDocumentStart(const YAML::Mark& mark) override { marks.push_back(mark); }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                         YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                    YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  };
   std::vector<YAML::Node> docs;
   try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentStarts starts;
+    while (parser.HandleNextDocument(starts)) {
+      const auto& m = starts.marks;
+      if (m.size() >= 2 && m[m.size() - 1].pos == m[m.size() - 2].pos)
+        throw ConfigError(
+            impl.at(m.back()) +
+            ": YAML syntax error: unexpected text here (e.g. a ',' outside [ ] or { })");
+    }
     docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw ConfigError(impl.at(e.mark) + ": YAML syntax error: " + e.msg);

@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs SSDTwin's build and run dependencies from Debian packages.
 # Idempotent: packages already present are skipped, apt runs only when needed.
+#   tools/setup.sh          what the build, the tests and the runs need
+#   tools/setup.sh --fuzz   also clang and its libFuzzer/sanitizer runtimes (tools/fuzz.sh)
 set -euo pipefail
 PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev)
+# libclang-rt-14-dev holds libFuzzer; clang only recommends it, and apt runs
+# here without recommends.
+if [ "${1:-}" = "--fuzz" ]; then PKGS+=(clang libclang-rt-14-dev); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
