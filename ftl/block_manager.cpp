@@ -11,7 +11,7 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
     : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
       blocks_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
       write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0),
-      dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0) {
+      dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0), unreplaced_die_(geo.dies(), 0) {
   if (static_slc_ + bad_reserve >= geo.blocks_per_plane)
     throw std::invalid_argument("static SLC pool and bad-block reserve too large");
   const std::uint32_t normal = geo.blocks_per_plane - static_slc_;
@@ -38,7 +38,10 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
     }
     free_total_ += n.count;
     for (std::uint32_t i = 0; i < bad_in_service; ++i)
-      if (!use_spare(die)) ++unreplaced_;
+      if (!use_spare(die)) {
+        ++unreplaced_;
+        ++unreplaced_die_[die];
+      }
   }
 }
 
@@ -89,6 +92,14 @@ void BlockManager::rebuild_pools() {
   }
 }
 
+void BlockManager::close_early(std::uint32_t die, std::uint32_t block) {
+  BlockInfo& b = info(die, block);
+  if (b.state != BlockState::kOpen) return;
+  b.flags |= BlockInfo::kClosedEarly;
+  for (std::size_t s = 0; s < kStreams; ++s)
+    if (write_point(die, static_cast<Stream>(s)) == block) write_point(die, static_cast<Stream>(s)) = kNoBlock;
+}
+
 void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
   BlockInfo& b = info(die, block);
   if (b.mode != geo_.native_mode && !is_static_slc(block)) --dynamic_slc_[die];
@@ -96,7 +107,10 @@ void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
   b.valid = 0;
   ++bad_total_;
   if (is_static_slc(block)) return;  // the static cache just gets smaller
-  if (!use_spare(die)) ++unreplaced_;
+  if (!use_spare(die)) {
+    ++unreplaced_;
+    ++unreplaced_die_[die];
+  }
 }
 
 std::uint32_t BlockManager::take_free(std::uint32_t die, PoolKind k) {
@@ -156,7 +170,8 @@ std::optional<ProgramUnit> BlockManager::allocate_unit(std::uint32_t die, Stream
 void BlockManager::on_programmed(std::uint32_t die, std::uint32_t block, std::uint32_t pages) {
   BlockInfo& b = info(die, block);
   b.programmed = static_cast<std::uint16_t>(b.programmed + pages);
-  if (b.programmed >= pages_in(b)) {
+  const bool early = (b.flags & BlockInfo::kClosedEarly) && b.programmed >= b.next_page;
+  if (b.state == BlockState::kOpen && (b.programmed >= pages_in(b) || early)) {
     b.state = BlockState::kFull;
     b.closed_seq = ++closed_seq_;
     if (b.valid == 0) note_emptied(die, b);  // overwritten before its last program finished
@@ -181,6 +196,7 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   b.next_page = 0;
   b.programmed = 0;
   b.reads = 0;
+  b.flags = 0;
   ++b.erase_count;
   Pool& p = pool(die, k);
   p.ring[(p.head + p.count) % p.ring.size()] = block;

@@ -44,6 +44,11 @@ struct BlockInfo {
   BlockState state = BlockState::kFree;
   CellMode mode = CellMode::kTlc;
   Stream stream = Stream::kHost;  // write point it was opened for
+  // kRetire: a program failed here; once GC has moved its data, the block
+  // leaves service instead of returning to its pool. kClosedEarly: no more
+  // units are allocated in it; it is full when the allocated ones finish.
+  static constexpr std::uint8_t kRetire = 1, kClosedEarly = 2;
+  std::uint8_t flags = 0;
 };
 
 // The slots one program operation writes: `pages` consecutive die-pages of
@@ -102,6 +107,9 @@ class BlockManager {
   void set_victim(std::uint32_t die, std::uint32_t block);
   // After erase: back to its pool.
   void on_erased(std::uint32_t die, std::uint32_t block);
+  // Stops allocating in `block` (a program there failed): the streams
+  // writing into it move on to new blocks.
+  void close_early(std::uint32_t die, std::uint32_t block);
   // A block that failed (its data already moved off) leaves service for
   // good; a spare of its die takes its place if one is left.
   void retire(std::uint32_t die, std::uint32_t block);
@@ -114,6 +122,7 @@ class BlockManager {
   // capacity shrank (real firmware goes read-only when this reaches its
   // over-provisioning).
   std::uint64_t unreplaced_bad_blocks() const { return unreplaced_; }
+  std::uint32_t unreplaced_bad_blocks(std::uint32_t die) const { return unreplaced_die_[die]; }
 
   BlockInfo& info(std::uint32_t die, std::uint32_t block) {
     return blocks_[layout_.die_block(die, block)];
@@ -171,6 +180,7 @@ class BlockManager {
   std::vector<std::uint32_t> dynamic_slc_;  // per die
   std::vector<std::uint32_t> dead_slc_;     // per die: full SLC blocks with no valid data
   std::vector<std::uint32_t> spares_;       // per die: blocks left in the bad-block reserve
+  std::vector<std::uint32_t> unreplaced_die_;  // per die: bad blocks no spare replaced
   std::uint32_t closed_seq_ = 0;
   std::uint64_t free_total_ = 0;  // normal pools, all dies
   std::uint64_t bad_total_ = 0;

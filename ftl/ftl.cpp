@@ -496,8 +496,28 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     if (!recovery_.on_read(t)) return;  // retried or being rebuilt: comes back later
   } else if (t->op == TxnOp::kProgram) {
     recovery_.on_programmed(*t);
+    const double fail = core_.cfg.bad_blocks.program_fail_rate;
+    if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
   }
   deliver(t);
+}
+
+void Ftl::program_failed(const FlashTxn& t) {
+  // The data is still in controller memory (the buffer releases it only
+  // now): it is written again elsewhere, the block takes no more units, and
+  // read reclaim moves the rest of its data before it is retired.
+  ++core_.stats.program_failures;
+  const Ppa first = core_.layout.first_slot(core_.layout.die_block(t.die, t.block), t.page);
+  for (Ppa p = first; p < first + t.pages * core_.layout.slots_per_page(); ++p) {
+    const Owner o = core_.map.owner(p);
+    if (o != kUnmapped && core_.map.location(o) == p) {
+      ++core_.stats.rewrite_slots;
+      push_firmware_write(o, p);
+    }
+  }
+  core_.blocks.info(t.die, t.block).flags |= BlockInfo::kRetire;
+  core_.blocks.close_early(t.die, t.block);
+  gc_->reclaim(t.die, t.block);
 }
 
 void Ftl::on_read_recovered(FlashTxn* t) { deliver(t); }

@@ -136,6 +136,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   const ConfigNode bad = drive.child("nand").child("bad_blocks");
   c.bad_blocks.factory_rate = bad.get_double("factory", 0, 0, 0.5);
   c.bad_blocks.erase_fail_rate = bad.get_double("erase_fail", 0, 0, 1);
+  c.bad_blocks.program_fail_rate = bad.get_double("program_fail", 0, 0, 1);
   c.bad_blocks.seed = static_cast<std::uint64_t>(bad.get_int("seed", 1, 0, INT64_MAX));
   c.bad_blocks.reserve_per_die = static_cast<std::uint32_t>(
       ftl.get_int("bad_block_reserve", 0, 0, geo.blocks_per_plane / 2));
@@ -173,6 +174,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
                    "reserve; garbage collection "
                    "needs at least ftl.gc.trigger_free_blocks + 2 (" +
                    std::to_string(c.gc_trigger_free_blocks + 2) + ")");
+  c.bad_blocks.slack_per_die = static_cast<std::uint32_t>(spare_per_die - (c.gc_trigger_free_blocks + 2));
   return c;
 }
 

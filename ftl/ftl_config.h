@@ -59,7 +59,11 @@ struct ReadRecoveryConfig {
 struct BadBlockConfig {
   double factory_rate = 0;     // nand.bad_blocks.factory: share of blocks bad from the factory
   double erase_fail_rate = 0;  // nand.bad_blocks.erase_fail: probability an erase fails
+  double program_fail_rate = 0;  // nand.bad_blocks.program_fail: probability a program fails
   std::uint32_t reserve_per_die = 0;  // ftl.bad_block_reserve, in blocks
+  // Spare blocks per die beyond what GC needs to work: bad blocks no spare
+  // replaces eat into this; past it the drive is worn out.
+  std::uint32_t slack_per_die = 0;
   std::uint64_t seed = 1;      // nand.bad_blocks.seed: a random stream of its own
 };
 

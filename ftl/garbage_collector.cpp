@@ -3,6 +3,8 @@
 #include "ftl/slc_cache.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace ssdtwin {
 
@@ -61,10 +63,17 @@ void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block) {
 
 std::uint32_t GarbageCollector::reclaim_victim(std::uint32_t die) {
   DieGc& g = dies_[die];
-  while (!g.reclaim.empty()) {
-    const std::uint32_t b = g.reclaim.front();
-    g.reclaim.erase(g.reclaim.begin());
-    if (core_.blocks.info(die, b).state == BlockState::kFull) return b;
+  // A block still being programmed waits its turn; one collected or
+  // erased meanwhile is dropped.
+  for (std::size_t i = 0; i < g.reclaim.size();) {
+    const std::uint32_t b = g.reclaim[i];
+    const BlockState st = core_.blocks.info(die, b).state;
+    if (st == BlockState::kOpen) {
+      ++i;
+      continue;
+    }
+    g.reclaim.erase(g.reclaim.begin() + static_cast<std::ptrdiff_t>(i));
+    if (st == BlockState::kFull) return b;
   }
   return kNoBlock;
 }
@@ -284,9 +293,18 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
   // A failed erase retires the block (its data was moved off already); a
   // spare from the bad-block reserve takes its place.
   const double fail = core_.cfg.bad_blocks.erase_fail_rate;
-  if (fail > 0 && core_.fault_rng.uniform() < fail) {
+  const bool failed_program = core_.blocks.info(die, t->block).flags & BlockInfo::kRetire;
+  if (failed_program || (fail > 0 && core_.fault_rng.uniform() < fail)) {
     core_.blocks.retire(die, t->block);
     ++core_.stats.grown_bad_blocks;
+    // With the reserve spent, every new bad block shrinks the spare area;
+    // past the slack GC needs, real firmware turns the drive read-only.
+    if (core_.blocks.unreplaced_bad_blocks(die) > core_.cfg.bad_blocks.slack_per_die)
+      throw std::runtime_error(
+          "die " + std::to_string(die) + " is worn out: " +
+          std::to_string(core_.blocks.unreplaced_bad_blocks(die)) +
+          " bad blocks with no spare left to replace them leave garbage collection too few "
+          "blocks (ftl.bad_block_reserve, nand.bad_blocks); a real drive goes read-only here");
   } else {
     erased(die, t->block);
   }

@@ -103,6 +103,20 @@ bool ReadRecovery::on_read(FlashTxn* t) {
 }
 
 void ReadRecovery::start_rebuild(FlashTxn* t) {
+  const BlockInfo& b = core_.blocks.info(t->die, t->block);
+  const std::uint32_t ppp = core_.nand.timing().pages_per_program(t->mode);
+  const std::uint32_t units = core_.geo.pages_in_mode(t->mode) / ppp;
+  const std::uint32_t unit = t->page / ppp;
+  // The stripe's parity: on flash, or (block still open) the controller's
+  // running XOR. A block closed before its stripe's parity was written
+  // (a failed program, a power cut) has none, nor has a stripe of one unit.
+  const std::uint32_t parity = core_.stripes.end(unit, units) - 1;
+  if (parity == unit || (parity * ppp >= b.programmed && b.state != BlockState::kOpen)) {
+    t->status = ReadStatus::kLost;
+    ++core_.stats.reads_lost;
+    listener_->on_read_recovered(t);
+    return;
+  }
   std::uint32_t ctx = free_;
   if (ctx != kNone) {
     free_ = rebuilds_[ctx].next_free;
@@ -116,10 +130,6 @@ void ReadRecovery::start_rebuild(FlashTxn* t) {
   // The stripe's other members: the same page position in each other
   // program unit of the stripe. Members not yet programmed are still in the
   // controller's running parity, so they need no read.
-  const BlockInfo& b = core_.blocks.info(t->die, t->block);
-  const std::uint32_t ppp = core_.nand.timing().pages_per_program(t->mode);
-  const std::uint32_t units = core_.geo.pages_in_mode(t->mode) / ppp;
-  const std::uint32_t unit = t->page / ppp;
   for (std::uint32_t v = core_.stripes.first(unit); v < core_.stripes.end(unit, units); ++v) {
     const std::uint32_t page = v * ppp + t->page % ppp;
     if (v == unit || page >= b.programmed) continue;

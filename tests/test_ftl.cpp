@@ -1857,3 +1857,47 @@ TEST_CASE("power cuts at 20000 random points: PLP loses nothing, no PLP exactly 
   CHECK(without.mismatches == 0);
   CHECK(without.verify_errors == 0);
 }
+
+TEST_CASE("a failed program writes its data again and retires its block once emptied",
+          "[ftl][badblocks]") {
+  // Rates that fail fewer blocks per die than the reserve holds.
+  for (const auto& [drive, rate] :
+       {std::pair{"configs/drives/test_mlc_sata.yaml", "0.002"},
+        std::pair{"configs/drives/test_tlc_slc.yaml", "0.0002"}}) {
+    INFO(drive);
+    auto t = make_drive(drive, {std::string("drive.nand.bad_blocks={program_fail: ") + rate + "}",
+                                "drive.ftl.bad_block_reserve=6"},
+                        /*verify=*/true);
+    Drive& d = *t.drive;
+    const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
+    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 100%}
+    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)",
+                                 d.user_bytes());
+    run_quiet(d, w);
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.program_failures > 0);
+    CHECK(s.grown_bad_blocks > 0);
+    CHECK(s.grown_bad_blocks <= s.program_failures);  // a block can fail twice before it is emptied
+    CHECK(s.rewrite_slots > 0);
+    CHECK(s.reclaim_blocks > 0);
+    CHECK(s.verify_errors == 0);
+    CHECK(s.verify_checks >= d.user_bytes() / kSectorBytes);
+  }
+}
+
+TEST_CASE("a drive whose spares run out stops with a clear error, not a stall", "[ftl][badblocks]") {
+  auto t = make_drive("configs/drives/test_tlc_slc.yaml",
+                      {"drive.nand.bad_blocks={program_fail: 0.002}", "drive.ftl.bad_block_reserve=6"});
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
+    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 100%}
+)",
+                               t.drive->user_bytes());
+  CHECK_THROWS_WITH(run_quiet(*t.drive, w), Catch::Contains("worn out") && Catch::Contains("read-only"));
+}
