@@ -58,8 +58,9 @@ SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_ti
 ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
                                  const ConfigNode& reclaim) {
   ReadRecoveryConfig r;
-  r.codeword_bytes = static_cast<std::uint32_t>(ecc.get_bytes("codeword", 1024));
-  if (r.codeword_bytes == 0 || r.codeword_bytes > 64 * 1024)
+  const std::uint64_t codeword = ecc.get_bytes("codeword", 1024);
+  r.codeword_bytes = static_cast<std::uint32_t>(codeword);
+  if (codeword == 0 || codeword > 64 * 1024)
     ecc.fail("codeword", "expected 1 byte to 64 KiB of data per codeword");
   r.correctable_bits = static_cast<std::uint32_t>(ecc.get_int("correctable_bits", 40, 0, 4096));
   if (ecc.has("retry")) {

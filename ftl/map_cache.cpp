@@ -43,11 +43,14 @@ MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_roun
   const std::string loc = node.get_enum("location", {"sram", "dram", "hmb"}, "dram");
   c.location = loc == "sram" ? Location::kSram : loc == "dram" ? Location::kDram : Location::kHmb;
   c.size_bytes = node.get_bytes("size", 0);
-  c.entry_bytes = static_cast<std::uint32_t>(node.get_bytes("entry_size", 4));
-  if (c.entry_bytes == 0 || kTpageBytes % c.entry_bytes != 0)
+  // Sizes are checked before narrowing (4 GiB + 4 B is not 4 B).
+  const std::uint64_t entry = node.get_bytes("entry_size", 4);
+  c.entry_bytes = static_cast<std::uint32_t>(entry);
+  if (entry == 0 || entry > kTpageBytes || kTpageBytes % c.entry_bytes != 0)
     node.fail("entry_size", "expected a divisor of the 4KiB translation page (e.g. 4B or 8B)");
-  c.segment_bytes = static_cast<std::uint32_t>(node.get_bytes("segment", kTpageBytes));
-  if (c.segment_bytes < c.entry_bytes || kTpageBytes % c.segment_bytes != 0 ||
+  const std::uint64_t segment = node.get_bytes("segment", kTpageBytes);
+  c.segment_bytes = static_cast<std::uint32_t>(segment);
+  if (segment < c.entry_bytes || segment > kTpageBytes || kTpageBytes % c.segment_bytes != 0 ||
       c.segment_bytes % c.entry_bytes != 0)
     node.fail("segment", "expected a power-of-two part of the 4KiB translation page, "
                          "at least one entry");

@@ -46,8 +46,9 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   t.span_given = n.has("span");
   r.map.trace_span = n.get_bytes("span", 0);
   if (t.span_given && r.map.trace_span == 0) n.fail("span", "expected more than 0");
-  r.max_transfer = static_cast<std::uint32_t>(n.get_bytes("max_transfer", TraceReplaySpec::kDefaultMaxTransfer));
-  if (r.max_transfer == 0 || r.max_transfer % kSectorBytes != 0 || r.max_transfer > (256u << 20))
+  const std::uint64_t max_transfer = n.get_bytes("max_transfer", TraceReplaySpec::kDefaultMaxTransfer);
+  r.max_transfer = static_cast<std::uint32_t>(max_transfer);  // range-checked before use below
+  if (max_transfer == 0 || max_transfer % kSectorBytes != 0 || max_transfer > (256u << 20))
     n.fail("max_transfer", "expected a multiple of 4KiB up to 256MiB");
   return t;
 }

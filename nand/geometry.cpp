@@ -31,8 +31,10 @@ Geometry Geometry::from_config(const ConfigNode& nand) {
   g.planes = static_cast<std::uint32_t>(nand.get_int("planes", 1, 8));
   g.blocks_per_plane = static_cast<std::uint32_t>(nand.get_int("blocks_per_plane", 8, 1 << 20));
   g.pages_per_block = static_cast<std::uint32_t>(nand.get_int("pages_per_block", 4, 1 << 14));
-  g.page_size = static_cast<std::uint32_t>(nand.get_bytes("page_size"));
-  if (g.page_size < kSectorBytes || g.page_size % kSectorBytes != 0 || g.page_size > (1u << 20))
+  // Checked before narrowing, so 4 GiB + 16 KiB is not taken for 16 KiB.
+  const std::uint64_t page_size = nand.get_bytes("page_size");
+  g.page_size = static_cast<std::uint32_t>(page_size);
+  if (page_size < kSectorBytes || page_size % kSectorBytes != 0 || page_size > (1u << 20))
     nand.fail("page_size", "expected a multiple of 4KiB up to 1MiB");
   g.native_mode = parse_cell_mode(nand.get_enum("cell", {"slc", "mlc", "tlc", "qlc"}));
   if (g.pages_per_block % bits_per_cell(g.native_mode) != 0)

@@ -727,3 +727,36 @@ TEST_CASE("control bytes in a quoted value are escaped in messages and a NUL doe
   CHECK(msg.find('\0') == std::string::npos);
   CHECK(ssdtwin::printable("a\x7f\x1b[31mb\xc3\xa9") == "a\\x7f\\x1b[31mb\xc3\xa9");
 }
+
+// ---- Found by the fuzzers (fuzz/, issue 13) ----
+
+#include "test_support.h"
+
+TEST_CASE("a stray ',' outside [ ] or { } is a located syntax error, not an endless load") {
+  try {
+    ssdtwin::ConfigDoc::parse(",\n", "x.yaml", "drive", {});
+    FAIL("no error");
+  } catch (const ssdtwin::ConfigError& e) {
+    CHECK(std::string(e.what()).find("x.yaml:1:1") != std::string::npos);
+  }
+  CHECK_THROWS_AS(ssdtwin::ConfigDoc::parse("drive:\n  a: [1],\n", "x.yaml", "drive", {}),
+                  ssdtwin::ConfigError);
+}
+
+TEST_CASE("a percentage whose bytes overflow is refused") {
+  CHECK_THROWS_AS(ssdtwin::test::make_workload(
+                      "workload:\n  phases:\n    - {name: p, rw: write, offset: 2000000%}\n", 1ull << 30),
+                  ssdtwin::ConfigError);
+}
+
+TEST_CASE("sizes held in 32 bits are range-checked before narrowing") {
+  // 4 GiB plus a valid size must not wrap to the valid size.
+  for (const std::string set :
+       {"drive.nand.page_size=4294983680", "drive.host.sata.max_fis_payload=4294975488",
+        "drive.host.sata.fis_overhead=4294967344", "drive.ftl.map_cache.entry_size=4294967300",
+        "drive.controller.ecc.codeword=4294968320"}) {
+    INFO(set);
+    CHECK_THROWS_AS(ssdtwin::test::make_drive("configs/drives/test_mlc_sata.yaml", {set}),
+                    ssdtwin::ConfigError);
+  }
+}
