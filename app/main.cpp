@@ -98,7 +98,7 @@ int run(const Args& a) {
     wl_doc->check_unused();
   }
   drive_doc->check_unused();
-  if (!workload.power_cuts.empty() && !verify) {
+  if ((!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty()) && !verify) {
     // Power cuts are checked against every accepted write: the sequence
     // numbers the out-of-band areas carry live in verification mode.
     spdlog::info("power cuts in the workload: verification mode on");
@@ -131,7 +131,7 @@ int run(const Args& a) {
                drive->geo.dies(), static_cast<double>(drive->user_bytes()) / 1e9, workload.name);
   RunOptions opt;
   opt.progress = !a.quiet;
-  const RunReport report = run_with_power_cuts(
+  const RunReport report = run_with_faults(
       drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
   for (const PowerCutReport& c : report.power_cuts)
     spdlog::info("power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "

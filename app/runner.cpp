@@ -104,9 +104,25 @@ double offered_iops(const PhaseSpec& spec, const RunReport& report) {
 // True when a power cut at `stop_at` has come.
 bool cut_due(const Drive& drive, Tick stop_at) { return stop_at != 0 && drive.engine.now() >= stop_at; }
 
+std::uint64_t ios_of(const PhaseResult& r) {
+  std::uint64_t n = 0;
+  for (int op = 0; op < PhaseResult::kOps; ++op) n += r.ios[op];
+  return n;
+}
+
+// Where a power cut comes: at a time, or once the phase's IOs reach a count
+// (0: no cut of that kind).
+struct CutAt {
+  Tick time = 0;
+  std::uint64_t phase_ios = 0;
+  bool due(const Drive& drive, const PhaseResult& r) const {
+    return cut_due(drive, time) || (phase_ios != 0 && ios_of(r) >= phase_ios);
+  }
+};
+
 // Returns false when a power cut stopped the phase.
 bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
-                     Progress& progress, const Gauge* gauge, double offered, Tick stop_at,
+                     Progress& progress, const Gauge* gauge, double offered, CutAt cut,
                      PhaseReport& pr) {
   IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge, offered);
@@ -126,7 +142,7 @@ bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                                "': commands outstanding but no event pending");
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
-    if (cut_due(drive, stop_at)) return false;
+    if (cut.due(drive, pr.result)) return false;
   }
   watch.finish();
   return true;
@@ -194,6 +210,8 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
   const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
   report.cut = false;
+  std::uint64_t ios_before = 0;  // IOs of the run's phases before this one
+  for (std::size_t k = 0; k < first; ++k) ios_before += ios_of(report.phases[k].result);
   std::size_t i = first;
   for (; i < workload.phases.size(); ++i) {
     const PhaseSpec& spec = workload.phases[i];
@@ -206,9 +224,15 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
 
     if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
     else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
-    else
+    else {
+      CutAt cut;
+      cut.time = opt.stop_at;
+      if (opt.stop_after_ios > 0)
+        cut.phase_ios = opt.stop_after_ios > ios_before ? opt.stop_after_ios - ios_before : 1;
       report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
-                                    offered_iops(spec, report), opt.stop_at, pr);
+                                    offered_iops(spec, report), cut, pr);
+    }
+    ios_before += ios_of(pr.result);
     if (!report.cut && spec.idle_after > 0) {
       const Tick until = drive.engine.now() + spec.idle_after;
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
@@ -241,17 +265,26 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
   return report;
 }
 
-RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
+RunReport run_with_faults(std::unique_ptr<Drive>& drive,
                               const std::function<std::unique_ptr<Drive>()>& build,
                               const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;
   report.phases.resize(workload.phases.size());
+  ReadRecovery::Injected faults;
+  faults.rate = workload.uncorrectable_rate;
+  for (const std::uint64_t offset : workload.uncorrectable_at)
+    faults.pages.push_back(static_cast<Lpn>(offset / kSectorBytes));
+  drive->ftl.inject_faults(faults);
+  // Cuts by time or by IO count (the workload has one list or the other).
+  std::vector<CutAt> cuts;
+  for (const Tick t : workload.power_cuts) cuts.push_back({t, 0});
+  for (const std::uint64_t n : workload.power_cuts_after_ios) cuts.push_back({0, n});
   std::size_t next = 0;
   Tick down = 0;  // time spent recovering so far: cut times count powered time only
-  for (const Tick planned : workload.power_cuts) {
-    const Tick at = planned + down;
+  for (const CutAt& planned : cuts) {
     RunOptions o = opt;
-    o.stop_at = at;
+    o.stop_at = planned.time ? planned.time + down : 0;
+    o.stop_after_ios = planned.phase_ios;
     const std::size_t hit = run_phases(*drive, workload, o, next, report);
     if (!report.cut) return report;  // the workload ended before this cut
     // The cut, the new drive and its recovery are simulation work too.
@@ -259,7 +292,9 @@ RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
     const DurableImage image = drive->ftl.power_cut();
     report.verify_checks_before += drive->ftl.stats().verify_checks;
     report.verify_errors_before += drive->ftl.stats().verify_errors;
+    const Tick at = drive->engine.now();
     std::unique_ptr<Drive> fresh = build();
+    fresh->ftl.inject_faults(drive->ftl.injected_faults());
     fresh->engine.advance_to(at);
     const RecoveryReport rec = fresh->ftl.recover(image);
     fresh->engine.advance_to(at + rec.recovery_time);

@@ -80,18 +80,21 @@ struct RunOptions {
   // phase, and leaves the drive as the cut finds it for Ftl::power_cut. The
   // drive must not run on after: recover into a newly built one.
   Tick stop_at = 0;
+  // A power cut once the phases have completed this many host IOs (0: none).
+  std::uint64_t stop_after_ios = 0;
 };
 
 // Throws std::runtime_error if the simulation stalls (a model bug).
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt);
 
-// A run with the workload's power cuts: at each, the drive as the cut leaves
-// it (Ftl::power_cut) is recovered into a new one from `build` (needs
-// verification mode), simulated time goes on from the cut plus the
-// recovery, and the run continues with the phase after the interrupted one.
-// Cut times count powered time: each recovery pushes the later cuts back.
-// `drive` ends as the last drive. Without cuts, the same as run_workload.
-RunReport run_with_power_cuts(std::unique_ptr<Drive>& drive,
+// A run with the workload's faults: injected uncorrectable reads, and power
+// cuts. At each cut the drive as the cut leaves it (Ftl::power_cut) is
+// recovered into a new one from `build` (needs verification mode), simulated
+// time goes on from the cut plus the recovery, and the run continues with
+// the phase after the interrupted one. Cut times count powered time: each
+// recovery pushes the later cuts back; IO counts count the phases' IOs.
+// `drive` ends as the last drive. Without faults, the same as run_workload.
+RunReport run_with_faults(std::unique_ptr<Drive>& drive,
                               const std::function<std::unique_ptr<Drive>()>& build,
                               const WorkloadSpec& workload, const RunOptions& opt);
 

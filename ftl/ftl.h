@@ -82,6 +82,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // image, checked against every accepted write.
   DurableImage power_cut() const;
   RecoveryReport recover(const DurableImage& image);
+  // Injected read faults (ftl/read_recovery.h), and those not yet hit.
+  void inject_faults(ReadRecovery::Injected faults) { recovery_.inject(std::move(faults)); }
+  const ReadRecovery::Injected& injected_faults() const { return recovery_.injected(); }
 
   // Read path: issues flash reads for [first, first+count) on behalf of
   // host command `cmd`.

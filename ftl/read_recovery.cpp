@@ -31,7 +31,31 @@ double decode_fail_probability(const ReadRecoveryConfig& ecc, double rber, std::
   return -std::expm1(codewords * std::log1p(-std::min(codeword_fail, 1.0 - 1e-16)));
 }
 
+void ReadRecovery::inject(Injected faults) {
+  std::sort(faults.pages.begin(), faults.pages.end());
+  faults.pages.erase(std::unique(faults.pages.begin(), faults.pages.end()), faults.pages.end());
+  injected_ = std::move(faults);
+}
+
+bool ReadRecovery::injected_failure(const FlashTxn& t) {
+  if (injected_.rate > 0 && rng_.uniform() < injected_.rate) return true;
+  if (injected_.pages.empty()) return false;
+  // The page fails if it holds the current copy of a chosen logical page.
+  bool hit = false;
+  const Ppa first = core_.layout.first_slot(core_.layout.die_block(t.die, t.block), t.page);
+  for (Ppa p = first; p < first + core_.layout.slots_per_page(); ++p) {
+    const Owner o = core_.map.owner(p);
+    if (o == kUnmapped || is_tpage(o) || core_.map.location(o) != p) continue;
+    const auto it = std::lower_bound(injected_.pages.begin(), injected_.pages.end(), o);
+    if (it == injected_.pages.end() || *it != o) continue;
+    injected_.pages.erase(it);
+    hit = true;
+  }
+  return hit;
+}
+
 double ReadRecovery::rber_of(const FlashTxn& t) const {
+  if (!model_) return 0;
   const BlockInfo& b = core_.blocks.info(t.die, t.block);
   CellWear w;
   w.pe_cycles = b.erase_count;
@@ -52,7 +76,7 @@ bool ReadRecovery::decode(FlashTxn* t) {
   if (t->retry_need == FlashTxn::kUndecided) {
     const double rber = rber_of(*t);
     const double u = rng_.uniform();
-    std::uint32_t need = 0;
+    std::uint32_t need = injecting() && injected_failure(*t) ? steps + 1 : 0;
     while (need <= steps) {
       const double scale = need == 0 ? 1.0 : cfg_.retry[need - 1].rber_scale;
       if (u >= decode_fail_probability(cfg_, rber * scale, t->bytes)) break;
@@ -92,7 +116,7 @@ void ReadRecovery::check_reclaim(const FlashTxn& t, const BlockInfo& b) {
 }
 
 bool ReadRecovery::on_read(FlashTxn* t) {
-  if (!model_) return true;
+  if (!enabled()) return true;
   if (!decode(t)) return false;
   if (t->status != ReadStatus::kLost || !core_.stripes.enabled()) {
     if (t->status == ReadStatus::kLost) ++core_.stats.reads_lost;

@@ -21,6 +21,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ftl/address.h"
+
 #include "ftl/ftl_core.h"
 #include "nand/error_model.h"
 #include "sim/event_engine.h"
@@ -50,7 +52,17 @@ class ReadRecovery : public EventTarget {
   // one branch per read.
   ReadRecovery(FtlCore& core, const ErrorModel* model);
   void set_listener(RecoveryListener* l) { listener_ = l; }
-  bool enabled() const { return model_ != nullptr; }
+  bool enabled() const { return model_ != nullptr || injecting(); }
+
+  // Injected faults (a workload's faults.uncorrectable): reads that fail
+  // every decode, at `rate` per flash read, and the next flash read of
+  // each logical page in `pages` (once each). Drawn from the error stream.
+  struct Injected {
+    double rate = 0;
+    std::vector<Lpn> pages;  // sorted, not yet hit
+  };
+  void inject(Injected faults);
+  const Injected& injected() const { return injected_; }
 
   // A program finished: the retention clock of its block restarts.
   void on_programmed(const FlashTxn& t) {
@@ -82,12 +94,16 @@ class ReadRecovery : public EventTarget {
   void start_rebuild(FlashTxn* t);
   void member_done(std::uint32_t ctx);
   void check_reclaim(const FlashTxn& t, const BlockInfo& b);
+  bool injecting() const { return injected_.rate > 0 || !injected_.pages.empty(); }
+  // True when an injected fault makes `t` uncorrectable.
+  bool injected_failure(const FlashTxn& t);
 
   FtlCore& core_;
   const ErrorModel* model_;
   const ReadRecoveryConfig& cfg_;
   RecoveryListener* listener_ = nullptr;
   Rng rng_;
+  Injected injected_;
   std::vector<Rebuild> rebuilds_;
   std::uint32_t free_ = 0xFFFFFFFFu;
 };

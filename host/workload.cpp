@@ -313,6 +313,22 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
       if (w.power_cuts[i] == 0 || (i > 0 && w.power_cuts[i] <= w.power_cuts[i - 1]))
         faults.fail("power_cuts", "expected times above 0 in rising order");
   }
+  if (faults.has("power_cuts_after_ios")) {
+    if (faults.has("power_cuts"))
+      faults.fail("power_cuts_after_ios", "expected cuts by time or by IO count, not both");
+    for (const std::int64_t n : faults.get_int_list("power_cuts_after_ios", 1, 1, INT64_MAX))
+      w.power_cuts_after_ios.push_back(static_cast<std::uint64_t>(n));
+    for (std::size_t i = 1; i < w.power_cuts_after_ios.size(); ++i)
+      if (w.power_cuts_after_ios[i] <= w.power_cuts_after_ios[i - 1])
+        faults.fail("power_cuts_after_ios", "expected IO counts in rising order");
+  }
+  const ConfigNode unc = faults.child("uncorrectable");
+  w.uncorrectable_rate = unc.get_double("rate", 0, 0, 1);
+  if (unc.has("at")) {
+    w.uncorrectable_at = unc.get_bytes_list("at", 0);
+    for (const std::uint64_t a : w.uncorrectable_at)
+      if (a >= user_bytes) unc.fail("at", "expected offsets inside the drive's user capacity");
+  }
   const auto phases = root.children("phases");
   if (phases.empty()) root.fail("phases", "expected at least one phase");
   std::vector<std::uint32_t> depths, sizes;

@@ -135,8 +135,15 @@ struct WorkloadSpec {
   std::vector<Tick> latency_thresholds;
   // faults.power_cuts: simulated times of powered running (from the start of
   // the run, not counting earlier recoveries) at which power fails; the
-  // drive recovers and the run goes on with the next phase.
+  // drive recovers and the run goes on with the next phase. Or
+  // faults.power_cuts_after_ios: host IOs completed (counted by the phases,
+  // from the start of the run) at which power fails.
   std::vector<Tick> power_cuts;
+  std::vector<std::uint64_t> power_cuts_after_ios;
+  // faults.uncorrectable: flash reads that fail every decode, at a rate per
+  // read and at chosen byte offsets (the next flash read of each fails once).
+  double uncorrectable_rate = 0;
+  std::vector<std::uint64_t> uncorrectable_at;
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against

@@ -603,3 +603,37 @@ TEST_CASE("out-of-range config values exit 2 at their file:line:col", "[e2e][err
   CHECK(e.status == 2);
   CHECK_THAT(e.err, Catch::StartsWith(wl + ":5:47: workload.phases.0.trace.time_scale: expected"));
 }
+
+TEST_CASE("injected uncorrectable reads are rebuilt from RAIN, and a cut can come at an IO count",
+          "[e2e][power][errors]") {
+  const std::string wl = write_temp("faults.yaml", R"(
+workload:
+  faults:
+    power_cuts_after_ios: [20000]
+    uncorrectable: {rate: 0.002, at: [0, 1MiB]}
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: churn, rw: randrw, rwmixread: 50, bs: 4KiB, iodepth: 16, runtime: 2s}
+    - {name: read, rw: randread, bs: 4KiB, iodepth: 16, runtime: 1s}
+)");
+  const std::string out = scratch("faults");
+  const Exec e = run_binary("run -q --drive " + source_path("configs/drives/test_mlc_sata.yaml") +
+                            " --set drive.ftl.rain.stripe=4 --workload " + wl + " --out " + out);
+  INFO(e.err);
+  REQUIRE(e.status == 0);
+  std::ifstream sf(out + "/summary.json");
+  const auto summary = nlohmann::json::parse(sf);
+  const auto& cuts = summary.at("power_cuts");
+  REQUIRE(cuts.size() == 1);
+  CHECK(cuts[0].at("phase") == "churn");
+  std::uint64_t rebuilt = 0, failed = 0, ios_to_cut = 0;  // the count runs from the start
+  for (const auto& p : summary.at("phases")) {
+    rebuilt += p.at("ftl").at("reliability").at("pages_rebuilt").get<std::uint64_t>();
+    failed += p.at("ftl").at("reliability").at("host_reads_failed").get<std::uint64_t>();
+    if (p.at("name") != "read")
+      ios_to_cut += p.at("read").at("ios").get<std::uint64_t>() + p.at("write").at("ios").get<std::uint64_t>();
+  }
+  CHECK(rebuilt > 0);
+  CHECK(failed == 0);  // one failure per stripe: always rebuilt
+  CHECK(ios_to_cut == 20000);  // fill and churn up to the cut
+}
