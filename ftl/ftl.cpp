@@ -135,7 +135,7 @@ FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t byt
   t->page = core_.layout.page_of(where);
   t->bytes = bytes;
   t->owner = owner;
-  t->aux = b.erase_count;  // lets verification catch a read that lost a race with an erase
+  t->block_erases = b.erase_count;
   return t;
 }
 
@@ -390,7 +390,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   (slc ? core_.stats.host_slc_slots : core_.stats.host_native_slots) += taken;
 
   FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
-  t->aux = taken;  // buffer slots to release when programmed
+  t->buffer_slots = taken;
   core_.nand.submit(t);
   ++core_.host_programs[c.die];
   core_.pacing.host_programmed(c.die, unit->slots, gc_->pacing(c.die));
@@ -484,7 +484,7 @@ void Ftl::verify_not_erased(const FlashTxn& t) {
   if (!core_.verifier.enabled()) return;
   const BlockInfo& b = core_.blocks.info(t.die, t.block);
   ++core_.stats.verify_checks;
-  if (b.erase_count != t.aux || b.state == BlockState::kFree) ++core_.stats.verify_errors;
+  if (b.erase_count != t.block_erases || b.state == BlockState::kFree) ++core_.stats.verify_errors;
 }
 
 void Ftl::on_txn_complete(FlashTxn* t) {
@@ -514,6 +514,9 @@ void Ftl::program_failed(const FlashTxn& t) {
       ++core_.stats.rewrite_slots;
       push_firmware_write(o, p);
     }
+    // The failed page holds nothing readable (what a scan after a power cut
+    // would find there).
+    if (core_.verifier.enabled()) core_.verifier.set_slot(p, Verifier::kNone);
   }
   core_.blocks.info(t.die, t.block).flags |= BlockInfo::kRetire;
   core_.blocks.close_early(t.die, t.block);
@@ -551,7 +554,7 @@ void Ftl::deliver(FlashTxn* t) {
     case TxnSource::kHostWrite: {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
       --core_.host_programs[t->die];
-      buffer_.release(static_cast<std::uint32_t>(t->aux));
+      buffer_.release(t->buffer_slots);
       const std::uint32_t die = t->die;
       core_.txns.put(t);
       gc_->check(die);

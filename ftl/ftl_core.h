@@ -33,29 +33,38 @@ class MapUpdater {
 };
 
 // State the FTL's parts share (the GC works on the same tables).
+//
+// Durable or volatile: what survives a power cut is the flash alone
+// (ftl/power_loss.h). [durable] marks state the flash holds, and a cut keeps
+// it (blocks: erase counts, modes, programmed pages, retirement; the
+// out-of-band owner of each slot in `map`; the sequence numbers `verifier`
+// keeps per slot). [volatile] marks state held in controller memory, which
+// recovery rebuilds from the flash or starts afresh. [fixed] marks what
+// comes from the config or the hardware.
 struct FtlCore {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
-  EventEngine& engine;
-  NandArray& nand;
-  const Geometry& geo;
-  FtlConfig cfg;
-  Layout layout;
-  BlockManager blocks;
-  MappingTable map;
-  MapCache map_cache;
+  EventEngine& engine;      // [fixed]
+  NandArray& nand;          // [fixed]
+  const Geometry& geo;      // [fixed]
+  FtlConfig cfg;            // [fixed]
+  Layout layout;            // [fixed]
+  BlockManager blocks;      // [durable] per-block state; [volatile] pools and write points
+  MappingTable map;         // [volatile] forward map; [durable] slot owners (out-of-band)
+  MapCache map_cache;       // [volatile]
   MapUpdater* map_updater = nullptr;
   // Map entries changed by GC relocations, in bytes, not yet written. Firmware
   // journals them (logical page, new address) instead of rewriting one
   // translation page per moved page; GC writes the journal into its own
   // program units (ftl/garbage_collector.cpp).
-  std::uint64_t map_journal_bytes = 0;
-  Verifier verifier;
-  TxnPool txns;
-  FtlStats stats;
-  Rng rng;
+  std::uint64_t map_journal_bytes = 0;  // [volatile]
+  Verifier verifier;        // [durable] per-slot sequence numbers; [volatile] the host's truth
+  TxnPool txns;             // [volatile]
+  FtlStats stats;           // counters of the run, not drive state
+  Rng rng;                  // [volatile]
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
   std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
+  // From here on [volatile]: rebuilt by recovery or started afresh.
   std::uint64_t mapped_pages = 0;   // logical pages holding data (not unmapped)
   std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
   bool host_idle = false;           // no host IO for the SLC cache's fold idle time
@@ -64,8 +73,9 @@ struct FtlCore {
   // Host programs submitted and not yet finished, per die.
   std::vector<std::uint32_t> host_programs;
   GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
-  RainStripes stripes;  // RAIN stripe table (ftl/rain_stripes.h)
+  RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
+  std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
 
   // True when data unit `u`, just allocated in a block of `mode`, is followed
   // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).

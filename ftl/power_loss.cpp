@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "ftl/ftl.h"
+#include "ftl/garbage_collector.h"
 #include "sim/config.h"
 
 namespace ssdtwin {
@@ -42,12 +43,14 @@ DurableImage Ftl::power_cut() const {
     o.state = b.state;
     o.mode = b.mode;
     o.stream = b.stream;
+    o.retire = (b.flags & BlockInfo::kRetire) != 0;
   }
   img.owner.resize(geo.total_slots());
   for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
   img.version = v.slots_all();
   img.accepted = v.expected_all();
   img.last_version = v.last();
+  img.power_cycles = core_.power_cycles + 1;
 
   // Protection: the programs under way finish, then the buffered data (and
   // programs still queued, whose data the buffer holds) and the map journal
@@ -162,6 +165,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     b.stream = o.stream;
     b.valid = 0;
     b.reads = 0;
+    b.flags = o.retire ? BlockInfo::kRetire : 0;
     b.programmed = o.programmed;
     const bool bad = o.state == BlockState::kBad || o.state == BlockState::kSpare;
     // A block with data is closed: firmware does not append to a block
@@ -206,6 +210,11 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     ++core_.mapped_pages;
   }
   core_.blocks.rebuild_pools();
+  // Faults after power-on draw on from where the last boot left off, not
+  // from the seed again.
+  core_.power_cycles = img.power_cycles;
+  core_.fault_rng.reseed(core_.cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{img.power_cycles} << 32));
+  recovery_.reseed(img.power_cycles);
   core_.verifier.restore(std::move(expected), img.version, img.last_version);
 
   // Power-loss protection dumped the buffer: written again at power-on.
@@ -216,6 +225,10 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     core_.verifier.restore_expected(owner, ver);
     ++rep.replayed_pages;
   }
+  // Blocks the grown-bad-block table names are emptied and retired again.
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
+    if (img.blocks[db].retire && img.blocks[db].programmed > 0)
+      gc_->reclaim(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
   try_flush(false);
   return rep;
 }

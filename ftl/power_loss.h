@@ -56,6 +56,7 @@ struct DurableImage {
     BlockState state = BlockState::kFree;
     CellMode mode = CellMode::kTlc;
     Stream stream = Stream::kHost;
+    bool retire = false;  // the grown-bad-block table: a program failed here
   };
   std::vector<Block> blocks;          // per die-block
   std::vector<Owner> owner;           // per slot: out-of-band logical page
@@ -63,6 +64,7 @@ struct DurableImage {
   std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
   std::vector<std::uint32_t> accepted;  // per logical page: latest version written
   std::uint32_t last_version = 0;
+  std::uint32_t power_cycles = 0;  // including this cut
   // The model's own accounting of the cut.
   std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
   std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs

@@ -62,6 +62,11 @@ class ReadRecovery : public EventTarget {
     std::vector<Lpn> pages;  // sorted, not yet hit
   };
   void inject(Injected faults);
+  // A new stream for power cycle `cycle` (after a power cut).
+  void reseed(std::uint32_t cycle) {
+    if (model_) rng_.reseed(model_->seed ^ (std::uint64_t{cycle} << 32));
+    else rng_.reseed(1 ^ (std::uint64_t{cycle} << 32));
+  }
   const Injected& injected() const { return injected_; }
 
   // A program finished: the retention clock of its block restarts.

@@ -35,7 +35,11 @@ struct FlashTxn {
   std::uint32_t pages = 1;   // die-pages covered (one-shot programs cover a wordline)
   std::uint32_t bytes = 0;   // data moved over the channel
   std::uint64_t owner = 0;   // index of the host command or GC context
-  std::uint64_t aux = 0;     // free for the owner
+  // Reads: the block's erase count when issued (verification catches a read
+  // that lost a race with an erase). Host programs: write-buffer slots the
+  // program holds until it completes.
+  std::uint32_t block_erases = 0;
+  std::uint32_t buffer_slots = 0;
   // Reads: array sensings this operation takes (soft-decision retry steps
   // sense several times), read-retry steps taken so far and needed (decided
   // when the first decode fails; kUndecided before), and the outcome.

@@ -1747,7 +1747,8 @@ const std::vector<std::string> kSmallMlc = {"drive.nand.blocks_per_plane=32",
 
 struct CutTally {
   std::uint64_t cuts = 0, lost = 0, volatile_pages = 0, corrupted = 0, interrupted = 0,
-                protected_cuts = 0, mismatches = 0, replayed = 0, verify_errors = 0;
+                protected_cuts = 0, mismatches = 0, replayed = 0, verify_errors = 0,
+                program_failures = 0;
   Tick max_recovery = 0;
 };
 
@@ -1778,6 +1779,7 @@ workload:
     const RunReport rep = run_workload(*t.drive, churn, opt);
     REQUIRE(rep.cut);
     tally.verify_errors += t.drive->ftl.stats().verify_errors;
+    tally.program_failures += t.drive->ftl.stats().program_failures;
     const DurableImage img = t.drive->ftl.power_cut();
     auto next = build();
     const RecoveryReport rec = next.drive->ftl.recover(img);
@@ -1826,6 +1828,18 @@ TEST_CASE("with PLP, power cuts at 1000 random points lose nothing", "[ftl][powe
   CHECK(c.protected_cuts == 1000);
   CHECK(c.lost == 0);
   CHECK(c.replayed > 0);
+  CHECK(c.verify_errors == 0);
+}
+
+TEST_CASE("with failing programs too, a cut loses exactly what the model holds volatile",
+          "[ftl][power]") {
+  auto sets = kSmallMlc;
+  sets.push_back("drive.user_capacity=180MB");  // room for a reserve of 3 blocks per die
+  sets.push_back("drive.nand.bad_blocks={program_fail: 0.001}");
+  sets.push_back("drive.ftl.bad_block_reserve=3");
+  const CutTally c = cut_many(sets, 300, 15);
+  CHECK(c.program_failures > 0);
+  CHECK(c.mismatches == 0);
   CHECK(c.verify_errors == 0);
 }
 
