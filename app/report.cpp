@@ -228,6 +228,9 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   rel["rewritten_pages"] = fa.rewrite_slots - fb.rewrite_slots;
   rel["read_reclaim_blocks"] = fa.reclaim_blocks - fb.reclaim_blocks;
   rel["grown_bad_blocks"] = fa.grown_bad_blocks - fb.grown_bad_blocks;
+  rel["program_failures"] = fa.program_failures - fb.program_failures;
+  rel["map_checkpoints"] = fa.map_checkpoints - fb.map_checkpoints;
+  rel["checkpoint_map_pages"] = fa.checkpoint_tpages - fb.checkpoint_tpages;
   ftl["reliability"] = rel;
   const double hits = static_cast<double>(fa.map_hits - fb.map_hits);
   const double misses = static_cast<double>(fa.map_misses - fb.map_misses);
@@ -364,6 +367,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
                           {"programs_interrupted", c.interrupted_programs},
                           {"paired_pages_corrupted", c.corrupted_pages},
                           {"pages_scanned", c.pages_scanned},
+                          {"map_pages_read", c.map_pages_read},
                           {"pages_replayed", c.replayed_pages},
                           {"recovery_s", to_seconds(c.recovery_time)}});
     j["power_cuts"] = cuts;

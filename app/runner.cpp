@@ -311,6 +311,7 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     c.interrupted_programs = image.interrupted_programs;
     c.corrupted_pages = image.corrupted_pages;
     c.pages_scanned = rec.pages_scanned;
+    c.map_pages_read = rec.map_pages_read;
     c.replayed_pages = rec.replayed_pages;
     c.recovery_time = rec.recovery_time;
     report.power_cuts.push_back(c);

@@ -58,6 +58,7 @@ struct PowerCutReport {
   std::uint64_t interrupted_programs = 0;
   std::uint64_t corrupted_pages = 0;
   std::uint64_t pages_scanned = 0;
+  std::uint64_t map_pages_read = 0;  // a map checkpoint's translation pages
   std::uint64_t replayed_pages = 0;
   Tick recovery_time = 0;
 };

@@ -41,6 +41,7 @@ struct BlockInfo {
   std::uint16_t programmed = 0;   // die-pages whose program completed (in order)
   std::uint32_t reads = 0;        // reads since the last erase (read disturb)
   std::uint64_t programmed_at = 0;  // time of its last program (data retention)
+  std::uint32_t last_program = 0;   // FtlCore::program_seq at its last program
   BlockState state = BlockState::kFree;
   CellMode mode = CellMode::kTlc;
   Stream stream = Stream::kHost;  // write point it was opened for

@@ -45,6 +45,23 @@ void Ftl::write(Lpn lpn) {
   note_host_activity();
   try_flush(false);
   if (core_.cfg.flush_idle > 0 && buffer_.valid_entries() > 0) arm_idle_flush();
+  const std::uint64_t every = core_.cfg.power_loss.checkpoint_every;
+  if (every > 0 && (core_.bytes_since_checkpoint += kSectorBytes) >= every) checkpoint();
+}
+
+void Ftl::checkpoint() {
+  // The translation pages changed since the last checkpoint are written;
+  // the pages programmed from here on are the journal a recovery scans.
+  for (const std::uint32_t tp : core_.dirty_list) {
+    core_.tpage_dirty[tp >> 6] &= ~(std::uint64_t{1} << (tp & 63));
+    push_tpage(tp);
+  }
+  core_.stats.checkpoint_tpages += core_.dirty_list.size();
+  ++core_.stats.map_checkpoints;
+  core_.dirty_list.clear();
+  core_.bytes_since_checkpoint = 0;
+  core_.checkpoint_seq = core_.program_seq;
+  core_.checkpointed = true;
 }
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
@@ -97,6 +114,15 @@ void Ftl::fast_trim(Lpn lpn) { unmap(lpn); }
 void Ftl::end_fast() {
   if (fast_) fast_->finish();
   fast_.reset();
+  // Fast preconditioning ends on a map checkpoint (its writes are not
+  // simulated: state-only, like the rest of the fast path).
+  if (core_.cfg.power_loss.checkpoint_every > 0) {
+    for (const std::uint32_t tp : core_.dirty_list) core_.tpage_dirty[tp >> 6] = 0;
+    core_.dirty_list.clear();
+    core_.bytes_since_checkpoint = 0;
+    core_.checkpoint_seq = core_.program_seq;
+    core_.checkpointed = true;
+  }
   flush_need_ = 0;
   // Dies left short of erased blocks (or with an SLC cache to fold) pick up
   // where the state-only writes left them.
@@ -111,6 +137,7 @@ Tick Ftl::map_access_time(Lpn first, std::uint32_t count) const {
 }
 
 void Ftl::map_update(Lpn lpn) {
+  core_.note_map_change(lpn);
   MapCache& mc = core_.map_cache;
   if (mc.whole_table()) return;
   const std::uint32_t seg = mc.segment_of(lpn);
@@ -496,6 +523,7 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     if (!recovery_.on_read(t)) return;  // retried or being rebuilt: comes back later
   } else if (t->op == TxnOp::kProgram) {
     recovery_.on_programmed(*t);
+    core_.blocks.info(t->die, t->block).last_program = ++core_.program_seq;
     const double fail = core_.cfg.bad_blocks.program_fail_rate;
     if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
   }

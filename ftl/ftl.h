@@ -144,6 +144,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // buffer's headroom; those that find it full wait here.
   void push_firmware_write(Owner owner, std::uint32_t from);
   void drain_writebacks();
+  // Writes the translation pages changed since the last map checkpoint.
+  void checkpoint();
   // A program reported failure: its data is written again, the block retired.
   void program_failed(const FlashTxn& t);
   // Hands a finished flash operation to the part that issued it.

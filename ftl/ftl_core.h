@@ -76,6 +76,24 @@ struct FtlCore {
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
   std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
+  // Map checkpoints (ftl.power_loss.map_checkpoint_every): programs so far
+  // and at the last checkpoint [durable]; translation pages changed since
+  // it, a bitset kept only with checkpoints [volatile].
+  std::uint32_t program_seq = 0;
+  std::uint32_t checkpoint_seq = 0;
+  bool checkpointed = false;
+  std::uint64_t bytes_since_checkpoint = 0;
+  std::vector<std::uint64_t> tpage_dirty;
+  std::vector<std::uint32_t> dirty_list;  // the set bits, in order of change
+  void note_map_change(Lpn lpn) {
+    if (tpage_dirty.empty()) return;
+    const std::uint32_t tp = map.tpage_of(lpn);
+    std::uint64_t& w = tpage_dirty[tp >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (tp & 63);
+    if (w & bit) return;
+    w |= bit;
+    dirty_list.push_back(tp);
+  }
 
   // True when data unit `u`, just allocated in a block of `mode`, is followed
   // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).
@@ -111,6 +129,7 @@ struct FtlCore {
   void relocate(Owner o, Ppa from, Ppa to, BlockInfo& dest) {
     invalidate(from);
     map.place(o, to);
+    if (!is_tpage(o)) note_map_change(o);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
   }

@@ -44,6 +44,8 @@ struct FtlStats {
   std::uint64_t reclaim_blocks = 0;       // blocks relocated by read reclaim
   std::uint64_t grown_bad_blocks = 0;     // blocks retired after a failed erase or program
   std::uint64_t program_failures = 0;     // programs that failed (their data written again)
+  std::uint64_t map_checkpoints = 0;      // map checkpoints taken (ftl.power_loss)
+  std::uint64_t checkpoint_tpages = 0;    // translation pages they wrote
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
 };

@@ -20,6 +20,7 @@ PowerLossConfig PowerLossConfig::from_config(const ConfigNode& node) {
     node.fail("hold_up", "expected the time the capacitors hold the drive up (protection: true)");
   c.paired_page_protection = node.get_bool("paired_page_protection", false);
   c.boot_time = node.get_time("boot_time", 0);
+  c.checkpoint_every = node.get_bytes("map_checkpoint_every", 0);
   return c;
 }
 
@@ -44,7 +45,10 @@ DurableImage Ftl::power_cut() const {
     o.mode = b.mode;
     o.stream = b.stream;
     o.retire = (b.flags & BlockInfo::kRetire) != 0;
+    o.last_program = b.last_program;
   }
+  img.checkpointed = core_.checkpointed;
+  img.checkpoint_seq = core_.checkpoint_seq;
   img.owner.resize(geo.total_slots());
   for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
   img.version = v.slots_all();
@@ -154,6 +158,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     throw std::invalid_argument("power-loss image from a drive of another geometry");
   RecoveryReport rep;
   const NandTiming& timing = core_.nand.timing();
+  const bool checkpoint = core_.cfg.power_loss.checkpoint_every > 0 && img.checkpointed;
   std::vector<Tick> scan(geo.dies(), 0);
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
     const std::uint32_t die = db / geo.blocks_per_plane;
@@ -172,11 +177,26 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     // whose last page it cannot trust.
     b.state = bad ? o.state : (o.programmed > 0 ? BlockState::kFull : BlockState::kFree);
     b.next_page = static_cast<std::uint16_t>(b.state == BlockState::kFull ? geo.pages_in_mode(o.mode) : 0);
-    // The scan reads each programmed die-page's out-of-band bytes.
+    b.last_program = o.last_program;
+    // The scan reads each programmed die-page's out-of-band bytes: of every
+    // block, or with a checkpoint only of those programmed since.
+    if (checkpoint && o.last_program <= img.checkpoint_seq) continue;
     const ModeTiming& mt = timing.of(o.mode);
     for (std::uint32_t p = 0; p < o.programmed; ++p)
       scan[die] += timing.t_cmd + mt.read_time(p) + timing.bus_time(8ull * lay.slots_per_page());
     rep.pages_scanned += o.programmed;
+  }
+  if (checkpoint) {
+    // The whole map, its translation pages spread over the dies, at the
+    // native mode's average read time.
+    const ModeTiming& mt = timing.of(core_.native);
+    Tick avg_tr = 0;
+    for (const Tick tr : mt.tR) avg_tr += tr;
+    avg_tr /= static_cast<Tick>(mt.tR.size());
+    rep.map_pages_read = core_.map.tpages();
+    const std::uint64_t per_die = (rep.map_pages_read + geo.dies() - 1) / geo.dies();
+    const Tick read = timing.t_cmd + avg_tr + timing.bus_time(MapCacheConfig::kTpageBytes);
+    for (Tick& s : scan) s += per_die * read;
   }
   rep.recovery_time = core_.cfg.power_loss.boot_time + *std::max_element(scan.begin(), scan.end());
 
@@ -213,6 +233,13 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   // Faults after power-on draw on from where the last boot left off, not
   // from the seed again.
   core_.power_cycles = img.power_cycles;
+  core_.program_seq = 0;
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
+    core_.program_seq = std::max(core_.program_seq, img.blocks[db].last_program);
+  // The rebuilt map counts as the next checkpoint (firmware writes one at
+  // power-on; that write is not simulated).
+  core_.checkpoint_seq = core_.program_seq;
+  core_.checkpointed = img.checkpointed;
   core_.fault_rng.reseed(core_.cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{img.power_cycles} << 32));
   recovery_.reseed(img.power_cycles);
   core_.verifier.restore(std::move(expected), img.version, img.last_version);

@@ -13,10 +13,11 @@
 // replays at power-on).
 //
 // Recovery builds a fresh FTL from the durable image: the mapping is rebuilt
-// by a scan of every programmed page's out-of-band area (newest sequence
-// number wins); the time the scan takes on the configured NAND, all dies in
-// parallel, is reported. (Firmware that checkpoints its map and replays a
-// journal scans less; not modelled yet.)
+// from the out-of-band areas (newest sequence number wins). Its time on the
+// configured NAND, all dies in parallel, is what the firmware reads: every
+// programmed page's out-of-band area, or, with map checkpoints, the whole
+// map plus the out-of-band areas of the blocks programmed since the last
+// checkpoint (the journal those pages carry).
 //
 // The check runs on every write the controller accepted (acknowledged or
 // not, stricter than the host's view): it must read back its latest
@@ -43,6 +44,11 @@ struct PowerLossConfig {
   Tick hold_up = 0;            // what the capacitors hold the drive up for
   bool paired_page_protection = false;
   Tick boot_time = 0;          // firmware start before the rebuild
+  // Map checkpoints: after this many bytes of host writes the firmware
+  // writes the translation pages changed since the last one (0: none, and
+  // recovery scans every programmed page). Recovery then reads the map and
+  // scans only the blocks programmed since the last checkpoint.
+  std::uint64_t checkpoint_every = 0;
 
   // ftl.power_loss
   static PowerLossConfig from_config(const ConfigNode& node);
@@ -57,6 +63,7 @@ struct DurableImage {
     CellMode mode = CellMode::kTlc;
     Stream stream = Stream::kHost;
     bool retire = false;  // the grown-bad-block table: a program failed here
+    std::uint32_t last_program = 0;  // program sequence number of its last program
   };
   std::vector<Block> blocks;          // per die-block
   std::vector<Owner> owner;           // per slot: out-of-band logical page
@@ -65,6 +72,8 @@ struct DurableImage {
   std::vector<std::uint32_t> accepted;  // per logical page: latest version written
   std::uint32_t last_version = 0;
   std::uint32_t power_cycles = 0;  // including this cut
+  bool checkpointed = false;        // a map checkpoint exists
+  std::uint32_t checkpoint_seq = 0;  // program sequence number when it was taken
   // The model's own accounting of the cut.
   std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
   std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
@@ -75,7 +84,8 @@ struct DurableImage {
 
 struct RecoveryReport {
   Tick recovery_time = 0;       // boot + mapping rebuild on the configured NAND
-  std::uint64_t pages_scanned = 0;
+  std::uint64_t pages_scanned = 0;   // out-of-band areas read
+  std::uint64_t map_pages_read = 0;  // translation pages of the checkpoint read
   std::uint64_t lost_pages = 0;  // accepted writes that did not come back
   std::uint64_t replayed_pages = 0;  // from the PLP dump
 };

@@ -1748,7 +1748,7 @@ const std::vector<std::string> kSmallMlc = {"drive.nand.blocks_per_plane=32",
 struct CutTally {
   std::uint64_t cuts = 0, lost = 0, volatile_pages = 0, corrupted = 0, interrupted = 0,
                 protected_cuts = 0, mismatches = 0, replayed = 0, verify_errors = 0,
-                program_failures = 0;
+                program_failures = 0, map_checkpoints = 0;
   Tick max_recovery = 0;
 };
 
@@ -1780,6 +1780,7 @@ workload:
     REQUIRE(rep.cut);
     tally.verify_errors += t.drive->ftl.stats().verify_errors;
     tally.program_failures += t.drive->ftl.stats().program_failures;
+    tally.map_checkpoints += t.drive->ftl.stats().map_checkpoints;
     const DurableImage img = t.drive->ftl.power_cut();
     auto next = build();
     const RecoveryReport rec = next.drive->ftl.recover(img);
@@ -1841,6 +1842,18 @@ TEST_CASE("with failing programs too, a cut loses exactly what the model holds v
   CHECK(c.program_failures > 0);
   CHECK(c.mismatches == 0);
   CHECK(c.verify_errors == 0);
+}
+
+TEST_CASE("map checkpoints cost map writes and shorten recovery to the blocks written since",
+          "[ftl][power]") {
+  auto with = kSmallMlc;
+  with.push_back("drive.ftl.power_loss.map_checkpoint_every=8MB");
+  const CutTally scan = cut_many(kSmallMlc, 50, 16);
+  const CutTally ckpt = cut_many(with, 50, 16);
+  CHECK(ckpt.mismatches == 0);
+  CHECK(ckpt.verify_errors == 0);
+  CHECK(ckpt.max_recovery < scan.max_recovery / 2);
+  CHECK(ckpt.map_checkpoints > 0);
 }
 
 TEST_CASE("paired-page protection keeps lower pages through a cut", "[ftl][power]") {
