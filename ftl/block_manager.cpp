@@ -9,7 +9,7 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
                            std::uint32_t static_slc_blocks, std::uint32_t bad_reserve,
                            const std::vector<std::uint32_t>& factory_bad)
     : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
-      blocks_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
+      blocks_(geo.die_blocks()), history_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
       write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0),
       dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0), unreplaced_die_(geo.dies(), 0) {
   if (static_slc_ + bad_reserve >= geo.blocks_per_plane)
@@ -195,7 +195,7 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   b.valid = 0;
   b.next_page = 0;
   b.programmed = 0;
-  b.reads = 0;
+  history(die, block).reads = 0;
   b.flags = 0;
   ++b.erase_count;
   Pool& p = pool(die, k);

@@ -39,9 +39,6 @@ struct BlockInfo {
   std::uint32_t closed_seq = 0;   // order in which blocks were filled (FIFO choices)
   std::uint16_t next_page = 0;    // next die-page to allocate
   std::uint16_t programmed = 0;   // die-pages whose program completed (in order)
-  std::uint32_t reads = 0;        // reads since the last erase (read disturb)
-  std::uint64_t programmed_at = 0;  // time of its last program (data retention)
-  std::uint32_t last_program = 0;   // FtlCore::program_seq at its last program
   BlockState state = BlockState::kFree;
   CellMode mode = CellMode::kTlc;
   Stream stream = Stream::kHost;  // write point it was opened for
@@ -50,6 +47,14 @@ struct BlockInfo {
   // units are allocated in it; it is full when the allocated ones finish.
   static constexpr std::uint8_t kRetire = 1, kClosedEarly = 2;
   std::uint8_t flags = 0;
+};
+
+// What the error model and recovery need of a block, kept apart from
+// BlockInfo so that the victim scans over BlockInfo stay in cache.
+struct BlockHistory {
+  std::uint32_t reads = 0;         // reads since the last erase (read disturb)
+  std::uint32_t last_program = 0;  // FtlCore::program_seq at its last program
+  std::uint64_t programmed_at = 0;  // time of its last program (data retention)
 };
 
 // The slots one program operation writes: `pages` consecutive die-pages of
@@ -131,6 +136,12 @@ class BlockManager {
   const BlockInfo& info(std::uint32_t die, std::uint32_t block) const {
     return blocks_[layout_.die_block(die, block)];
   }
+  BlockHistory& history(std::uint32_t die, std::uint32_t block) {
+    return history_[layout_.die_block(die, block)];
+  }
+  const BlockHistory& history(std::uint32_t die, std::uint32_t block) const {
+    return history_[layout_.die_block(die, block)];
+  }
   BlockInfo& info_of(Ppa p) { return blocks_[layout_.die_block_of(p)]; }
   const BlockInfo& info_of(Ppa p) const { return blocks_[layout_.die_block_of(p)]; }
   std::uint32_t blocks_per_die() const { return geo_.blocks_per_plane; }
@@ -176,6 +187,7 @@ class BlockManager {
   std::uint32_t reserved_;
   std::uint32_t static_slc_;
   std::vector<BlockInfo> blocks_;
+  std::vector<BlockHistory> history_;       // beside blocks_, same index
   std::vector<Pool> pools_;                 // [die * 2 + PoolKind]
   std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
   std::vector<std::uint32_t> dynamic_slc_;  // per die

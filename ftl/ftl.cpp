@@ -33,7 +33,8 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
 Ftl::~Ftl() = default;
 
 std::uint64_t Ftl::table_bytes() const {
-  return core_.map.bytes() + std::uint64_t{core_.geo.die_blocks()} * sizeof(BlockInfo);
+  return core_.map.bytes() +
+         std::uint64_t{core_.geo.die_blocks()} * (sizeof(BlockInfo) + sizeof(BlockHistory));
 }
 
 void Ftl::write(Lpn lpn) {
@@ -523,7 +524,7 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     if (!recovery_.on_read(t)) return;  // retried or being rebuilt: comes back later
   } else if (t->op == TxnOp::kProgram) {
     recovery_.on_programmed(*t);
-    core_.blocks.info(t->die, t->block).last_program = ++core_.program_seq;
+    core_.blocks.history(t->die, t->block).last_program = ++core_.program_seq;
     const double fail = core_.cfg.bad_blocks.program_fail_rate;
     if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
   }

@@ -98,6 +98,7 @@ struct FtlCore {
   // True when data unit `u`, just allocated in a block of `mode`, is followed
   // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).
   bool rain_due(const ProgramUnit& u, CellMode mode) const {
+    if (!stripes.enabled()) return false;
     const std::uint32_t units = geo.pages_in_mode(mode) / u.pages;
     return stripes.parity_next(u.page / u.pages, units);
   }

@@ -45,7 +45,7 @@ DurableImage Ftl::power_cut() const {
     o.mode = b.mode;
     o.stream = b.stream;
     o.retire = (b.flags & BlockInfo::kRetire) != 0;
-    o.last_program = b.last_program;
+    o.last_program = core_.blocks.history(db / geo.blocks_per_plane, db % geo.blocks_per_plane).last_program;
   }
   img.checkpointed = core_.checkpointed;
   img.checkpoint_seq = core_.checkpoint_seq;
@@ -169,7 +169,8 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     b.mode = o.mode;
     b.stream = o.stream;
     b.valid = 0;
-    b.reads = 0;
+    BlockHistory& h = core_.blocks.history(die, db % geo.blocks_per_plane);
+    h = BlockHistory{};
     b.flags = o.retire ? BlockInfo::kRetire : 0;
     b.programmed = o.programmed;
     const bool bad = o.state == BlockState::kBad || o.state == BlockState::kSpare;
@@ -177,7 +178,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     // whose last page it cannot trust.
     b.state = bad ? o.state : (o.programmed > 0 ? BlockState::kFull : BlockState::kFree);
     b.next_page = static_cast<std::uint16_t>(b.state == BlockState::kFull ? geo.pages_in_mode(o.mode) : 0);
-    b.last_program = o.last_program;
+    h.last_program = o.last_program;
     // The scan reads each programmed die-page's out-of-band bytes: of every
     // block, or with a checkpoint only of those programmed since.
     if (checkpoint && o.last_program <= img.checkpoint_seq) continue;

@@ -60,8 +60,9 @@ double ReadRecovery::rber_of(const FlashTxn& t) const {
   CellWear w;
   w.pe_cycles = b.erase_count;
   const Tick now = core_.engine.now();
-  w.retention_days = now > b.programmed_at ? static_cast<double>(now - b.programmed_at) / kDay : 0;
-  w.reads = b.reads;
+  const BlockHistory& h = core_.blocks.history(t.die, t.block);
+  w.retention_days = now > h.programmed_at ? static_cast<double>(now - h.programmed_at) / kDay : 0;
+  w.reads = h.reads;
   w.mode = t.mode;
   w.die = t.die;
   w.block = t.block;
@@ -71,7 +72,7 @@ double ReadRecovery::rber_of(const FlashTxn& t) const {
 
 bool ReadRecovery::decode(FlashTxn* t) {
   BlockInfo& b = core_.blocks.info(t->die, t->block);
-  ++b.reads;
+  ++core_.blocks.history(t->die, t->block).reads;
   const auto steps = static_cast<std::uint32_t>(cfg_.retry.size());
   if (t->retry_need == FlashTxn::kUndecided) {
     const double rber = rber_of(*t);
@@ -109,7 +110,8 @@ bool ReadRecovery::decode(FlashTxn* t) {
 
 void ReadRecovery::check_reclaim(const FlashTxn& t, const BlockInfo& b) {
   if (!listener_) return;
-  const bool disturbed = cfg_.reclaim_reads && b.reads == cfg_.reclaim_reads;
+  const bool disturbed =
+      cfg_.reclaim_reads && core_.blocks.history(t.die, t.block).reads == cfg_.reclaim_reads;
   const bool weak = cfg_.reclaim_retry_step && t.retry_need >= cfg_.reclaim_retry_step &&
                     t.retry_need != FlashTxn::kUndecided;
   if ((disturbed || weak) && b.state == BlockState::kFull) listener_->reclaim_block(t.die, t.block);

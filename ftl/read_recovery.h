@@ -71,7 +71,7 @@ class ReadRecovery : public EventTarget {
 
   // A program finished: the retention clock of its block restarts.
   void on_programmed(const FlashTxn& t) {
-    if (model_) core_.blocks.info(t.die, t.block).programmed_at = core_.engine.now();
+    if (model_) core_.blocks.history(t.die, t.block).programmed_at = core_.engine.now();
   }
   // A data or map read finished on its die. True: deliver it now (its status
   // is final). False: recovery keeps it (a retry re-read or a rebuild under
