@@ -98,6 +98,15 @@ int run(const Args& a) {
     wl_doc->check_unused();
   }
   drive_doc->check_unused();
+  for (std::size_t i = 0; i < workload.block_faults.size(); ++i) {
+    const auto& f = workload.block_faults[i];
+    if (f.die >= drive->geo.dies() || f.block >= drive->geo.blocks_per_plane) {
+      const ConfigNode node = wl_doc->root().child("faults").children("fail_block")[i];
+      node.fail(f.die >= drive->geo.dies() ? "die" : "block",
+                "expected a die below " + std::to_string(drive->geo.dies()) + " and a block below " +
+                    std::to_string(drive->geo.blocks_per_plane) + " (the drive's geometry)");
+    }
+  }
   if ((!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty()) && !verify) {
     // Power cuts are checked against every accepted write: the sequence
     // numbers the out-of-band areas carry live in verification mode.

@@ -229,6 +229,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   rel["read_reclaim_blocks"] = fa.reclaim_blocks - fb.reclaim_blocks;
   rel["grown_bad_blocks"] = fa.grown_bad_blocks - fb.grown_bad_blocks;
   rel["program_failures"] = fa.program_failures - fb.program_failures;
+  rel["failed_blocks"] = fa.failed_blocks - fb.failed_blocks;
   rel["map_checkpoints"] = fa.map_checkpoints - fb.map_checkpoints;
   rel["checkpoint_map_pages"] = fa.checkpoint_tpages - fb.checkpoint_tpages;
   ftl["reliability"] = rel;

@@ -275,6 +275,7 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
   for (const std::uint64_t offset : workload.uncorrectable_at)
     faults.pages.push_back(static_cast<Lpn>(offset / kSectorBytes));
   drive->ftl.inject_faults(faults);
+  for (const auto& f : workload.block_faults) drive->ftl.fail_block_at(f.at, f.die, f.block);
   // Cuts by time or by IO count (the workload has one list or the other).
   std::vector<CutAt> cuts;
   for (const Tick t : workload.power_cuts) cuts.push_back({t, 0});
@@ -298,6 +299,10 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     fresh->engine.advance_to(at);
     const RecoveryReport rec = fresh->ftl.recover(image);
     fresh->engine.advance_to(at + rec.recovery_time);
+    // Block failures still to come happen on the new drive, as late in
+    // powered time (those already past are in the image).
+    for (const auto& f : workload.block_faults)
+      if (f.at + down > at) fresh->ftl.fail_block_at(f.at + down + rec.recovery_time, f.die, f.block);
     down += rec.recovery_time;
     report.wall_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();

@@ -102,7 +102,9 @@ void BlockManager::close_early(std::uint32_t die, std::uint32_t block) {
 
 void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
   BlockInfo& b = info(die, block);
-  if (b.mode != geo_.native_mode && !is_static_slc(block)) --dynamic_slc_[die];
+  // An erased block's SLC mode was already counted out at its erase.
+  if (b.state != BlockState::kFree && b.mode != geo_.native_mode && !is_static_slc(block))
+    --dynamic_slc_[die];
   b.state = BlockState::kBad;
   b.valid = 0;
   ++bad_total_;
@@ -114,13 +116,16 @@ void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
 }
 
 std::uint32_t BlockManager::take_free(std::uint32_t die, PoolKind k) {
-  Pool& p = pool(die, k);
-  if (p.count == 0) throw std::logic_error("no free block on die");
-  const std::uint32_t b = p.ring[p.head];
-  p.head = (p.head + 1) % static_cast<std::uint32_t>(p.ring.size());
-  --p.count;
-  if (k == PoolKind::kNormal) --free_total_;
-  return b;
+  for (;;) {
+    Pool& p = pool(die, k);
+    if (p.count == 0) throw std::logic_error("no free block on die");
+    const std::uint32_t b = p.ring[p.head];
+    p.head = (p.head + 1) % static_cast<std::uint32_t>(p.ring.size());
+    --p.count;
+    if (k == PoolKind::kNormal) --free_total_;
+    if (!(info(die, b).flags & BlockInfo::kFailed)) return b;
+    retire(die, b);  // a block that failed while erased leaves service here
+  }
 }
 
 bool BlockManager::has_open_room(std::uint32_t die, Stream stream,

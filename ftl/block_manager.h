@@ -45,7 +45,8 @@ struct BlockInfo {
   // kRetire: a program failed here; once GC has moved its data, the block
   // leaves service instead of returning to its pool. kClosedEarly: no more
   // units are allocated in it; it is full when the allocated ones finish.
-  static constexpr std::uint8_t kRetire = 1, kClosedEarly = 2;
+  // kFailed: the block stopped working (a workload fault): its reads fail.
+  static constexpr std::uint8_t kRetire = 1, kClosedEarly = 2, kFailed = 4;
   std::uint8_t flags = 0;
 };
 

@@ -39,6 +39,7 @@ std::uint64_t Ftl::table_bytes() const {
 
 void Ftl::write(Lpn lpn) {
   ++core_.stats.host_write_slots;
+  core_.clear_poison(lpn);
   if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
   push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
   map_update(lpn);
@@ -79,6 +80,7 @@ bool Ftl::unmap(Lpn lpn) {
   else if (is_buffered(old)) buffer_.mark_stale();
   if (old != kUnmapped) --core_.mapped_pages;
   core_.map.set(lpn, kUnmapped);
+  core_.clear_poison(lpn);
   if (core_.verifier.enabled()) core_.verifier.on_trim(lpn);
   return old != kUnmapped;
 }
@@ -307,6 +309,12 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   };
   for (Lpn lpn = first; lpn < first + count; ++lpn) {
     ++core_.stats.host_read_slots;
+    if (core_.is_poisoned(lpn)) {
+      // Lost earlier: answered with an unrecovered-read error, no flash read.
+      ++core_.stats.host_reads_failed;
+      plan.immediate_bytes += kSectorBytes;
+      continue;
+    }
     const std::uint32_t m = core_.map.lookup(lpn);
     if (!is_flash(m) || !core_.programmed(m)) {
       // Unwritten pages read as zeroes; buffered or still-programming data
@@ -469,7 +477,20 @@ void Ftl::arm_idle_flush() {
   core_.engine.schedule_at(last_write_ + core_.cfg.flush_idle, this, kIdleFlush);
 }
 
-void Ftl::on_event(std::uint32_t kind, std::uint64_t) {
+void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
+  if (kind == kBlockFails) {
+    const auto db = static_cast<std::uint32_t>(arg);
+    const std::uint32_t die = db / core_.geo.blocks_per_plane, block = db % core_.geo.blocks_per_plane;
+    BlockInfo& b = core_.blocks.info(die, block);
+    ++core_.stats.failed_blocks;
+    recovery_.note_failed_block();
+    if (b.state == BlockState::kBad || b.state == BlockState::kSpare) return;
+    b.flags |= BlockInfo::kFailed | BlockInfo::kRetire;
+    if (b.state == BlockState::kFree) return;  // retired when the pool next hands it out
+    core_.blocks.close_early(die, block);
+    gc_->reclaim(die, block);
+    return;
+  }
   if (kind == kHostIdle) {
     idle_watch_armed_ = false;
     const Tick idle = core_.engine.now() - last_host_io_;
@@ -566,12 +587,22 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
 
 void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { gc_->reclaim(die, block); }
 
+void Ftl::fail_block_at(Tick at, std::uint32_t die, std::uint32_t block) {
+  if (die >= core_.geo.dies() || block >= core_.geo.blocks_per_plane)
+    throw std::logic_error("fail_block_at: no such block");
+  core_.engine.schedule_at(std::max(at, core_.engine.now()), this, kBlockFails,
+                           core_.layout.die_block(die, block));
+}
+
 void Ftl::deliver(FlashTxn* t) {
   flush_need_ = 0;
   switch (t->source) {
     case TxnSource::kHostRead: {
       verify_not_erased(*t);
-      if (t->status == ReadStatus::kLost) ++core_.stats.host_reads_failed;
+      if (t->status == ReadStatus::kLost) {
+        ++core_.stats.host_reads_failed;
+        core_.for_owners_in_page(t->die, t->block, t->page, [&](Owner o) { core_.poison(o); });
+      }
       const std::uint64_t cmd = t->owner;
       const std::uint32_t bytes = t->bytes;
       core_.txns.put(t);
@@ -593,6 +624,10 @@ void Ftl::deliver(FlashTxn* t) {
       return;
     }
     case TxnSource::kGc:
+      // Pages GC could not read are moved all the same (the block is being
+      // emptied) but stay lost: reads of them fail until rewritten.
+      if (t->op == TxnOp::kRead && t->status == ReadStatus::kLost)
+        core_.for_owners_in_page(t->die, t->block, t->page, [&](Owner o) { core_.poison(o); });
       if (t->op == TxnOp::kRead) gc_->on_read_done(t);
       else if (t->op == TxnOp::kProgram) gc_->on_program_done(t);
       else gc_->on_erase_done(t);

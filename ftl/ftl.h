@@ -82,6 +82,11 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // image, checked against every accepted write.
   DurableImage power_cut() const;
   RecoveryReport recover(const DurableImage& image);
+  // A workload fault: `block` of `die` stops working at `at`: its reads fail
+  // (RAIN cannot rebuild them: stripes stay in the block), read reclaim
+  // moves what it can, and the block is retired. A die-block index past the
+  // geometry is a logic error (workloads are checked first).
+  void fail_block_at(Tick at, std::uint32_t die, std::uint32_t block);
   // Injected read faults (ftl/read_recovery.h), and those not yet hit.
   void inject_faults(ReadRecovery::Injected faults) { recovery_.inject(std::move(faults)); }
   const ReadRecovery::Injected& injected_faults() const { return recovery_.injected(); }
@@ -114,7 +119,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void reclaim_block(std::uint32_t die, std::uint32_t block) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush, kHostIdle };
+  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails };
   struct FlushChoice {
     std::uint32_t die;
     HostTarget target;

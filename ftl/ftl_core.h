@@ -76,6 +76,35 @@ struct FtlCore {
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
   std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
+  // Logical pages whose data was lost (an uncorrectable read with no
+  // rebuild): reads of them fail until they are written again [durable:
+  // firmware records them]. A bitset, sized at the first loss.
+  std::vector<std::uint64_t> poisoned;
+  std::uint64_t poisoned_pages = 0;
+  void poison(Lpn lpn) {
+    if (poisoned.empty()) poisoned.assign((map.logical_pages() + 63) / 64, 0);
+    std::uint64_t& w = poisoned[lpn >> 6];
+    const std::uint64_t bit = std::uint64_t{1} << (lpn & 63);
+    if (!(w & bit)) ++poisoned_pages;
+    w |= bit;
+  }
+  bool is_poisoned(Lpn lpn) const {
+    return !poisoned.empty() && (poisoned[lpn >> 6] >> (lpn & 63)) & 1;
+  }
+  void clear_poison(Lpn lpn) {
+    if (!is_poisoned(lpn)) return;
+    poisoned[lpn >> 6] &= ~(std::uint64_t{1} << (lpn & 63));
+    --poisoned_pages;
+  }
+  // Every logical page whose current copy is in die-page `page` of `block`.
+  template <class F>
+  void for_owners_in_page(std::uint32_t die, std::uint32_t block, std::uint32_t page, F f) const {
+    const Ppa first = layout.first_slot(layout.die_block(die, block), page);
+    for (Ppa p = first; p < first + layout.slots_per_page(); ++p) {
+      const Owner o = map.owner(p);
+      if (o != kUnmapped && !is_tpage(o) && map.location(o) == p) f(o);
+    }
+  }
   // Map checkpoints (ftl.power_loss.map_checkpoint_every): programs so far
   // and at the last checkpoint [durable]; translation pages changed since
   // it, a bitset kept only with checkpoints [volatile].

@@ -39,11 +39,12 @@ struct FtlStats {
   std::uint64_t rain_member_reads = 0;    // reads of stripe members for rebuilds
   std::uint64_t pages_rebuilt = 0;        // uncorrectable die-pages rebuilt from RAIN
   std::uint64_t reads_lost = 0;           // uncorrectable and not rebuilt: data lost
-  std::uint64_t host_reads_failed = 0;    // host reads answered with an unrecovered-read error
+  std::uint64_t host_reads_failed = 0;    // host reads (flash reads, or 4 KiB pages known lost) failed
   std::uint64_t rewrite_slots = 0;        // pages written again after a rebuild or a failed program
   std::uint64_t reclaim_blocks = 0;       // blocks relocated by read reclaim
   std::uint64_t grown_bad_blocks = 0;     // blocks retired after a failed erase or program
   std::uint64_t program_failures = 0;     // programs that failed (their data written again)
+  std::uint64_t failed_blocks = 0;        // blocks a workload fault made fail
   std::uint64_t map_checkpoints = 0;      // map checkpoints taken (ftl.power_loss)
   std::uint64_t checkpoint_tpages = 0;    // translation pages they wrote
   std::uint64_t verify_checks = 0;

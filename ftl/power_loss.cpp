@@ -44,7 +44,7 @@ DurableImage Ftl::power_cut() const {
     o.state = b.state;
     o.mode = b.mode;
     o.stream = b.stream;
-    o.retire = (b.flags & BlockInfo::kRetire) != 0;
+    o.flags = b.flags & (BlockInfo::kRetire | BlockInfo::kFailed);
     o.last_program = core_.blocks.history(db / geo.blocks_per_plane, db % geo.blocks_per_plane).last_program;
   }
   img.checkpointed = core_.checkpointed;
@@ -52,6 +52,12 @@ DurableImage Ftl::power_cut() const {
   img.owner.resize(geo.total_slots());
   for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
   img.version = v.slots_all();
+  img.poisoned = core_.poisoned;
+  // A failed block reads as nothing.
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
+    if (img.blocks[db].flags & BlockInfo::kFailed)
+      std::fill(img.version.begin() + lay.first_slot(db, 0),
+                img.version.begin() + lay.first_slot(db, 0) + lay.slots_per_block(), 0u);
   img.accepted = v.expected_all();
   img.last_version = v.last();
   img.power_cycles = core_.power_cycles + 1;
@@ -171,7 +177,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     b.valid = 0;
     BlockHistory& h = core_.blocks.history(die, db % geo.blocks_per_plane);
     h = BlockHistory{};
-    b.flags = o.retire ? BlockInfo::kRetire : 0;
+    b.flags = o.flags;
     b.programmed = o.programmed;
     const bool bad = o.state == BlockState::kBad || o.state == BlockState::kSpare;
     // A block with data is closed: firmware does not append to a block
@@ -231,6 +237,11 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     ++core_.mapped_pages;
   }
   core_.blocks.rebuild_pools();
+  core_.poisoned = img.poisoned;
+  core_.poisoned_pages = 0;
+  for (const std::uint64_t w : core_.poisoned) core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
+    if (img.blocks[db].flags & BlockInfo::kFailed) recovery_.note_failed_block();
   // Faults after power-on draw on from where the last boot left off, not
   // from the seed again.
   core_.power_cycles = img.power_cycles;
@@ -255,7 +266,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   }
   // Blocks the grown-bad-block table names are emptied and retired again.
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
-    if (img.blocks[db].retire && img.blocks[db].programmed > 0)
+    if ((img.blocks[db].flags & BlockInfo::kRetire) && img.blocks[db].programmed > 0)
       gc_->reclaim(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
   try_flush(false);
   return rep;

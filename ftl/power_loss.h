@@ -62,7 +62,7 @@ struct DurableImage {
     BlockState state = BlockState::kFree;
     CellMode mode = CellMode::kTlc;
     Stream stream = Stream::kHost;
-    bool retire = false;  // the grown-bad-block table: a program failed here
+    std::uint8_t flags = 0;  // the grown-bad-block table: BlockInfo::kRetire, kFailed
     std::uint32_t last_program = 0;  // program sequence number of its last program
   };
   std::vector<Block> blocks;          // per die-block
@@ -70,6 +70,7 @@ struct DurableImage {
   std::vector<std::uint32_t> version; // per slot: sequence number, 0 = none or unreadable
   std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
   std::vector<std::uint32_t> accepted;  // per logical page: latest version written
+  std::vector<std::uint64_t> poisoned;  // logical pages known lost (a bitset; may be empty)
   std::uint32_t last_version = 0;
   std::uint32_t power_cycles = 0;  // including this cut
   bool checkpointed = false;        // a map checkpoint exists

@@ -77,7 +77,8 @@ bool ReadRecovery::decode(FlashTxn* t) {
   if (t->retry_need == FlashTxn::kUndecided) {
     const double rber = rber_of(*t);
     const double u = rng_.uniform();
-    std::uint32_t need = injecting() && injected_failure(*t) ? steps + 1 : 0;
+    const bool dead = b.flags & BlockInfo::kFailed;
+    std::uint32_t need = dead || (injecting() && injected_failure(*t)) ? steps + 1 : 0;
     while (need <= steps) {
       const double scale = need == 0 ? 1.0 : cfg_.retry[need - 1].rber_scale;
       if (u >= decode_fail_probability(cfg_, rber * scale, t->bytes)) break;

@@ -52,7 +52,9 @@ class ReadRecovery : public EventTarget {
   // one branch per read.
   ReadRecovery(FtlCore& core, const ErrorModel* model);
   void set_listener(RecoveryListener* l) { listener_ = l; }
-  bool enabled() const { return model_ != nullptr || injecting(); }
+  bool enabled() const { return model_ != nullptr || injecting() || failed_blocks_; }
+  // A block stopped working (a workload fault): its reads fail from now on.
+  void note_failed_block() { failed_blocks_ = true; }
 
   // Injected faults (a workload's faults.uncorrectable): reads that fail
   // every decode, at `rate` per flash read, and the next flash read of
@@ -109,6 +111,7 @@ class ReadRecovery : public EventTarget {
   RecoveryListener* listener_ = nullptr;
   Rng rng_;
   Injected injected_;
+  bool failed_blocks_ = false;
   std::vector<Rebuild> rebuilds_;
   std::uint32_t free_ = 0xFFFFFFFFu;
 };

@@ -322,6 +322,15 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
       if (w.power_cuts_after_ios[i] <= w.power_cuts_after_ios[i - 1])
         faults.fail("power_cuts_after_ios", "expected IO counts in rising order");
   }
+  if (faults.has("fail_block")) {
+    for (const ConfigNode& f : faults.children("fail_block")) {
+      WorkloadSpec::BlockFault b;
+      b.at = f.get_time("at");
+      b.die = static_cast<std::uint32_t>(f.get_int("die", 0, 1 << 20));
+      b.block = static_cast<std::uint32_t>(f.get_int("block", 0, 1 << 24));
+      w.block_faults.push_back(b);
+    }
+  }
   const ConfigNode unc = faults.child("uncorrectable");
   w.uncorrectable_rate = unc.get_double("rate", 0, 0, 1);
   if (unc.has("at")) {

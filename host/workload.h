@@ -144,6 +144,13 @@ struct WorkloadSpec {
   // read and at chosen byte offsets (the next flash read of each fails once).
   double uncorrectable_rate = 0;
   std::vector<std::uint64_t> uncorrectable_at;
+  // faults.fail_block: blocks that stop working at a time (powered time, as
+  // power_cuts); checked against the drive's geometry when the run starts.
+  struct BlockFault {
+    Tick at = 0;
+    std::uint32_t die = 0, block = 0;
+  };
+  std::vector<BlockFault> block_faults;
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against

@@ -637,3 +637,18 @@ workload:
   CHECK(failed == 0);  // one failure per stripe: always rebuilt
   CHECK(ios_to_cut == 20000);  // fill and churn up to the cut
 }
+
+TEST_CASE("a failed block past the drive's geometry is a located workload error", "[e2e][errors]") {
+  const std::string wl = write_temp("fail_block.yaml", R"(workload:
+  faults:
+    fail_block:
+      - {at: 1s, die: 99, block: 0}
+  phases:
+    - {name: w, rw: write, bs: 128KiB, iodepth: 8, io_size: 1MiB}
+)");
+  const Exec e = run_binary("run -q --drive " + source_path("configs/drives/test_mlc_sata.yaml") +
+                            " --workload " + wl + " --out " + scratch("fail_block"));
+  CHECK(e.status == 2);
+  CHECK(e.err.find("fail_block.yaml:4:") != std::string::npos);
+  CHECK(e.err.find("die") != std::string::npos);
+}

@@ -1928,3 +1928,43 @@ workload:
                                t.drive->user_bytes());
   CHECK_THROWS_WITH(run_quiet(*t.drive, w), Catch::Contains("worn out") && Catch::Contains("read-only"));
 }
+
+TEST_CASE("a block that stops working loses its data, reported, until the host writes it again",
+          "[ftl][errors][badblocks]") {
+  auto t = make_drive("configs/drives/test_mlc_sata.yaml",
+                      {"drive.ftl.rain.stripe=4", "drive.ftl.bad_block_reserve=4"}, /*verify=*/true);
+  Drive& d = *t.drive;
+  run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%}
+)",
+                             d.user_bytes()));
+  const auto [die, block, page] = where(d, 100);
+  d.ftl.fail_block_at(d.engine.now() + kMs, die, block);
+  const auto read_all = make_workload(R"(
+workload:
+  phases:
+    - {name: idle, rw: read, bs: 4KiB, iodepth: 1, size: 4KiB, io_size: 4KiB, idle_after: 10ms}
+    - {name: read, rw: read, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%, idle_after: 500ms}
+)",
+                                   d.user_bytes());
+  run_quiet(d, read_all);
+  const FtlStats& s = d.ftl.stats();
+  CHECK(s.failed_blocks == 1);
+  CHECK(s.host_reads_failed > 0);     // never returned as good
+  CHECK(s.pages_rebuilt == 0);        // RAIN stripes stay in the block: nothing to rebuild from
+  CHECK(d.ftl.blocks().info(die, block).state == BlockState::kBad);  // emptied and retired
+  CHECK(s.verify_errors == 0);
+  // Written again, the pages read back.
+  const std::uint64_t failed = s.host_reads_failed;
+  run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: rewrite, rw: write, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%}
+    - {name: read, rw: read, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%}
+)",
+                             d.user_bytes()));
+  CHECK(d.ftl.stats().host_reads_failed == failed);
+  CHECK(d.ftl.stats().verify_errors == 0);
+}
