@@ -231,7 +231,10 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
       ++rep.lost_pages;
       expected[lpn] = best[lpn];  // what the host reads from now on
     }
-    if (where[lpn] == kUnmapped) continue;
+    // A trimmed page stays trimmed: firmware journals trims with the map
+    // (the model takes that journal as durable), so its old copies on
+    // flash do not come back.
+    if (where[lpn] == kUnmapped || img.accepted[lpn] == Verifier::kNone) continue;
     core_.map.place(lpn, where[lpn]);
     core_.place(core_.blocks.info_of(where[lpn]));
     ++core_.mapped_pages;
