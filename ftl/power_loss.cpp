@@ -99,7 +99,6 @@ DurableImage Ftl::power_cut() const {
 
   // Interrupted programs: their pages never become readable; on MLC/TLC
   // programmed a page at a time, the wordline's lower pages go with them.
-  std::vector<std::uint8_t> corrupt;  // per die-block x page, only where needed
   auto corrupt_page = [&](std::uint32_t db, std::uint32_t page) {
     const Ppa first = lay.first_slot(db, page);
     for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) img.version[first + k] = 0;
