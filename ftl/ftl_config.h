@@ -107,8 +107,9 @@ struct FtlConfig {
   // coldest full block's by more than this, that block is collected (0: off).
   std::uint32_t wl_threshold = 0;
   std::uint32_t wl_interval = 16;  // erases of a die between looks for a cold block
-  // RAIN: one program unit of parity per `rain_stripe` units a die programs
-  // (0: no parity). Parity pages hold no data, so they shrink the spare area.
+  // RAIN: the last of every `rain_stripe` program units of a block is their
+  // parity (0: none; ftl/rain_stripes.h). Parity pages hold no data, so they
+  // shrink the spare area.
   std::uint32_t rain_stripe = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
