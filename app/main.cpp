@@ -107,6 +107,10 @@ int run(const Args& a) {
                     std::to_string(drive->geo.blocks_per_plane) + " (the drive's geometry)");
     }
   }
+  for (std::size_t i = 0; i < workload.die_faults.size(); ++i)
+    if (workload.die_faults[i].die >= drive->geo.dies())
+      wl_doc->root().child("faults").children("fail_die")[i].fail(
+          "die", "expected a die below " + std::to_string(drive->geo.dies()) + " (the drive's geometry)");
   if ((!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty()) && !verify) {
     // Power cuts are checked against every accepted write: the sequence
     // numbers the out-of-band areas carry live in verification mode.
@@ -144,8 +148,8 @@ int run(const Args& a) {
       drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
   for (const PowerCutReport& c : report.power_cuts)
     spdlog::info("power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "
-                 "model){}, recovery {:.3f} s",
-                 to_seconds(c.at), c.phase, c.lost_pages, c.volatile_pages,
+                 "model, {} on failed flash){}, recovery {:.3f} s",
+                 to_seconds(c.at), c.phase, c.lost_pages, c.volatile_pages, c.failed_pages,
                  c.protected_cut ? ", PLP flush held" : "", to_seconds(c.recovery_time));
   RunMeta meta;
   meta.build_seconds = build_seconds;
@@ -180,7 +184,7 @@ int run(const Args& a) {
     std::uint64_t lost = 0, allowed = 0;
     for (const PowerCutReport& c : report.power_cuts) {
       lost += c.lost_pages;
-      allowed += c.volatile_pages;
+      allowed += c.volatile_pages + c.failed_pages;
     }
     if (errors > 0 || lost != allowed) {
       std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks; %llu pages lost "

@@ -230,6 +230,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   rel["grown_bad_blocks"] = fa.grown_bad_blocks - fb.grown_bad_blocks;
   rel["program_failures"] = fa.program_failures - fb.program_failures;
   rel["failed_blocks"] = fa.failed_blocks - fb.failed_blocks;
+  rel["failed_dies"] = fa.failed_dies - fb.failed_dies;
   rel["map_checkpoints"] = fa.map_checkpoints - fb.map_checkpoints;
   rel["checkpoint_map_pages"] = fa.checkpoint_tpages - fb.checkpoint_tpages;
   ftl["reliability"] = rel;
@@ -364,6 +365,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
                           {"plp_flush_held", c.protected_cut},
                           {"plp_flush_s", to_seconds(c.flush_time)},
                           {"pages_volatile_at_cut", c.volatile_pages},
+                          {"pages_on_failed_flash", c.failed_pages},
                           {"pages_lost", c.lost_pages},
                           {"programs_interrupted", c.interrupted_programs},
                           {"paired_pages_corrupted", c.corrupted_pages},

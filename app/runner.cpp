@@ -276,6 +276,7 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     faults.pages.push_back(static_cast<Lpn>(offset / kSectorBytes));
   drive->ftl.inject_faults(faults);
   for (const auto& f : workload.block_faults) drive->ftl.fail_block_at(f.at, f.die, f.block);
+  for (const auto& f : workload.die_faults) drive->ftl.fail_die_at(f.at, f.die);
   // Cuts by time or by IO count (the workload has one list or the other).
   std::vector<CutAt> cuts;
   for (const Tick t : workload.power_cuts) cuts.push_back({t, 0});
@@ -303,6 +304,8 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     // powered time (those already past are in the image).
     for (const auto& f : workload.block_faults)
       if (f.at + down > at) fresh->ftl.fail_block_at(f.at + down + rec.recovery_time, f.die, f.block);
+    for (const auto& f : workload.die_faults)
+      if (f.at + down > at) fresh->ftl.fail_die_at(f.at + down + rec.recovery_time, f.die);
     down += rec.recovery_time;
     report.wall_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
@@ -312,6 +315,7 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     c.protected_cut = image.protected_cut;
     c.flush_time = image.flush_time;
     c.volatile_pages = image.volatile_pages;
+    c.failed_pages = image.failed_pages;
     c.lost_pages = rec.lost_pages;
     c.interrupted_programs = image.interrupted_programs;
     c.corrupted_pages = image.corrupted_pages;

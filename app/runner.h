@@ -54,6 +54,7 @@ struct PowerCutReport {
   bool protected_cut = false;      // PLP held long enough for the flush
   Tick flush_time = 0;             // PLP: the flush the NAND timing needed
   std::uint64_t volatile_pages = 0;  // the model's account of accepted writes lost
+  std::uint64_t failed_pages = 0;    // ... and of those on failed blocks or dies
   std::uint64_t lost_pages = 0;      // accepted writes that did not read back after recovery
   std::uint64_t interrupted_programs = 0;
   std::uint64_t corrupted_pages = 0;

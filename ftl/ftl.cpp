@@ -353,7 +353,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   std::uint32_t need = UINT32_MAX;
   for (std::uint32_t i = 0; i < dies; ++i) {
     const std::uint32_t d = (next_die_ + i) % dies;
-    if (core_.host_programs[d] >= core_.cfg.programs_queued_per_die) continue;
+    if (core_.host_programs[d] >= core_.cfg.programs_queued_per_die || core_.die_offline[d]) continue;
     const HostTarget target = slc_->host_target(d);
     if (target == HostTarget::kWait) continue;
     std::uint32_t unit = slc_->unit_slots();
@@ -478,6 +478,16 @@ void Ftl::arm_idle_flush() {
 }
 
 void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
+  if (kind == kDieFails) {
+    const auto die = static_cast<std::uint32_t>(arg);
+    if (core_.die_offline[die]) return;
+    core_.die_offline[die] = 1;
+    ++core_.stats.failed_dies;
+    recovery_.note_failed_block();
+    for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b)
+      core_.blocks.info(die, b).flags |= BlockInfo::kFailed;
+    return;
+  }
   if (kind == kBlockFails) {
     const auto db = static_cast<std::uint32_t>(arg);
     const std::uint32_t die = db / core_.geo.blocks_per_plane, block = db % core_.geo.blocks_per_plane;
@@ -586,6 +596,11 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
 }
 
 void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { gc_->reclaim(die, block); }
+
+void Ftl::fail_die_at(Tick at, std::uint32_t die) {
+  if (die >= core_.geo.dies()) throw std::logic_error("fail_die_at: no such die");
+  core_.engine.schedule_at(std::max(at, core_.engine.now()), this, kDieFails, die);
+}
 
 void Ftl::fail_block_at(Tick at, std::uint32_t die, std::uint32_t block) {
   if (die >= core_.geo.dies() || block >= core_.geo.blocks_per_plane)

@@ -87,6 +87,10 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // moves what it can, and the block is retired. A die-block index past the
   // geometry is a logic error (workloads are checked first).
   void fail_block_at(Tick at, std::uint32_t die, std::uint32_t block);
+  // A whole die stops working at `at`: every block of it fails as above,
+  // and the FTL stops writing there; what it held is lost (RAIN stripes do
+  // not cross dies), the other dies carry on with less spare area.
+  void fail_die_at(Tick at, std::uint32_t die);
   // Injected read faults (ftl/read_recovery.h), and those not yet hit.
   void inject_faults(ReadRecovery::Injected faults) { recovery_.inject(std::move(faults)); }
   const ReadRecovery::Injected& injected_faults() const { return recovery_.injected(); }
@@ -119,7 +123,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void reclaim_block(std::uint32_t die, std::uint32_t block) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails };
+  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails, kDieFails };
   struct FlushChoice {
     std::uint32_t die;
     HostTarget target;

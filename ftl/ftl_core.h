@@ -76,6 +76,9 @@ struct FtlCore {
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
   std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
+  // Dies that stopped working (a workload fault) [durable]: no host data or
+  // relocation goes there any more; what they held is lost.
+  std::vector<std::uint8_t> die_offline;
   // Logical pages whose data was lost (an uncorrectable read with no
   // rebuild): reads of them fail until they are written again [durable:
   // firmware records them]. A bitset, sized at the first loss.

@@ -45,6 +45,7 @@ struct FtlStats {
   std::uint64_t grown_bad_blocks = 0;     // blocks retired after a failed erase or program
   std::uint64_t program_failures = 0;     // programs that failed (their data written again)
   std::uint64_t failed_blocks = 0;        // blocks a workload fault made fail
+  std::uint64_t failed_dies = 0;          // dies a workload fault made fail
   std::uint64_t map_checkpoints = 0;      // map checkpoints taken (ftl.power_loss)
   std::uint64_t checkpoint_tpages = 0;    // translation pages they wrote
   std::uint64_t verify_checks = 0;

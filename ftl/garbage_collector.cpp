@@ -89,6 +89,7 @@ void GarbageCollector::erased(std::uint32_t die, std::uint32_t block) {
 }
 
 void GarbageCollector::check(std::uint32_t die) {
+  if (core_.die_offline[die]) return;  // nothing on a failed die can be read or written
   if (dies_[die].victim == kNoBlock) start_victim(die);
   advance(die);
 }

@@ -53,6 +53,7 @@ DurableImage Ftl::power_cut() const {
   for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
   img.version = v.slots_all();
   img.poisoned = core_.poisoned;
+  img.die_offline = core_.die_offline;
   // A failed block reads as nothing.
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
     if (img.blocks[db].flags & BlockInfo::kFailed)
@@ -123,7 +124,9 @@ DurableImage Ftl::power_cut() const {
     const std::uint32_t db = lay.die_block_of(p);
     return lay.page_of(p) < img.blocks[db].programmed && img.version[p] != 0;
   };
-  std::unordered_map<Owner, std::uint32_t> at_risk;  // owner -> version with no durable copy yet seen
+  // Owner -> its version and whether its copy is on failed flash (a block
+  // or die that stopped working: lost whatever the power does).
+  std::unordered_map<Owner, std::pair<std::uint32_t, bool>> at_risk;
   for (Lpn lpn = 0; lpn < core_.map.logical_pages(); ++lpn) {
     const std::uint32_t m = core_.map.location(lpn);
     if (m == kUnmapped || img.accepted[lpn] == Verifier::kNone) continue;
@@ -131,23 +134,24 @@ DurableImage Ftl::power_cut() const {
       if (img.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
       else ++img.volatile_pages;
     } else if (!durable(m)) {
-      at_risk.emplace(lpn, v.slot(m));
+      const bool failed = img.blocks[lay.die_block_of(m)].flags & BlockInfo::kFailed;
+      at_risk.emplace(lpn, std::make_pair(v.slot(m), failed));
     }
   }
-  if (img.protected_cut && !at_risk.empty())
-    throw std::logic_error("power cut: a protected cut left accepted data unwritten");
   if (!at_risk.empty()) {
     for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
       for (std::uint32_t page = 0; page < img.blocks[db].programmed; ++page) {
         const Ppa first = lay.first_slot(db, page);
         for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) {
           const auto it = at_risk.find(img.owner[first + k]);
-          if (it != at_risk.end() && img.version[first + k] == it->second) at_risk.erase(it);
+          if (it != at_risk.end() && img.version[first + k] == it->second.first) at_risk.erase(it);
         }
       }
     }
-    img.volatile_pages += at_risk.size();
+    for (const auto& [owner, risk] : at_risk) ++(risk.second ? img.failed_pages : img.volatile_pages);
   }
+  if (img.protected_cut && img.volatile_pages > 0)
+    throw std::logic_error("power cut: a protected cut left accepted data unwritten");
   return img;
 }
 
@@ -240,6 +244,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   }
   core_.blocks.rebuild_pools();
   core_.poisoned = img.poisoned;
+  core_.die_offline = img.die_offline;
   core_.poisoned_pages = 0;
   for (const std::uint64_t w : core_.poisoned) core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)

@@ -71,12 +71,14 @@ struct DurableImage {
   std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
   std::vector<std::uint32_t> accepted;  // per logical page: latest version written
   std::vector<std::uint64_t> poisoned;  // logical pages known lost (a bitset; may be empty)
+  std::vector<std::uint8_t> die_offline;  // dies that failed
   std::uint32_t last_version = 0;
   std::uint32_t power_cycles = 0;  // including this cut
   bool checkpointed = false;        // a map checkpoint exists
   std::uint32_t checkpoint_seq = 0;  // program sequence number when it was taken
   // The model's own accounting of the cut.
   std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
+  std::uint64_t failed_pages = 0;     // ... or on a block or die that had failed
   std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
   std::uint64_t interrupted_programs = 0;
   Tick flush_time = 0;                // PLP: time the flush needed

@@ -331,6 +331,14 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
       w.block_faults.push_back(b);
     }
   }
+  if (faults.has("fail_die")) {
+    for (const ConfigNode& f : faults.children("fail_die")) {
+      WorkloadSpec::BlockFault b;
+      b.at = f.get_time("at");
+      b.die = static_cast<std::uint32_t>(f.get_int("die", 0, 1 << 20));
+      w.die_faults.push_back(b);
+    }
+  }
   const ConfigNode unc = faults.child("uncorrectable");
   w.uncorrectable_rate = unc.get_double("rate", 0, 0, 1);
   if (unc.has("at")) {

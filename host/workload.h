@@ -151,6 +151,7 @@ struct WorkloadSpec {
     std::uint32_t die = 0, block = 0;
   };
   std::vector<BlockFault> block_faults;
+  std::vector<BlockFault> die_faults;  // faults.fail_die (block unused)
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against
