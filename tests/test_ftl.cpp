@@ -1949,8 +1949,7 @@ TEST_CASE("a block that stops working loses its data, reported, until the host w
   auto t = make_drive("configs/drives/test_mlc_sata.yaml",
                       {"drive.ftl.rain.stripe=4", "drive.ftl.bad_block_reserve=4"}, /*verify=*/true);
   Drive& d = *t.drive;
-  run_quiet(d, make_workload(kFill64,
-                             d.user_bytes()));
+  run_quiet(d, make_workload(kFill64, d.user_bytes()));
   const auto [die, block, page] = where(d, 100);
   d.ftl.fail_block_at(d.engine.now() + kMs, die, block);
   const auto read_all = make_workload(R"(
@@ -2017,11 +2016,9 @@ TEST_CASE("a die that stops working loses what it held; the others carry the wri
           "[ftl][errors][badblocks]") {
   auto t = make_drive("configs/drives/test_mlc_sata.yaml", {"drive.ftl.rain.stripe=4"}, /*verify=*/true);
   Drive& d = *t.drive;
-  run_quiet(d, make_workload(kFill64,
-                             d.user_bytes()));
+  run_quiet(d, make_workload(kFill64, d.user_bytes()));
   d.ftl.fail_die_at(d.engine.now() + kMs, 1);
-  run_quiet(d, make_workload(kIdleThenRead64,
-                             d.user_bytes()));
+  run_quiet(d, make_workload(kIdleThenRead64, d.user_bytes()));
   const FtlStats& s = d.ftl.stats();
   CHECK(s.failed_dies == 1);
   // A quarter of the data was on die 1 (4 dies): its reads fail, reported
@@ -2045,8 +2042,7 @@ workload:
   // Before the rewrite, a power cut would also lose the dead die's data: the
   // model counts it apart from what was volatile.
   auto t2 = make_drive("configs/drives/test_mlc_sata.yaml", {}, /*verify=*/true);
-  run_quiet(*t2.drive, make_workload(kFill64,
-                                     t2.drive->user_bytes()));
+  run_quiet(*t2.drive, make_workload(kFill64, t2.drive->user_bytes()));
   t2.drive->ftl.fail_die_at(t2.drive->engine.now(), 1);
   t2.drive->engine.advance_to(t2.drive->engine.now() + kMs);
   const DurableImage img = t2.drive->ftl.power_cut();
