@@ -149,8 +149,9 @@ int run(const Args& a) {
   for (const PowerCutReport& c : report.power_cuts)
     spdlog::info("power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "
                  "model, {} on failed flash){}, recovery {:.3f} s",
-                 to_seconds(c.at), c.phase, c.lost_pages, c.volatile_pages, c.failed_pages,
-                 c.protected_cut ? ", PLP flush held" : "", to_seconds(c.recovery_time));
+                 to_seconds(c.at), c.phase, c.recovery.lost_pages, c.account.volatile_pages,
+                 c.account.failed_pages, c.account.protected_cut ? ", PLP flush held" : "",
+                 to_seconds(c.recovery.recovery_time));
   RunMeta meta;
   meta.build_seconds = build_seconds;
   meta.started = started;
@@ -183,8 +184,8 @@ int run(const Args& a) {
     const std::uint64_t checks = s.verify_checks + report.verify_checks_before;
     std::uint64_t lost = 0, allowed = 0;
     for (const PowerCutReport& c : report.power_cuts) {
-      lost += c.lost_pages;
-      allowed += c.volatile_pages + c.failed_pages;
+      lost += c.recovery.lost_pages;
+      allowed += c.account.allowed_loss();
     }
     if (errors > 0 || lost != allowed) {
       std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks; %llu pages lost "

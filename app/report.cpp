@@ -362,17 +362,17 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
     for (const PowerCutReport& c : report.power_cuts)
       cuts.push_back(Json{{"at_s", to_seconds(c.at)},
                           {"phase", c.phase},
-                          {"plp_flush_held", c.protected_cut},
-                          {"plp_flush_s", to_seconds(c.flush_time)},
-                          {"pages_volatile_at_cut", c.volatile_pages},
-                          {"pages_on_failed_flash", c.failed_pages},
-                          {"pages_lost", c.lost_pages},
-                          {"programs_interrupted", c.interrupted_programs},
-                          {"paired_pages_corrupted", c.corrupted_pages},
-                          {"pages_scanned", c.pages_scanned},
-                          {"map_pages_read", c.map_pages_read},
-                          {"pages_replayed", c.replayed_pages},
-                          {"recovery_s", to_seconds(c.recovery_time)}});
+                          {"plp_flush_held", c.account.protected_cut},
+                          {"plp_flush_s", to_seconds(c.account.flush_time)},
+                          {"pages_volatile_at_cut", c.account.volatile_pages},
+                          {"pages_on_failed_flash", c.account.failed_pages},
+                          {"pages_lost", c.recovery.lost_pages},
+                          {"programs_interrupted", c.account.interrupted_programs},
+                          {"paired_pages_corrupted", c.account.corrupted_pages},
+                          {"pages_scanned", c.recovery.pages_scanned},
+                          {"map_pages_read", c.recovery.map_pages_read},
+                          {"pages_replayed", c.recovery.replayed_pages},
+                          {"recovery_s", to_seconds(c.recovery.recovery_time)}});
     j["power_cuts"] = cuts;
   }
   // The review procedure's figures, at the top level for quick reading.

@@ -51,17 +51,8 @@ const std::vector<ActivityColumn>& activity_columns();
 struct PowerCutReport {
   Tick at = 0;  // on the run's clock (the planned time plus earlier recoveries)
   std::string phase;  // the phase it interrupted
-  bool protected_cut = false;      // PLP held long enough for the flush
-  Tick flush_time = 0;             // PLP: the flush the NAND timing needed
-  std::uint64_t volatile_pages = 0;  // the model's account of accepted writes lost
-  std::uint64_t failed_pages = 0;    // ... and of those on failed blocks or dies
-  std::uint64_t lost_pages = 0;      // accepted writes that did not read back after recovery
-  std::uint64_t interrupted_programs = 0;
-  std::uint64_t corrupted_pages = 0;
-  std::uint64_t pages_scanned = 0;
-  std::uint64_t map_pages_read = 0;  // a map checkpoint's translation pages
-  std::uint64_t replayed_pages = 0;
-  Tick recovery_time = 0;
+  CutAccount account;       // what the model says the cut loses
+  RecoveryReport recovery;  // what recovery read, took and found lost
 };
 
 struct RunReport {

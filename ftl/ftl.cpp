@@ -52,18 +52,9 @@ void Ftl::write(Lpn lpn) {
 }
 
 void Ftl::checkpoint() {
-  // The translation pages changed since the last checkpoint are written;
-  // the pages programmed from here on are the journal a recovery scans.
-  for (const std::uint32_t tp : core_.dirty_list) {
-    core_.tpage_dirty[tp >> 6] &= ~(std::uint64_t{1} << (tp & 63));
-    push_tpage(tp);
-  }
   core_.stats.checkpoint_tpages += core_.dirty_list.size();
   ++core_.stats.map_checkpoints;
-  core_.dirty_list.clear();
-  core_.bytes_since_checkpoint = 0;
-  core_.checkpoint_seq = core_.program_seq;
-  core_.checkpointed = true;
+  core_.take_checkpoint([this](std::uint32_t tp) { push_tpage(tp); });
 }
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
@@ -119,13 +110,7 @@ void Ftl::end_fast() {
   fast_.reset();
   // Fast preconditioning ends on a map checkpoint (its writes are not
   // simulated: state-only, like the rest of the fast path).
-  if (core_.cfg.power_loss.checkpoint_every > 0) {
-    for (const std::uint32_t tp : core_.dirty_list) core_.tpage_dirty[tp >> 6] = 0;
-    core_.dirty_list.clear();
-    core_.bytes_since_checkpoint = 0;
-    core_.checkpoint_seq = core_.program_seq;
-    core_.checkpointed = true;
-  }
+  if (core_.cfg.power_loss.checkpoint_every > 0) core_.take_checkpoint([](std::uint32_t) {});
   flush_need_ = 0;
   // Dies left short of erased blocks (or with an SLC cache to fold) pick up
   // where the state-only writes left them.

@@ -27,7 +27,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
       host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
-      stripes(c.rain_stripe), fault_rng(c.bad_blocks.seed ^ 0x5EED5EEDull),
+      stripes(c.rain_stripe), fault_rng(fault_seed(0)),
       die_offline(geo.dies(), 0) {
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);
 }

@@ -75,6 +75,11 @@ struct FtlCore {
   GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
+  // The fault stream's seed in power cycle `cycle`: after a cut, faults
+  // draw on instead of replaying from the seed.
+  std::uint64_t fault_seed(std::uint32_t cycle) const {
+    return cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{cycle} << 32);
+  }
   std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
   // Dies that stopped working (a workload fault) [durable]: no host data or
   // relocation goes there any more; what they held is lost.
@@ -117,6 +122,21 @@ struct FtlCore {
   std::uint64_t bytes_since_checkpoint = 0;
   std::vector<std::uint64_t> tpage_dirty;
   std::vector<std::uint32_t> dirty_list;  // the set bits, in order of change
+  // A checkpoint is taken: `write(tp)` for each translation page changed
+  // since the last one (the timed path writes them; fast preconditioning
+  // does not simulate the writes); the pages programmed from here on are
+  // the journal a recovery scans.
+  template <class Write>
+  void take_checkpoint(Write write) {
+    for (const std::uint32_t tp : dirty_list) {
+      tpage_dirty[tp >> 6] &= ~(std::uint64_t{1} << (tp & 63));
+      write(tp);
+    }
+    dirty_list.clear();
+    bytes_since_checkpoint = 0;
+    checkpoint_seq = program_seq;
+    checkpointed = true;
+  }
   void note_map_change(Lpn lpn) {
     if (tpage_dirty.empty()) return;
     const std::uint32_t tp = map.tpage_of(lpn);

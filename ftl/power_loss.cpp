@@ -85,11 +85,11 @@ DurableImage Ftl::power_cut() const {
     const std::uint64_t units = (slots + unit_slots - 1) / unit_slots;
     const std::uint64_t per_die = (units + geo.dies() - 1) / geo.dies();
     const ModeTiming& mt = core_.nand.timing().of(fast);
-    img.flush_time = drain + per_die * (mt.program_time(0) + core_.nand.timing().t_cmd +
+    img.account.flush_time = drain + per_die * (mt.program_time(0) + core_.nand.timing().t_cmd +
                                         core_.nand.timing().bus_time(unit_slots * kSectorBytes));
-    img.protected_cut = img.flush_time <= cfg.hold_up;
+    img.account.protected_cut = img.account.flush_time <= cfg.hold_up;
   }
-  if (img.protected_cut) {
+  if (img.account.protected_cut) {
     // Every program allocated (running or queued, its data in controller
     // memory) finishes on the capacitors.
     for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
@@ -103,14 +103,14 @@ DurableImage Ftl::power_cut() const {
   auto corrupt_page = [&](std::uint32_t db, std::uint32_t page) {
     const Ppa first = lay.first_slot(db, page);
     for (std::uint32_t k = 0; k < lay.slots_per_page(); ++k) img.version[first + k] = 0;
-    ++img.corrupted_pages;
+    ++img.account.corrupted_pages;
   };
   for (std::uint32_t d = 0; d < geo.dies(); ++d) {
     const FlashTxn* t = core_.nand.programming(d);
     if (!t || t->op != TxnOp::kProgram) continue;
     const std::uint32_t db = lay.die_block(d, t->block);
-    if (img.protected_cut) continue;  // finished on the capacitors
-    ++img.interrupted_programs;
+    if (img.account.protected_cut) continue;  // finished on the capacitors
+    ++img.account.interrupted_programs;
     const unsigned bits = bits_per_cell(t->mode);
     if (cfg.paired_page_protection || bits == 1 || core_.nand.timing().of(t->mode).one_shot) continue;
     for (std::uint32_t p = t->page - t->page % bits; p < t->page; ++p)
@@ -131,8 +131,8 @@ DurableImage Ftl::power_cut() const {
     const std::uint32_t m = core_.map.location(lpn);
     if (m == kUnmapped || img.accepted[lpn] == Verifier::kNone) continue;
     if (is_buffered(m)) {
-      if (img.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
-      else ++img.volatile_pages;
+      if (img.account.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
+      else ++img.account.volatile_pages;
     } else if (!durable(m)) {
       const bool failed = img.blocks[lay.die_block_of(m)].flags & BlockInfo::kFailed;
       at_risk.emplace(lpn, std::make_pair(v.slot(m), failed));
@@ -148,9 +148,9 @@ DurableImage Ftl::power_cut() const {
         }
       }
     }
-    for (const auto& [owner, risk] : at_risk) ++(risk.second ? img.failed_pages : img.volatile_pages);
+    for (const auto& [owner, risk] : at_risk) ++(risk.second ? img.account.failed_pages : img.account.volatile_pages);
   }
-  if (img.protected_cut && img.volatile_pages > 0)
+  if (img.account.protected_cut && img.account.volatile_pages > 0)
     throw std::logic_error("power cut: a protected cut left accepted data unwritten");
   return img;
 }
@@ -259,7 +259,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   // power-on; that write is not simulated).
   core_.checkpoint_seq = core_.program_seq;
   core_.checkpointed = img.checkpointed;
-  core_.fault_rng.reseed(core_.cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{img.power_cycles} << 32));
+  core_.fault_rng.reseed(core_.fault_seed(img.power_cycles));
   recovery_.reseed(img.power_cycles);
   core_.verifier.restore(std::move(expected), img.version, img.last_version);
 

@@ -54,6 +54,18 @@ struct PowerLossConfig {
   static PowerLossConfig from_config(const ConfigNode& node);
 };
 
+// The model's own accounting of a cut: what it loses and why.
+struct CutAccount {
+  std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
+  std::uint64_t failed_pages = 0;     // ... or on a block or die that had failed
+  std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
+  std::uint64_t interrupted_programs = 0;
+  Tick flush_time = 0;                // PLP: time the flush needed
+  bool protected_cut = false;         // PLP held long enough: nothing volatile lost
+  // What recovery may lose: the rest must read back.
+  std::uint64_t allowed_loss() const { return volatile_pages + failed_pages; }
+};
+
 // The flash as a cut leaves it, plus what the check needs.
 struct DurableImage {
   struct Block {
@@ -76,13 +88,7 @@ struct DurableImage {
   std::uint32_t power_cycles = 0;  // including this cut
   bool checkpointed = false;        // a map checkpoint exists
   std::uint32_t checkpoint_seq = 0;  // program sequence number when it was taken
-  // The model's own accounting of the cut.
-  std::uint64_t volatile_pages = 0;   // accepted writes whose only copy was volatile
-  std::uint64_t failed_pages = 0;     // ... or on a block or die that had failed
-  std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
-  std::uint64_t interrupted_programs = 0;
-  Tick flush_time = 0;                // PLP: time the flush needed
-  bool protected_cut = false;         // PLP held long enough: nothing volatile lost
+  CutAccount account;
 };
 
 struct RecoveryReport {

@@ -11,7 +11,7 @@ constexpr double kDay = 86400.0 * 1e9;  // ticks (ns) per day
 }  // namespace
 
 ReadRecovery::ReadRecovery(FtlCore& core, const ErrorModel* model)
-    : core_(core), model_(model), cfg_(core.cfg.recovery), rng_(model ? model->seed : 1) {}
+    : core_(core), model_(model), cfg_(core.cfg.recovery), rng_(seed(0)) {}
 
 double decode_fail_probability(const ReadRecoveryConfig& ecc, double rber, std::uint32_t bytes) {
   if (rber <= 0) return 0;

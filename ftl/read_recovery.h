@@ -65,10 +65,7 @@ class ReadRecovery : public EventTarget {
   };
   void inject(Injected faults);
   // A new stream for power cycle `cycle` (after a power cut).
-  void reseed(std::uint32_t cycle) {
-    if (model_) rng_.reseed(model_->seed ^ (std::uint64_t{cycle} << 32));
-    else rng_.reseed(1 ^ (std::uint64_t{cycle} << 32));
-  }
+  void reseed(std::uint32_t cycle) { rng_.reseed(seed(cycle)); }
   const Injected& injected() const { return injected_; }
 
   // A program finished: the retention clock of its block restarts.
@@ -101,6 +98,10 @@ class ReadRecovery : public EventTarget {
   void start_rebuild(FlashTxn* t);
   void member_done(std::uint32_t ctx);
   void check_reclaim(const FlashTxn& t, const BlockInfo& b);
+  // The error stream's seed in power cycle `cycle`.
+  std::uint64_t seed(std::uint32_t cycle) const {
+    return (model_ ? model_->seed : 1) ^ (std::uint64_t{cycle} << 32);
+  }
   bool injecting() const { return injected_.rate > 0 || !injected_.pages.empty(); }
   // True when an injected fault makes `t` uncorrectable.
   bool injected_failure(const FlashTxn& t);

@@ -1653,6 +1653,20 @@ workload:
 
 // ---- Bad blocks: factory marks, failed erases, the spare reserve ----
 
+namespace {
+// A whole-drive fill, `churn` of 4 KiB random writes over the drive (as a
+// share of it), then optionally a read of everything back.
+WorkloadSpec fill_churn(const Drive& d, const std::string& churn, bool readback) {
+  std::string yaml = R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
+    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: )" + churn + "}\n";
+  if (readback) yaml += "    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}\n";
+  return make_workload(yaml, d.user_bytes());
+}
+}  // namespace
+
 TEST_CASE("factory bad blocks are never used and spares from the reserve replace them",
           "[ftl][badblocks]") {
   auto t = make_drive("configs/drives/test_mlc_sata.yaml",
@@ -1670,14 +1684,7 @@ TEST_CASE("factory bad blocks are never used and spares from the reserve replace
     for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b)
       if (bm.info(die, b).state == BlockState::kBad) bad.push_back(die * d.geo.blocks_per_plane + b);
   REQUIRE(bad.size() == bm.bad_blocks());
-  const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 150%}
-    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)",
-                               d.user_bytes());
+  const auto w = fill_churn(d, "150%", true);
   run_quiet(d, w);
   for (const std::uint32_t db : bad) {
     const BlockInfo& b = bm.info(db / d.geo.blocks_per_plane, db % d.geo.blocks_per_plane);
@@ -1693,14 +1700,7 @@ TEST_CASE("a failed erase retires its block, a spare takes its place, and no dat
                       {"drive.nand.bad_blocks={erase_fail: 0.01}", "drive.ftl.bad_block_reserve=6"},
                       /*verify=*/true);
   Drive& d = *t.drive;
-  const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 200%}
-    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)",
-                               d.user_bytes());
+  const auto w = fill_churn(d, "200%", true);
   run_quiet(d, w);
   const FtlStats& s = d.ftl.stats();
   const BlockManager& bm = d.ftl.blocks();
@@ -1719,13 +1719,7 @@ TEST_CASE("the bad-block reserve comes out of the spare area: GC works harder",
     auto t = make_drive("configs/drives/test_mlc_sata.yaml",
                         {"drive.user_capacity=900MB", "drive.ftl.bad_block_reserve=" + reserve});
     Drive& d = *t.drive;
-    const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 200%}
-)",
-                                 d.user_bytes());
+    const auto w = fill_churn(d, "200%", false);
     run_quiet(d, w);
     const FtlStats& s = d.ftl.stats();
     return static_cast<double>(s.host_native_slots + s.gc_moved_slots) /
@@ -1786,12 +1780,12 @@ workload:
     const RecoveryReport rec = next.drive->ftl.recover(img);
     ++tally.cuts;
     tally.lost += rec.lost_pages;
-    tally.volatile_pages += img.volatile_pages;
-    tally.corrupted += img.corrupted_pages;
-    tally.interrupted += img.interrupted_programs;
-    tally.protected_cuts += img.protected_cut;
+    tally.volatile_pages += img.account.volatile_pages;
+    tally.corrupted += img.account.corrupted_pages;
+    tally.interrupted += img.account.interrupted_programs;
+    tally.protected_cuts += img.account.protected_cut;
     tally.replayed += rec.replayed_pages;
-    if (rec.lost_pages != img.volatile_pages + img.failed_pages) ++tally.mismatches;
+    if (rec.lost_pages != img.account.allowed_loss()) ++tally.mismatches;
     tally.max_recovery = std::max(tally.max_recovery, rec.recovery_time);
     t = std::move(next);
   }
@@ -1896,14 +1890,7 @@ TEST_CASE("a failed program writes its data again and retires its block once emp
                                 "drive.ftl.bad_block_reserve=6"},
                         /*verify=*/true);
     Drive& d = *t.drive;
-    const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 100%}
-    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)",
-                                 d.user_bytes());
+    const auto w = fill_churn(d, "100%", true);
     run_quiet(d, w);
     const FtlStats& s = d.ftl.stats();
     CHECK(s.program_failures > 0);
@@ -1919,13 +1906,7 @@ workload:
 TEST_CASE("a drive whose spares run out stops with a clear error, not a stall", "[ftl][badblocks]") {
   auto t = make_drive("configs/drives/test_tlc_slc.yaml",
                       {"drive.nand.bad_blocks={program_fail: 0.002}", "drive.ftl.bad_block_reserve=6"});
-  const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 100%}
-)",
-                               t.drive->user_bytes());
+  const auto w = fill_churn(*t.drive, "100%", false);
   CHECK_THROWS_WITH(run_quiet(*t.drive, w), Catch::Contains("worn out") && Catch::Contains("read-only"));
 }
 
@@ -2001,7 +1982,7 @@ workload:
   const DurableImage img = t.drive->ftl.power_cut();
   auto next = build();
   const RecoveryReport rec = next.drive->ftl.recover(img);
-  CHECK(rec.lost_pages == img.volatile_pages + img.failed_pages);
+  CHECK(rec.lost_pages == img.account.allowed_loss());
   run_quiet(*next.drive, make_workload(R"(
 workload:
   phases:
@@ -2048,6 +2029,6 @@ workload:
   const DurableImage img = t2.drive->ftl.power_cut();
   auto t3 = make_drive("configs/drives/test_mlc_sata.yaml", {}, /*verify=*/true);
   const RecoveryReport rec = t3.drive->ftl.recover(img);
-  CHECK(img.failed_pages > 0);
-  CHECK(rec.lost_pages == img.volatile_pages + img.failed_pages);
+  CHECK(img.account.failed_pages > 0);
+  CHECK(rec.lost_pages == img.account.allowed_loss());
 }
