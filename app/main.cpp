@@ -22,7 +22,7 @@
 #include "ftl/gc_policy.h"
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
-#include "host/workload.h"
+#include "host/workload/workload.h"
 #include "nand/error_model.h"
 #include "sim/config.h"
 #include "sim/output_file.h"

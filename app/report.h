@@ -14,7 +14,7 @@
 
 #include "app/drive.h"
 #include "app/runner.h"
-#include "host/workload.h"
+#include "host/workload/workload.h"
 
 namespace ssdtwin {
 

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "host/io_pattern.h"
-#include "host/trace_reader.h"
+#include "host/workload/io_pattern.h"
+#include "host/trace/trace_reader.h"
 #include "sim/progress.h"
 
 namespace ssdtwin {

@@ -10,9 +10,9 @@
 
 #include "app/drive.h"
 #include "ftl/ftl_stats.h"
-#include "host/io_generator.h"
-#include "host/trace_replay.h"
-#include "host/workload.h"
+#include "host/workload/io_generator.h"
+#include "host/trace/trace_replay.h"
+#include "host/workload/workload.h"
 #include "nand/nand_array.h"
 
 namespace ssdtwin {

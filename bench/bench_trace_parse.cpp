@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "host/trace_input.h"
-#include "host/trace_reader.h"
+#include "host/trace/trace_input.h"
+#include "host/trace/trace_reader.h"
 #include "sim/rng.h"
 
 namespace {

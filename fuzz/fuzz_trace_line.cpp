@@ -1,4 +1,4 @@
-// Every trace format's line parser (host/trace_formats.h). The first byte
+// Every trace format's line parser (host/trace/trace_formats.h). The first byte
 // picks the grammar, the rest is the trace text, fed to one parser line by
 // line as the reader feeds it (lines split at "\n", a trailing "\r" dropped,
 // blank lines skipped), so parser state across lines (headers, fio's files
@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "host/trace_formats.h"
+#include "host/trace/trace_formats.h"
 
 using namespace ssdtwin;
 

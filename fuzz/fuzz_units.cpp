@@ -5,7 +5,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "host/trace_reader.h"
+#include "host/trace/trace_reader.h"
 #include "sim/config.h"
 
 using namespace ssdtwin;

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
-#include "host/workload.h"
+#include "host/workload/workload.h"
 #include "sim/config.h"
 
 using namespace ssdtwin;

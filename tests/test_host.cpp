@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "host/host_link.h"
-#include "host/io_pattern.h"
-#include "host/workload.h"
+#include "host/workload/io_pattern.h"
+#include "host/workload/workload.h"
 #include "sim/config.h"
 #include "sim/time.h"
 #include "test_support.h"

@@ -9,7 +9,7 @@
 #include "app/drive.h"
 #include "app/report.h"
 #include "app/runner.h"
-#include "host/workload.h"
+#include "host/workload/workload.h"
 #include "sim/config.h"
 
 namespace ssdtwin::test {

@@ -11,10 +11,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "host/trace_input.h"
-#include "host/trace_phase.h"
-#include "host/trace_reader.h"
-#include "host/trace_replay.h"
+#include "host/trace/trace_input.h"
+#include "host/trace/trace_phase.h"
+#include "host/trace/trace_reader.h"
+#include "host/trace/trace_replay.h"
 #include "test_support.h"
 
 using namespace ssdtwin;

@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "ftl/host_command.h"
-#include "host/workload.h"
+#include "host/workload/workload.h"
 #include "sim/rng.h"
 
 namespace ssdtwin {

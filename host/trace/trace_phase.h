@@ -5,7 +5,7 @@
 //     trace: {file: traces/msr_sample.csv, format: msr, mode: open, time_scale: 1,
 //             map: wrap, offset: 0, device: all, max_transfer: 128KiB}
 //
-// Keys (host/trace_replay.h has the semantics): file (relative to the
+// Keys (host/trace/trace_replay.h has the semantics): file (relative to the
 // workload file), format (auto | msr | blkparse | fio | disksim | mqsim |
 // spc | native; auto never picks between disksim and mqsim), action (D | Q,
 // blkparse), mode (open | closed), time_scale (open loop), iodepth (closed
@@ -18,8 +18,8 @@
 #include <optional>
 #include <string>
 
-#include "host/trace_reader.h"
-#include "host/trace_replay.h"
+#include "host/trace/trace_reader.h"
+#include "host/trace/trace_replay.h"
 
 namespace ssdtwin {
 

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "host/trace_input.h"
+#include "host/trace/trace_input.h"
 #include "sim/time.h"
 
 namespace ssdtwin {

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "host/host_interface.h"
-#include "host/phase_result.h"
-#include "host/trace_reader.h"
+#include "host/workload/phase_result.h"
+#include "host/trace/trace_reader.h"
 #include "sim/histogram.h"
 
 namespace ssdtwin {

@@ -1,4 +1,4 @@
-#include "host/trace_phase.h"
+#include "host/trace/trace_phase.h"
 
 #include <filesystem>
 #include <optional>

@@ -1,4 +1,4 @@
-#include "host/workload.h"
+#include "host/workload/workload.h"
 
 #include <algorithm>
 

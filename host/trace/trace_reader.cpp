@@ -1,9 +1,9 @@
-#include "host/trace_reader.h"
+#include "host/trace/trace_reader.h"
 
 #include <algorithm>
 #include <array>
 
-#include "host/trace_formats.h"
+#include "host/trace/trace_formats.h"
 
 namespace ssdtwin {
 

@@ -16,14 +16,14 @@
 #include <string>
 #include <vector>
 
-#include "host/trace_phase.h"
+#include "host/trace/trace_phase.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
 
 class ConfigNode;
 
-// kTrace: replay of a block trace (host/trace_phase.h), not a synthetic pattern.
+// kTrace: replay of a block trace (host/trace/trace_phase.h), not a synthetic pattern.
 enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw, kTrim, kTrace };
 
 const char* rw_kind_name(RwKind k);

@@ -1,4 +1,4 @@
-#include "host/trace_input.h"
+#include "host/trace/trace_input.h"
 
 #include <fcntl.h>
 #include <lzma.h>

@@ -14,9 +14,9 @@
 #include <memory>
 
 #include "host/host_interface.h"
-#include "host/phase_result.h"
-#include "host/io_pattern.h"
-#include "host/workload.h"
+#include "host/workload/phase_result.h"
+#include "host/workload/io_pattern.h"
+#include "host/workload/workload.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
 #include "sim/fifo.h"

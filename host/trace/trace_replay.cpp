@@ -1,4 +1,4 @@
-#include "host/trace_replay.h"
+#include "host/trace/trace_replay.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "host/trace_formats.h"
+#include "host/trace/trace_formats.h"
 
 #include <array>
 #include <charconv>

@@ -1,5 +1,5 @@
 // One parser per trace format: the grammar of a line, turned into an IO in
-// the format's own time base. The reader (host/trace_reader.cpp) does what is
+// the format's own time base. The reader (host/trace/trace_reader.cpp) does what is
 // common to every format: lines, zero-length checks, device selection, time
 // relative to the first record, ordering, and bad-line handling.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "host/trace_reader.h"
+#include "host/trace/trace_reader.h"
 
 namespace ssdtwin {
 

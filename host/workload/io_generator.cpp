@@ -1,4 +1,4 @@
-#include "host/io_generator.h"
+#include "host/workload/io_generator.h"
 
 #include <algorithm>
 #include <cmath>
