@@ -3,6 +3,7 @@
 //   ssdtwin run   --drive D.yaml --workload W.yaml --out DIR [--set k=v]... [--verify]
 //   ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...
 //   ssdtwin policies
+//   ssdtwin metrics
 //
 // Exit status: 0 success, 2 bad input (config, workload, command line),
 // 3 verification found data that did not read back, 1 anything else.
@@ -16,7 +17,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/compare.h"
 #include "app/drive.h"
+#include "app/phase_metrics.h"
 #include "app/report.h"
 #include "app/runner.h"
 #include "ftl/gc_policy.h"
@@ -41,6 +44,7 @@ struct Args {
   std::vector<std::string> sets;
   bool verify = false;
   bool quiet = false;
+  SnapshotOptions snapshot;  // --save-state, --load-state, --precondition-only
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -76,7 +80,9 @@ class SplitSink final : public spdlog::sinks::sink {
 void print_usage(const po::options_description& opts) {
   std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
                "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
-               "       ssdtwin policies\n\n"
+               "       ssdtwin compare --baseline FILE [--update] RUN_DIR...   (ssdtwin compare -h)\n"
+               "       ssdtwin policies\n"
+               "       ssdtwin metrics\n\n"
             << opts << "\n";
 }
 
@@ -144,6 +150,9 @@ int run(const Args& a) {
                drive->geo.dies(), static_cast<double>(drive->user_bytes()) / 1e9, workload.name);
   RunOptions opt;
   opt.progress = !a.quiet;
+  opt.snapshot = a.snapshot;
+  opt.snapshot.drive_json = drive_doc->resolved_json();
+  opt.snapshot.workload_json = wl_doc->resolved_json();
   const RunReport report = run_with_faults(
       drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
   for (const PowerCutReport& c : report.power_cuts)
@@ -202,6 +211,7 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc - 1, argv + 1);
   Args a;
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")(
@@ -211,7 +221,12 @@ int main(int argc, char** argv) {
       "set,s", po::value(&a.sets)->composing(),
       "override a config value: drive.a.b=value or workload.a.b=value (repeatable)")(
       "verify", po::bool_switch(&a.verify), "check that every read returns the latest write")(
-      "quiet,q", po::bool_switch(&a.quiet), "no progress lines");
+      "quiet,q", po::bool_switch(&a.quiet), "no progress lines")(
+      "save-state", po::value(&a.snapshot.save),
+      "run: write the drive's state after the preconditioning phases to FILE")(
+      "load-state", po::value(&a.snapshot.load),
+      "run: start from the state in FILE, skipping the preconditioning phases")(
+      "precondition-only", po::bool_switch(&a.snapshot.stop), "run: stop once --save-state is written");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&a.command));
   po::options_description all;
@@ -226,6 +241,10 @@ int main(int argc, char** argv) {
       print_usage(opts);
       return a.command.empty() && !vm.count("help") ? kExitBadInput : 0;
     }
+    if (a.command == "metrics") {
+      print_metrics(stdout);
+      return 0;
+    }
     if (a.command == "policies") {
       for (const auto& p : gc_policies())
         std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
@@ -239,7 +258,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a.command != "run" && a.command != "check") {
-      std::fprintf(stderr, "ssdtwin: unknown command '%s' (run, check, policies)\n",
+      std::fprintf(stderr, "ssdtwin: unknown command '%s' (run, check, policies, metrics)\n",
                    a.command.c_str());
       return kExitBadInput;
     }

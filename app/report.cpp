@@ -13,6 +13,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "app/phase_metrics.h"
 #include "app/report_procedures.h"
 #include "sim/chart.h"
 #include "sim/fill_curve.h"
@@ -42,67 +43,20 @@ std::string time_label(Tick t) {
   return std::to_string(t) + "ns";
 }
 
-Json op_json(const PhaseResult& r, int op, double seconds, const std::vector<Tick>& thresholds) {
-  Json j;
-  const LatencyHistogram& h = r.latency[op];
-  j["ios"] = r.ios[op];
-  j["bytes"] = r.bytes[op];
-  j["mb_per_s"] = seconds > 0 ? round_to(static_cast<double>(r.bytes[op]) / seconds / 1e6, 1e-3) : 0.0;
-  j["iops"] = seconds > 0 ? round_to(static_cast<double>(r.ios[op]) / seconds, 1e-2) : 0.0;
-  Json lat;
-  lat["mean"] = round_to(h.mean() / 1e3, 1e-3);
-  lat["p50"] = to_us(h.percentile(0.50));
-  lat["p99"] = to_us(h.percentile(0.99));
-  lat["p99_9"] = to_us(h.percentile(0.999));
-  lat["max"] = to_us(h.max());
-  j["latency_us"] = lat;
-  if (h.count() > 0) {
+PhaseView view(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
+  return PhaseView{drive, w, p, to_seconds(p.result.end - p.result.start)};
+}
+
+// Share of each op's IOs that completed within each configured bound
+// (workload latency_thresholds): keyed by the bound, so not a fixed metric.
+void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, Json& j) {
+  for (int op = 0; op < PhaseResult::kOps; ++op) {
+    const LatencyHistogram& h = r.latency[op];
+    if (h.count() == 0) continue;
     Json under;
     for (const Tick t : thresholds) under[time_label(t)] = round_to(h.share_below(t), 1e-6);
-    j["share_under"] = under;  // share of this op's IOs that completed within each bound
+    j[kOpNames[op]]["share_under"] = under;
   }
-  return j;
-}
-
-template <std::size_t N>
-std::uint64_t delta_sum(const std::uint64_t (&a)[N], const std::uint64_t (&b)[N]) {
-  std::uint64_t s = 0;
-  for (std::size_t i = 0; i < N; ++i) s += a[i] - b[i];
-  return s;
-}
-
-std::vector<double> by_bytes_mb_per_s(const ByteStepSeries& s) {
-  std::vector<double> r(s.segments());
-  for (std::size_t k = 0; k < r.size(); ++k) r[k] = s.rate(k) / 1e6;
-  return r;
-}
-
-struct ConsistencyScore {
-  double window_s = 0;
-  double average = 0;
-  double stddev = 0;
-};
-
-// AnandTech's consistency score: average IOPS over the last part of the run
-// and that average divided by the standard deviation (higher is steadier).
-ConsistencyScore consistency_score(const PhaseReport& p) {
-  const std::vector<double> iops = interval_iops(p);
-  const double secs = to_seconds(p.result.series->interval());
-  const auto n = std::min(iops.size(), static_cast<std::size_t>(to_seconds(p.spec->score_last) / secs + 0.5));
-  ConsistencyScore c;
-  if (n == 0) return c;
-  c.window_s = static_cast<double>(n) * secs;
-  for (std::size_t i = iops.size() - n; i < iops.size(); ++i) c.average += iops[i];
-  c.average /= static_cast<double>(n);
-  for (std::size_t i = iops.size() - n; i < iops.size(); ++i)
-    c.stddev += (iops[i] - c.average) * (iops[i] - c.average);
-  c.stddev = std::sqrt(c.stddev / static_cast<double>(n));
-  return c;
-}
-
-FillCurveMetrics fill_metrics(const PhaseReport& p) {
-  const ByteStepSeries& s = *p.result.by_bytes;
-  return analyze_fill_curve(by_bytes_mb_per_s(s), static_cast<double>(s.step()) / 1e9);
 }
 
 // What a trace replay read and issued, and its host-side queueing delay.
@@ -156,8 +110,6 @@ Json trace_json(const PhaseReport& p) {
 
 Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
-  const PhaseResult& r = p.result;
-  const double seconds = to_seconds(r.end - r.start);
   Json j;
   j["name"] = s.name;
   j["precondition"] = s.precondition;
@@ -166,129 +118,13 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   j["iodepth"] = s.iodepth;
   j["offset"] = s.offset;
   j["span"] = s.span;
-  j["sim_seconds"] = seconds;
   j["idle_after_seconds"] = to_seconds(s.idle_after);
-  for (int op = 0; op < PhaseResult::kOps; ++op)
-    j[kOpNames[op]] = op_json(r, op, seconds, w.latency_thresholds);
-
-  const NandStats& a = p.nand_after;
-  const NandStats& b = p.nand_before;
-  const std::uint64_t page_programs = delta_sum(a.page_programs, b.page_programs);
-  const double nand_written = static_cast<double>(page_programs) * drive.geo.page_size;
-  const double host_written = static_cast<double>(r.bytes[static_cast<int>(IoOp::kWrite)]);
-  const FtlStats& fa = p.ftl_after;
-  const FtlStats& fb = p.ftl_before;
   j["fast"] = s.fast;
-  if (s.fast) {
-    // No NAND operations ran: count the flash writes the FTL placed.
-    const double host_pages = static_cast<double>(fa.host_write_slots - fb.host_write_slots);
-    const double placed = host_pages + static_cast<double>(fa.gc_moved_slots - fb.gc_moved_slots) +
-                          static_cast<double>(fa.flush_padding_slots - fb.flush_padding_slots);
-    j["write_amplification"] = host_pages > 0 ? Json(placed / host_pages) : Json(nullptr);
-  } else {
-    j["write_amplification"] = host_written > 0 ? Json(nand_written / host_written) : Json(nullptr);
-  }
-  Json nand;
-  nand["read_ops"] = delta_sum(a.reads, b.reads);
-  nand["page_reads"] = delta_sum(a.page_reads, b.page_reads);
-  nand["program_ops"] = delta_sum(a.programs, b.programs);
-  nand["page_programs"] = page_programs;
-  nand["erases"] = delta_sum(a.erases, b.erases);
-  nand["bus_bytes"] = a.bus_bytes - b.bus_bytes;
-  const double die_time = seconds * static_cast<double>(drive.geo.dies());
-  nand["die_utilization"] = die_time > 0 ? to_seconds(a.die_busy - b.die_busy) / die_time : 0.0;
-  j["nand"] = nand;
-
-  Json ftl;
-  ftl["gc_invocations"] = fa.gc_victims - fb.gc_victims;
-  ftl["wear_leveling_invocations"] = fa.wl_victims - fb.wl_victims;
-  ftl["rain_parity_units"] = fa.rain_parity_units - fb.rain_parity_units;
-  ftl["gc_moved_pages"] = fa.gc_moved_slots - fb.gc_moved_slots;
-  ftl["gc_erases"] = fa.gc_erases - fb.gc_erases;
-  ftl["gc_padding_pages"] = fa.gc_padding_slots - fb.gc_padding_slots;
-  ftl["fold_invocations"] = fa.fold_victims - fb.fold_victims;
-  ftl["fold_moved_pages"] = fa.fold_moved_slots - fb.fold_moved_slots;
-  ftl["flush_units"] = fa.flush_units - fb.flush_units;
-  ftl["flush_padding_pages"] = fa.flush_padding_slots - fb.flush_padding_slots;
-  ftl["reads_from_controller_memory"] = fa.read_from_controller - fb.read_from_controller;
-  ftl["reads_unmapped"] = fa.read_unmapped - fb.read_unmapped;
-  ftl["trimmed_pages"] = fa.trim_slots - fb.trim_slots;
-  // Read recovery and bad blocks (ftl/read_recovery.h, ftl/block_manager.h).
-  Json rel;
-  Json by_step = Json::array();
-  for (std::size_t k = 1; k < FtlStats::kRetryBuckets; ++k)
-    by_step.push_back(fa.retry_reads_by_step[k] - fb.retry_reads_by_step[k]);
-  rel["retry_reads_by_step"] = by_step;  // [0] = step 1; the last counts steps >= 15
-  rel["reads_retried"] = fa.reads_retried - fb.reads_retried;
-  rel["reads_uncorrectable"] = fa.reads_uncorrectable - fb.reads_uncorrectable;
-  rel["rain_member_reads"] = fa.rain_member_reads - fb.rain_member_reads;
-  rel["pages_rebuilt"] = fa.pages_rebuilt - fb.pages_rebuilt;
-  rel["reads_lost"] = fa.reads_lost - fb.reads_lost;
-  rel["host_reads_failed"] = fa.host_reads_failed - fb.host_reads_failed;
-  rel["rewritten_pages"] = fa.rewrite_slots - fb.rewrite_slots;
-  rel["read_reclaim_blocks"] = fa.reclaim_blocks - fb.reclaim_blocks;
-  rel["grown_bad_blocks"] = fa.grown_bad_blocks - fb.grown_bad_blocks;
-  rel["program_failures"] = fa.program_failures - fb.program_failures;
-  rel["failed_blocks"] = fa.failed_blocks - fb.failed_blocks;
-  rel["failed_dies"] = fa.failed_dies - fb.failed_dies;
-  rel["map_checkpoints"] = fa.map_checkpoints - fb.map_checkpoints;
-  rel["checkpoint_map_pages"] = fa.checkpoint_tpages - fb.checkpoint_tpages;
-  ftl["reliability"] = rel;
-  const double hits = static_cast<double>(fa.map_hits - fb.map_hits);
-  const double misses = static_cast<double>(fa.map_misses - fb.map_misses);
-  Json map;
-  map["hits"] = fa.map_hits - fb.map_hits;
-  map["misses"] = fa.map_misses - fb.map_misses;
-  map["hit_rate"] = hits + misses > 0 ? hits / (hits + misses) : 1.0;
-  map["tpage_reads"] = fa.map_reads - fb.map_reads;
-  map["tpage_writebacks"] = fa.map_writebacks - fb.map_writebacks;
-  map["merge_reads"] = fa.map_merge_reads - fb.map_merge_reads;
-  map["loads_from_controller_memory"] = fa.map_memory_loads - fb.map_memory_loads;
-  map["journal_pages"] = fa.map_journal_slots - fb.map_journal_slots;
-  j["map_cache"] = map;
-  ftl["write_buffer_waits"] = p.buffer_waits;
-  ftl["min_free_blocks_per_die_so_far"] = p.min_free_blocks;
-  j["ftl"] = ftl;
-  const double host_slc = static_cast<double>(fa.host_slc_slots - fb.host_slc_slots);
-  const double host_native = static_cast<double>(fa.host_native_slots - fb.host_native_slots);
-  Json slc;
-  slc["host_bytes_to_slc"] = host_slc * kSectorBytes;
-  slc["host_bytes_to_native"] = host_native * kSectorBytes;
-  slc["blocks_reclaimed"] = fa.slc_reclaims - fb.slc_reclaims;
-  slc["bytes_folded"] = static_cast<double>(fa.fold_moved_slots - fb.fold_moved_slots) * kSectorBytes;
-  slc["cache_hit_share"] = host_slc + host_native > 0 ? host_slc / (host_slc + host_native) : 0.0;
-  slc["occupancy_gb_at_end"] = p.slc_bytes_at_end / 1e9;
-  j["slc_cache"] = slc;
+  // Every counter and figure of the phase, from the metrics table.
+  add_phase_metrics(view(drive, w, p), j);
+  add_share_under(p.result, w.latency_thresholds, j);
   if (p.trace) j["trace"] = trace_json(p);
-  if (s.report == PhaseReportKind::kConsistency) {
-    const ConsistencyScore c = consistency_score(p);
-    Json k;
-    k["score_window_s"] = c.window_s;
-    k["average_iops"] = c.average;
-    k["stddev_iops"] = c.stddev;
-    k["average_over_stddev"] = c.stddev > 0 ? Json(c.average / c.stddev) : Json(nullptr);
-    j["consistency"] = k;
-  }
-  if (s.report == PhaseReportKind::kFillCurve) {
-    const FillCurveMetrics m = fill_metrics(p);
-    Json f;
-    f["slc_cache_gb"] = m.cache_gb;
-    f["drop_found"] = m.drop_found;
-    f["cached_mb_per_s"] = m.initial_mb_per_s;
-    f["after_cache_mb_per_s"] = m.after_mb_per_s;
-    f["last16gb_mb_per_s"] = m.last16gb_mb_per_s;
-    f["overall_mb_per_s"] = m.overall_mb_per_s;
-    j["fill"] = f;
-  }
   add_procedure_phase_json(p, j);
-  j["wear"] = Json{{"min", p.wear.min},
-                   {"mean", p.wear.mean},
-                   {"max", p.wear.max},
-                   {"slc_erases_total", p.wear.slc_erases}};
-  std::uint64_t ios = 0;
-  for (int op = 0; op < PhaseResult::kOps; ++op) ios += r.ios[op];
-  j["wall_seconds"] = p.wall_seconds;
-  j["host_ios_per_wall_second"] = p.wall_seconds > 0 ? static_cast<double>(ios) / p.wall_seconds : 0.0;
   return j;
 }
 
@@ -527,11 +363,12 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       f << line;
     }
     f.commit();
-    const FillCurveMetrics m = fill_metrics(p);
+    const PhaseView v = view(drive, workload, p);
     char title[256];
     std::snprintf(title, sizeof title,
                   "Whole-drive fill: %s (SLC cache %.1f GB, last 16 GB %.0f MB/s, overall %.0f MB/s)",
-                  drive.name.c_str(), m.cache_gb, m.last16gb_mb_per_s, m.overall_mb_per_s);
+                  drive.name.c_str(), phase_metric(v, "fill.slc_cache_gb"),
+                  phase_metric(v, "fill.last16gb_mb_per_s"), phase_metric(v, "fill.overall_mb_per_s"));
     Chart c{title, "GB written", "MB/s", {}, false};
     c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
     draw_chart(c, (dir / "fill.png").string());
@@ -550,12 +387,13 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       f << line;
     }
     f.commit();
-    const ConsistencyScore c = consistency_score(p);
+    const PhaseView v = view(drive, workload, p);
+    const double score = phase_metric(v, "consistency.average_over_stddev");
     char title[256];
     std::snprintf(title, sizeof title,
                   "Performance consistency: %s (last %.0f s: %.0f IOPS, avg/stddev %.1f)",
-                  drive.name.c_str(), c.window_s, c.average,
-                  c.stddev > 0 ? c.average / c.stddev : 0.0);
+                  drive.name.c_str(), phase_metric(v, "consistency.score_window_s"),
+                  phase_metric(v, "consistency.average_iops"), std::isnan(score) ? 0.0 : score);
     Chart chart{title, "time (s)", "IOPS", {}, true};
     chart.series.push_back({csv, 1, 2, "IOPS", ""});
     draw_chart(chart, (dir / "consistency.png").string());
@@ -572,13 +410,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       if (p.spec->report != PhaseReportKind::kWorkingSet) continue;
       const int rd = static_cast<int>(IoOp::kRead);
       const double secs = to_seconds(p.result.end - p.result.start);
-      const double hits = static_cast<double>(p.ftl_after.map_hits - p.ftl_before.map_hits);
-      const double misses = static_cast<double>(p.ftl_after.map_misses - p.ftl_before.map_misses);
       std::snprintf(line, sizeof line, "%.3f,%.1f,%.3f,%.4f\n",
                     static_cast<double>(p.spec->span) / 1e9,
                     secs > 0 ? static_cast<double>(p.result.ios[rd]) / secs : 0.0,
                     p.result.latency[rd].mean() / 1e3,
-                    hits + misses > 0 ? hits / (hits + misses) : 1.0);
+                    phase_metric(view(drive, workload, p), "map_cache.hit_rate"));
       f << line;
     }
     f.commit();
@@ -607,6 +443,8 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     c.series.push_back({(dir / "timeseries_by_bytes.csv").string(), 2, 3, "write MB/s", ""});
     draw_chart(c, (dir / "timeseries_by_bytes.png").string());
   }
+  // The flat table sweeps and `ssdtwin compare` read: one row per phase.
+  write_output_file((dir / "metrics.csv").string(), metrics_csv(drive, workload, report));
   write_output_file(summary, summary_json(drive, workload, report, meta).dump(2) + "\n");
 }
 

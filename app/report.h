@@ -1,5 +1,6 @@
 // Results of a run, written into the output folder:
 //   summary.json            per-phase figures, run statistics, resolved config
+//   metrics.csv             the per-phase metrics (app/phase_metrics.h) as one flat table
 //   timeseries.csv          throughput and IOPS per interval of simulated time
 //   timeseries_by_bytes.csv write MB/s per fixed amount written (when asked for)
 //   *.png (+ .gp)           charts of the CSVs

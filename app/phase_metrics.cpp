@@ -1,0 +1,378 @@
+#include "app/phase_metrics.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "app/report_procedures.h"
+#include "sim/fill_curve.h"
+
+namespace ssdtwin {
+
+std::string MetricValue::csv() const {
+  char buf[32];
+  switch (kind) {
+    case Kind::kInt:
+    case Kind::kBool:
+      std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(i));
+      return buf;
+    case Kind::kReal: {
+      // The shortest text that reads back as the same double.
+      const auto r = std::to_chars(buf, buf + sizeof buf, d);
+      return std::string(buf, r.ptr);
+    }
+    default:
+      return "";
+  }
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using V = MetricValue;
+
+double round_to(double v, double step) { return std::round(v / step) * step; }
+
+constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
+
+// --- Counter deltas over the phase --------------------------------------
+template <std::uint64_t FtlStats::*M>
+V ftl(const PhaseView& v, int) {
+  return V::integer(v.phase.ftl_after.*M - v.phase.ftl_before.*M);
+}
+template <std::uint64_t FtlStats::*M>
+std::uint64_t ftl_n(const PhaseView& v) {
+  return v.phase.ftl_after.*M - v.phase.ftl_before.*M;
+}
+template <std::uint64_t FtlStats::*M>
+V ftl_bytes(const PhaseView& v, int) {  // a count of 4 KiB slots, in bytes
+  return V::real(static_cast<double>(ftl_n<M>(v)) * kSectorBytes);
+}
+template <std::uint64_t (NandStats::*M)[5]>
+std::uint64_t nand_n(const PhaseView& v) {
+  std::uint64_t s = 0;
+  for (int k = 0; k < 5; ++k) s += (v.phase.nand_after.*M)[k] - (v.phase.nand_before.*M)[k];
+  return s;
+}
+template <std::uint64_t (NandStats::*M)[5]>
+V nand(const PhaseView& v, int) {
+  return V::integer(nand_n<M>(v));
+}
+
+// --- Host-side figures, per IO direction (arg = IoOp) -------------------
+V op_ios(const PhaseView& v, int op) { return V::integer(v.phase.result.ios[op]); }
+V op_bytes(const PhaseView& v, int op) { return V::integer(v.phase.result.bytes[op]); }
+V op_mb_per_s(const PhaseView& v, int op) {
+  return V::real(v.seconds > 0 ? round_to(static_cast<double>(v.phase.result.bytes[op]) / v.seconds / 1e6, 1e-3)
+                               : 0.0);
+}
+V op_iops(const PhaseView& v, int op) {
+  return V::real(v.seconds > 0 ? round_to(static_cast<double>(v.phase.result.ios[op]) / v.seconds, 1e-2) : 0.0);
+}
+const LatencyHistogram& lat(const PhaseView& v, int op) { return v.phase.result.latency[op]; }
+V lat_mean(const PhaseView& v, int op) { return V::real(round_to(lat(v, op).mean() / 1e3, 1e-3)); }
+V lat_p50(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.50))); }
+V lat_p99(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.99))); }
+V lat_p99_9(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.999))); }
+V lat_max(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).max())); }
+
+V sim_seconds(const PhaseView& v, int) { return V::real(v.seconds); }
+
+// Every page programmed per host byte written. A fast phase runs no NAND
+// operation, so it counts the flash writes the FTL placed instead.
+V write_amplification(const PhaseView& v, int) {
+  if (v.phase.spec->fast) {
+    const double host = static_cast<double>(ftl_n<&FtlStats::host_write_slots>(v));
+    const double placed = host + static_cast<double>(ftl_n<&FtlStats::gc_moved_slots>(v)) +
+                          static_cast<double>(ftl_n<&FtlStats::flush_padding_slots>(v));
+    return host > 0 ? V::real(placed / host) : V::null();
+  }
+  const double host = static_cast<double>(v.phase.result.bytes[static_cast<int>(IoOp::kWrite)]);
+  const double nand =
+      static_cast<double>(nand_n<&NandStats::page_programs>(v)) * v.drive.geo.page_size;
+  return host > 0 ? V::real(nand / host) : V::null();
+}
+
+V bus_bytes(const PhaseView& v, int) {
+  return V::integer(v.phase.nand_after.bus_bytes - v.phase.nand_before.bus_bytes);
+}
+V die_utilization(const PhaseView& v, int) {
+  const double die_time = v.seconds * static_cast<double>(v.drive.geo.dies());
+  return V::real(die_time > 0 ? to_seconds(v.phase.nand_after.die_busy - v.phase.nand_before.die_busy) / die_time
+                              : 0.0);
+}
+
+V retry_reads_by_step(const PhaseView& v, int) {
+  std::vector<std::uint64_t> by_step;  // [0] = step 1; the last counts steps >= 15
+  for (std::size_t k = 1; k < FtlStats::kRetryBuckets; ++k)
+    by_step.push_back(v.phase.ftl_after.retry_reads_by_step[k] - v.phase.ftl_before.retry_reads_by_step[k]);
+  return V::of_list(std::move(by_step));
+}
+
+V map_hit_rate(const PhaseView& v, int) {
+  const double hits = static_cast<double>(ftl_n<&FtlStats::map_hits>(v));
+  const double misses = static_cast<double>(ftl_n<&FtlStats::map_misses>(v));
+  return V::real(hits + misses > 0 ? hits / (hits + misses) : 1.0);
+}
+V buffer_waits(const PhaseView& v, int) { return V::integer(v.phase.buffer_waits); }
+V min_free_blocks(const PhaseView& v, int) { return V::integer(v.phase.min_free_blocks); }
+
+V slc_hit_share(const PhaseView& v, int) {
+  const double slc = static_cast<double>(ftl_n<&FtlStats::host_slc_slots>(v));
+  const double native = static_cast<double>(ftl_n<&FtlStats::host_native_slots>(v));
+  return V::real(slc + native > 0 ? slc / (slc + native) : 0.0);
+}
+V slc_occupancy_gb(const PhaseView& v, int) { return V::real(v.phase.slc_bytes_at_end / 1e9); }
+
+// --- Review-procedure figures of the phases that ask for them ------------
+struct ConsistencyScore {
+  double window_s = 0, average = 0, stddev = 0;
+};
+
+// AnandTech's consistency score: average IOPS over the last part of the run
+// and that average divided by the standard deviation (higher is steadier).
+ConsistencyScore consistency_score(const PhaseReport& p) {
+  const std::vector<double> iops = interval_iops(p);
+  const double secs = to_seconds(p.result.series->interval());
+  const auto n = std::min(iops.size(), static_cast<std::size_t>(to_seconds(p.spec->score_last) / secs + 0.5));
+  ConsistencyScore c;
+  if (n == 0) return c;
+  c.window_s = static_cast<double>(n) * secs;
+  for (std::size_t i = iops.size() - n; i < iops.size(); ++i) c.average += iops[i];
+  c.average /= static_cast<double>(n);
+  for (std::size_t i = iops.size() - n; i < iops.size(); ++i)
+    c.stddev += (iops[i] - c.average) * (iops[i] - c.average);
+  c.stddev = std::sqrt(c.stddev / static_cast<double>(n));
+  return c;
+}
+V consistency(const PhaseView& v, int field) {
+  if (v.phase.spec->report != PhaseReportKind::kConsistency) return V::absent();
+  const ConsistencyScore c = consistency_score(v.phase);
+  switch (field) {
+    case 0: return V::real(c.window_s);
+    case 1: return V::real(c.average);
+    case 2: return V::real(c.stddev);
+    default: return c.stddev > 0 ? V::real(c.average / c.stddev) : V::null();
+  }
+}
+
+V fill(const PhaseView& v, int field) {
+  if (v.phase.spec->report != PhaseReportKind::kFillCurve) return V::absent();
+  const ByteStepSeries& s = *v.phase.result.by_bytes;
+  std::vector<double> mbs(s.segments());
+  for (std::size_t k = 0; k < mbs.size(); ++k) mbs[k] = s.rate(k) / 1e6;
+  const FillCurveMetrics m = analyze_fill_curve(mbs, static_cast<double>(s.step()) / 1e9);
+  switch (field) {
+    case 0: return V::real(m.cache_gb);
+    case 1: return V::boolean(m.drop_found);
+    case 2: return V::real(m.initial_mb_per_s);
+    case 3: return V::real(m.after_mb_per_s);
+    case 4: return V::real(m.last16gb_mb_per_s);
+    default: return V::real(m.overall_mb_per_s);
+  }
+}
+
+V wear(const PhaseView& v, int field) {
+  const BlockManager::Wear& w = v.phase.wear;
+  switch (field) {
+    case 0: return V::integer(w.min);
+    case 1: return V::real(w.mean);
+    case 2: return V::integer(w.max);
+    default: return V::integer(w.slc_erases);
+  }
+}
+
+V wall_seconds(const PhaseView& v, int) { return V::real(v.phase.wall_seconds); }
+V ios_per_wall_second(const PhaseView& v, int) {
+  std::uint64_t ios = 0;
+  for (int op = 0; op < PhaseResult::kOps; ++op) ios += v.phase.result.ios[op];
+  return V::real(v.phase.wall_seconds > 0 ? static_cast<double>(ios) / v.phase.wall_seconds : 0.0);
+}
+
+std::vector<PhaseMetric> build_table() {
+  std::vector<PhaseMetric> t;
+  t.push_back({"sim_seconds", "s", "simulated length of the phase", sim_seconds});
+  for (int op = 0; op < PhaseResult::kOps; ++op) {
+    const std::string o = kOpNames[op];
+    t.push_back({o + ".ios", "IOs", "host commands completed", op_ios, op});
+    t.push_back({o + ".bytes", "B", "host bytes transferred", op_bytes, op});
+    t.push_back({o + ".mb_per_s", "MB/s", "host throughput over the phase (10^6 B/s)", op_mb_per_s, op});
+    t.push_back({o + ".iops", "IOPS", "host commands per simulated second", op_iops, op});
+    t.push_back({o + ".latency_us.mean", "us", "mean command latency, submission to completion", lat_mean, op});
+    t.push_back({o + ".latency_us.p50", "us", "median command latency", lat_p50, op});
+    t.push_back({o + ".latency_us.p99", "us", "99th-percentile command latency", lat_p99, op});
+    t.push_back({o + ".latency_us.p99_9", "us", "99.9th-percentile command latency", lat_p99_9, op});
+    t.push_back({o + ".latency_us.max", "us", "slowest command", lat_max, op});
+  }
+  const std::vector<PhaseMetric> rest = {
+      {"write_amplification", "ratio", "bytes programmed (parity, GC, map included) per host byte written; "
+                                        "a fast phase counts the pages the FTL placed", write_amplification},
+      {"nand.read_ops", "ops", "flash read operations (a multi-plane read counts once)", nand<&NandStats::reads>},
+      {"nand.page_reads", "pages", "die-pages read (a multi-plane read counts its planes)", nand<&NandStats::page_reads>},
+      {"nand.program_ops", "ops", "flash program operations", nand<&NandStats::programs>},
+      {"nand.page_programs", "pages", "die-pages programmed", nand<&NandStats::page_programs>},
+      {"nand.erases", "blocks", "block erases", nand<&NandStats::erases>},
+      {"nand.bus_bytes", "B", "bytes moved on the flash channels", bus_bytes},
+      {"nand.die_utilization", "share", "share of the phase the dies were busy, averaged over dies", die_utilization},
+      {"ftl.gc_invocations", "blocks", "blocks collected by garbage collection", ftl<&FtlStats::gc_victims>},
+      {"ftl.wear_leveling_invocations", "blocks", "blocks collected by static wear levelling", ftl<&FtlStats::wl_victims>},
+      {"ftl.rain_parity_units", "units", "RAIN parity program units written", ftl<&FtlStats::rain_parity_units>},
+      {"ftl.gc_moved_pages", "pages", "valid 4 KiB pages relocated by GC", ftl<&FtlStats::gc_moved_slots>},
+      {"ftl.gc_erases", "blocks", "erases by GC and folding", ftl<&FtlStats::gc_erases>},
+      {"ftl.gc_padding_pages", "pages", "4 KiB slots GC padded to close a program unit", ftl<&FtlStats::gc_padding_slots>},
+      {"ftl.fold_invocations", "blocks", "SLC blocks folded into native mode", ftl<&FtlStats::fold_victims>},
+      {"ftl.fold_moved_pages", "pages", "4 KiB pages moved from SLC to native mode", ftl<&FtlStats::fold_moved_slots>},
+      {"ftl.flush_units", "units", "program units flushed from the write buffer", ftl<&FtlStats::flush_units>},
+      {"ftl.flush_padding_pages", "pages", "4 KiB slots padded by an idle flush", ftl<&FtlStats::flush_padding_slots>},
+      {"ftl.reads_from_controller_memory", "pages", "4 KiB reads served from the write buffer or unprogrammed pages",
+       ftl<&FtlStats::read_from_controller>},
+      {"ftl.reads_unmapped", "pages", "4 KiB reads of never-written or trimmed pages", ftl<&FtlStats::read_unmapped>},
+      {"ftl.trimmed_pages", "pages", "4 KiB pages trimmed", ftl<&FtlStats::trim_slots>},
+      {"ftl.reliability.retry_reads_by_step", "reads", "re-reads at retry step 1, 2, ... (the last counts steps >= 15)",
+       retry_reads_by_step},
+      {"ftl.reliability.reads_retried", "reads", "reads that needed at least one retry step", ftl<&FtlStats::reads_retried>},
+      {"ftl.reliability.reads_uncorrectable", "reads", "reads that failed every retry step",
+       ftl<&FtlStats::reads_uncorrectable>},
+      {"ftl.reliability.rain_member_reads", "reads", "reads of RAIN stripe members for rebuilds",
+       ftl<&FtlStats::rain_member_reads>},
+      {"ftl.reliability.pages_rebuilt", "pages", "uncorrectable die-pages rebuilt from RAIN", ftl<&FtlStats::pages_rebuilt>},
+      {"ftl.reliability.reads_lost", "reads", "uncorrectable reads not rebuilt: data lost", ftl<&FtlStats::reads_lost>},
+      {"ftl.reliability.host_reads_failed", "pages", "host 4 KiB reads that failed", ftl<&FtlStats::host_reads_failed>},
+      {"ftl.reliability.rewritten_pages", "pages", "pages written again after a rebuild or a failed program",
+       ftl<&FtlStats::rewrite_slots>},
+      {"ftl.reliability.read_reclaim_blocks", "blocks", "blocks relocated by read reclaim", ftl<&FtlStats::reclaim_blocks>},
+      {"ftl.reliability.grown_bad_blocks", "blocks", "blocks retired after a failed erase or program",
+       ftl<&FtlStats::grown_bad_blocks>},
+      {"ftl.reliability.program_failures", "ops", "programs that failed (their data written again)",
+       ftl<&FtlStats::program_failures>},
+      {"ftl.reliability.failed_blocks", "blocks", "blocks a workload fault made fail", ftl<&FtlStats::failed_blocks>},
+      {"ftl.reliability.failed_dies", "dies", "dies a workload fault made fail", ftl<&FtlStats::failed_dies>},
+      {"ftl.reliability.map_checkpoints", "checkpoints", "map checkpoints taken (ftl.power_loss)",
+       ftl<&FtlStats::map_checkpoints>},
+      {"ftl.reliability.checkpoint_map_pages", "pages", "translation pages the checkpoints wrote",
+       ftl<&FtlStats::checkpoint_tpages>},
+      {"map_cache.hits", "lookups", "map-cache lookups that found their segment", ftl<&FtlStats::map_hits>},
+      {"map_cache.misses", "lookups", "map-cache lookups that did not", ftl<&FtlStats::map_misses>},
+      {"map_cache.hit_rate", "share", "hits over lookups (1 when there were none)", map_hit_rate},
+      {"map_cache.tpage_reads", "pages", "translation pages read from flash", ftl<&FtlStats::map_reads>},
+      {"map_cache.tpage_writebacks", "pages", "translation pages written back", ftl<&FtlStats::map_writebacks>},
+      {"map_cache.merge_reads", "pages", "reads of a partly cached translation page before its write-back",
+       ftl<&FtlStats::map_merge_reads>},
+      {"map_cache.loads_from_controller_memory", "lookups", "misses served from controller memory (no flash read)",
+       ftl<&FtlStats::map_memory_loads>},
+      {"map_cache.journal_pages", "pages", "4 KiB pages of GC map-update journal written",
+       ftl<&FtlStats::map_journal_slots>},
+      {"ftl.write_buffer_waits", "commands", "writes that waited for write-buffer space", buffer_waits},
+      {"ftl.min_free_blocks_per_die_so_far", "blocks", "fewest free blocks any die had, since the run began",
+       min_free_blocks},
+      {"slc_cache.host_bytes_to_slc", "B", "host data programmed into the SLC cache", ftl_bytes<&FtlStats::host_slc_slots>},
+      {"slc_cache.host_bytes_to_native", "B", "host data programmed directly in native mode",
+       ftl_bytes<&FtlStats::host_native_slots>},
+      {"slc_cache.blocks_reclaimed", "blocks", "SLC blocks erased with no valid data (no fold)", ftl<&FtlStats::slc_reclaims>},
+      {"slc_cache.bytes_folded", "B", "data moved from SLC to native mode", ftl_bytes<&FtlStats::fold_moved_slots>},
+      {"slc_cache.cache_hit_share", "share", "share of host data that went to the SLC cache", slc_hit_share},
+      {"slc_cache.occupancy_gb_at_end", "GB", "SLC cache data held at the end of the phase", slc_occupancy_gb},
+      {"consistency.score_window_s", "s", "window of the consistency score (the run's last part)", consistency, 0},
+      {"consistency.average_iops", "IOPS", "mean per-interval IOPS over the window", consistency, 1},
+      {"consistency.stddev_iops", "IOPS", "standard deviation of the per-interval IOPS", consistency, 2},
+      {"consistency.average_over_stddev", "ratio", "AnandTech's consistency score (higher is steadier)", consistency, 3},
+      {"fill.slc_cache_gb", "GB", "data written before the fill curve's drop (the SLC cache seen from the host)", fill, 0},
+      {"fill.drop_found", "bool", "whether the fill curve has a drop", fill, 1},
+      {"fill.cached_mb_per_s", "MB/s", "write speed before the drop", fill, 2},
+      {"fill.after_cache_mb_per_s", "MB/s", "write speed after the drop", fill, 3},
+      {"fill.last16gb_mb_per_s", "MB/s", "write speed over the fill's last 16 GB", fill, 4},
+      {"fill.overall_mb_per_s", "MB/s", "whole fill: bytes over time", fill, 5},
+      {"wear.min", "P/E cycles", "fewest erases of any native-mode block, at the end of the phase", wear, 0},
+      {"wear.mean", "P/E cycles", "mean erases per native-mode block", wear, 1},
+      {"wear.max", "P/E cycles", "most erases of any native-mode block", wear, 2},
+      {"wear.slc_erases_total", "erases", "erases in SLC mode, all blocks", wear, 3},
+      {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds},
+      {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second},
+  };
+  t.insert(t.end(), rest.begin(), rest.end());
+  return t;
+}
+
+Json to_json(const MetricValue& m) {
+  switch (m.kind) {
+    case MetricValue::Kind::kInt: return Json(m.i);
+    case MetricValue::Kind::kReal: return Json(m.d);
+    case MetricValue::Kind::kBool: return Json(m.i != 0);
+    case MetricValue::Kind::kList: return Json(m.list);
+    default: return Json(nullptr);
+  }
+}
+
+}  // namespace
+
+const std::vector<PhaseMetric>& phase_metrics() {
+  static const std::vector<PhaseMetric> table = build_table();
+  return table;
+}
+
+double phase_metric(const PhaseView& v, const std::string& name) {
+  for (const PhaseMetric& m : phase_metrics()) {
+    if (m.name != name) continue;
+    const MetricValue val = m.value(v, m.arg);
+    switch (val.kind) {
+      case MetricValue::Kind::kInt:
+      case MetricValue::Kind::kBool: return static_cast<double>(val.i);
+      case MetricValue::Kind::kReal: return val.d;
+      default: return std::nan("");
+    }
+  }
+  throw std::logic_error("no metric named '" + name + "'");
+}
+
+void add_phase_metrics(const PhaseView& v, Json& j) {
+  for (const PhaseMetric& m : phase_metrics()) {
+    const MetricValue val = m.value(v, m.arg);
+    if (val.kind == MetricValue::Kind::kAbsent) continue;
+    Json* node = &j;
+    std::size_t from = 0;
+    for (std::size_t dot; (dot = m.name.find('.', from)) != std::string::npos; from = dot + 1)
+      node = &(*node)[m.name.substr(from, dot - from)];
+    (*node)[m.name.substr(from)] = to_json(val);
+  }
+}
+
+namespace {
+
+// A phase name as a CSV field (quoted when it holds a comma or a quote).
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report) {
+  std::string units = "# unit,-", header = "phase", rows;
+  for (const PhaseMetric& m : phase_metrics()) {
+    if (m.value == retry_reads_by_step) continue;  // a list: summary.json only
+    units += std::string(",") + m.unit;
+    header += "," + m.name;
+  }
+  for (const PhaseReport& p : report.phases) {
+    const PhaseView v{drive, workload, p, to_seconds(p.result.end - p.result.start)};
+    rows += csv_field(p.spec->name);
+    for (const PhaseMetric& m : phase_metrics()) {
+      if (m.value == retry_reads_by_step) continue;
+      rows += "," + m.value(v, m.arg).csv();
+    }
+    rows += "\n";
+  }
+  return units + "\n" + header + "\n" + rows;
+}
+
+void print_metrics(std::FILE* out) {
+  std::fprintf(out, "Per-phase metrics: summary.json phases[] (dotted path) and metrics.csv (column)\n");
+  for (const PhaseMetric& m : phase_metrics())
+    std::fprintf(out, "%-44s %-11s %s%s\n", m.name.c_str(), m.unit, m.description,
+                 m.value == retry_reads_by_step ? " (a list: summary.json only)" : "");
+}
+
+}  // namespace ssdtwin

@@ -1,0 +1,48 @@
+// The per-phase metrics of a run: every figure summary.json reports for a
+// phase, declared once (name, unit, description, how it is read from the
+// phase's counters). summary.json, metrics.csv, `ssdtwin metrics` and
+// sweeps read this table; no consumer names or differences a counter itself.
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "app/drive.h"
+#include "app/runner.h"
+#include "host/workload/workload.h"
+#include "sim/metric.h"
+
+namespace ssdtwin {
+
+// What a phase metric is read from.
+struct PhaseView {
+  const Drive& drive;
+  const WorkloadSpec& workload;
+  const PhaseReport& phase;
+  double seconds;  // simulated length of the phase
+};
+
+using PhaseMetric = MetricDef<PhaseView>;
+
+// In report order: the order of summary.json's keys and metrics.csv's columns.
+const std::vector<PhaseMetric>& phase_metrics();
+
+// One metric of a phase by name, as a number (NaN when it does not apply or
+// has no value); throws std::logic_error for a name not in the table.
+double phase_metric(const PhaseView& v, const std::string& name);
+
+// Adds each metric that applies to `phase` at its dotted path in `j`.
+void add_phase_metrics(const PhaseView& v, nlohmann::ordered_json& j);
+
+// metrics.csv: a unit row ('# unit', then one unit per column), the header
+// ('phase', then the metric names) and one row per phase. List metrics stay
+// in summary.json.
+std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report);
+
+// `ssdtwin metrics`: one line per metric (name, unit, description).
+void print_metrics(std::FILE* out);
+
+}  // namespace ssdtwin

@@ -1,0 +1,69 @@
+// A statistic as its consumers see it: declared once, with its name, unit
+// and description, in a table the results writer, `ssdtwin metrics`,
+// metrics.csv and sweeps all read (after gem5's and SST's self-describing
+// statistics). The counters themselves stay plain integers on the hot path;
+// a metric is a function that reads them when results are written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ssdtwin {
+
+// One metric's value for one phase. kAbsent: the metric does not apply
+// (a fill-curve figure of a phase that is not a fill); kNull: it applies but
+// has no value (write amplification of a phase that wrote nothing).
+struct MetricValue {
+  enum class Kind : std::uint8_t { kAbsent, kNull, kInt, kReal, kBool, kList };
+  Kind kind = Kind::kAbsent;
+  std::uint64_t i = 0;
+  double d = 0;
+  std::vector<std::uint64_t> list;  // kList: a small histogram (summary.json only)
+
+  static MetricValue absent() { return {}; }
+  static MetricValue null() { return with(Kind::kNull); }
+  static MetricValue integer(std::uint64_t v) {
+    MetricValue m = with(Kind::kInt);
+    m.i = v;
+    return m;
+  }
+  static MetricValue real(double v) {
+    MetricValue m = with(Kind::kReal);
+    m.d = v;
+    return m;
+  }
+  static MetricValue boolean(bool v) {
+    MetricValue m = with(Kind::kBool);
+    m.i = v;
+    return m;
+  }
+  static MetricValue of_list(std::vector<std::uint64_t> v) {
+    MetricValue m = with(Kind::kList);
+    m.list = std::move(v);
+    return m;
+  }
+  // A metrics.csv cell: empty when absent, null or a list; booleans as 0/1;
+  // reals in the shortest form that reads back exactly.
+  std::string csv() const;
+
+ private:
+  static MetricValue with(Kind k) {
+    MetricValue m;
+    m.kind = k;
+    return m;
+  }
+};
+
+// `Source` is what the value is read from (a phase's report). `arg` lets one
+// function serve a family (the same figure per IO direction).
+template <class Source>
+struct MetricDef {
+  std::string name;  // dotted path: the key in summary.json, the column in metrics.csv
+  const char* unit;
+  const char* description;
+  MetricValue (*value)(const Source& src, int arg);
+  int arg = 0;
+};
+
+}  // namespace ssdtwin
