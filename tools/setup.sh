@@ -3,6 +3,7 @@
 # Idempotent: packages already present are skipped, apt runs only when needed.
 #   tools/setup.sh          what the build, the tests and the runs need
 #   tools/setup.sh --fuzz   also clang and its libFuzzer/sanitizer runtimes (tools/fuzz.sh)
+#   tools/setup.sh --slurm  also Slurm and munge (tools/slurm_cluster.sh install, for tools/slurm_test.sh)
 set -euo pipefail
 PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev)
 # libclang-rt-14-dev holds libFuzzer; clang only recommends it, and apt runs
@@ -18,3 +19,4 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+if [ "${1:-}" = "--slurm" ]; then "$(dirname "$0")/slurm_cluster.sh" install; fi
