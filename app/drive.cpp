@@ -1,6 +1,18 @@
 #include "app/drive.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "ftl/snapshot.h"
 #include "sim/config.h"
+#include "sim/output_file.h"
 
 namespace ssdtwin {
 
@@ -43,6 +55,136 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
     root.child("controller")
         .fail("write_buffer", "expected at least two program units (" +
                                   std::to_string(2 * unit_bytes) + " bytes)");
+}
+
+namespace {
+
+// The file starts with these 8 bytes and a format version; a reader of
+// another version refuses the file rather than guess at its layout.
+constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
+constexpr std::uint32_t kSnapshotVersion = 1;
+
+void archive_string(StateArchive& ar, std::string& s) {
+  const std::size_t n = ar.length(s.size(), false);
+  if (ar.loading()) s.resize(n);
+  ar.raw(s.data(), s.size());
+}
+
+// "drive.nand.timing.tlc.tPROG is 700000 in the snapshot, 2000000 here":
+// the first value where two resolved configs differ.
+std::string first_difference(const std::string& saved, const std::string& here,
+                             const std::string& prefix = "") {
+  using Json = nlohmann::json;
+  const Json a = Json::parse(saved, nullptr, false), b = Json::parse(here, nullptr, false);
+  if (a.is_discarded() || b.is_discarded()) return "the configs differ";
+  const Json patch = Json::diff(a, b);
+  if (patch.empty()) return "the configs differ";
+  const std::string path = patch[0]["path"].get<std::string>();
+  const Json::json_pointer where(path);
+  std::string key = prefix + path;
+  std::replace(key.begin(), key.end(), '/', '.');
+  if (!key.empty() && key[0] == '.') key.erase(0, 1);
+  auto value = [&](const Json& j) { return j.contains(where) ? j.at(where).dump() : "absent"; };
+  return key + " is " + value(a) + " in the snapshot, " + value(b) + " here";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+std::string Drive::geometry_text() const {
+  return std::to_string(geo.channels) + " channels x " + std::to_string(geo.dies_per_channel) +
+         " dies x " + std::to_string(geo.planes) + " planes x " + std::to_string(geo.blocks_per_plane) +
+         " blocks x " + std::to_string(geo.pages_per_block) + " " + cell_mode_name(geo.native_mode) +
+         " pages of " + std::to_string(geo.page_size) + " B, " + std::to_string(user_bytes()) +
+         " user bytes";
+}
+
+void Drive::archive_state(StateArchive& ar, Rng& rng) {
+  // The engine holds no events of its own at a quiescent point but the
+  // FTL's idle timers (checked on saving), rescheduled after loading.
+  Tick now = engine.now();
+  NandStats nand_stats = nand.stats();
+  ar.pods(now, rng, nand_stats);
+  ftl.archive(ar);
+  controller.archive(ar);
+  if (!ar.loading()) return;
+  engine.advance_to(now);
+  nand.restore_stats(nand_stats);
+  ftl.rearm_timers();
+}
+
+SnapshotIo Drive::save_state(OutputFile& out, const SnapshotKey& key, Rng& rng) {
+  const auto start = std::chrono::steady_clock::now();
+  if (engine.pending() != ftl.armed_timers())
+    throw std::logic_error("drive-state snapshot: events pending beyond the FTL's idle timers");
+  for (std::uint32_t d = 0; d < geo.dies(); ++d)
+    if (!nand.die_idle(d) || nand.array_busy_until(d) > engine.now())
+      throw std::logic_error("drive-state snapshot: a die is still busy");
+  StateArchive ar(out);
+  char magic[8];
+  std::memcpy(magic, kSnapshotMagic, sizeof magic);
+  std::uint32_t version = kSnapshotVersion;
+  ar.raw(magic, sizeof magic);
+  ar.pod(version);
+  std::string geometry = geometry_text(), drive_json = key.drive_json, pre = key.precondition_json;
+  bool verify = key.verify;
+  archive_string(ar, geometry);
+  archive_string(ar, drive_json);
+  archive_string(ar, pre);
+  ar.pod(verify);
+  ar.seal();
+  archive_state(ar, rng);
+  ar.seal();
+  out.commit();
+  return {ar.bytes_done(), seconds_since(start)};
+}
+
+SnapshotIo Drive::load_state(const std::string& path, const SnapshotKey& key, Rng& rng) {
+  const auto start = std::chrono::steady_clock::now();
+  if (ftl.map().logical_pages() == 0 || !ftl.quiescent() || engine.now() != 0 || !engine.empty())
+    throw std::logic_error("drive-state snapshot: load into a freshly built drive only");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
+  struct stat st{};
+  if (!in || ::fstat(::fileno(in.get()), &st) != 0)
+    throw SnapshotError(path + ": cannot read the snapshot: " + std::strerror(errno));
+  StateArchive ar(in.get(), static_cast<std::uint64_t>(st.st_size), path);
+  char magic[8];
+  std::uint32_t version = 0;
+  if (static_cast<std::uint64_t>(st.st_size) < sizeof magic ||
+      (ar.raw(magic, sizeof magic), std::memcmp(magic, kSnapshotMagic, sizeof magic) != 0))
+    throw SnapshotError(path + ": not an ssdtwin drive-state snapshot (no SSDTSNAP magic)");
+  ar.pod(version);
+  if (version != kSnapshotVersion)
+    throw SnapshotError(path + ": snapshot format version " + std::to_string(version) +
+                        ", this ssdtwin reads version " + std::to_string(kSnapshotVersion) +
+                        ": make it again with --save-state");
+  std::string geometry, drive_json, pre;
+  bool verify = false;
+  archive_string(ar, geometry);
+  archive_string(ar, drive_json);
+  archive_string(ar, pre);
+  ar.pod(verify);
+  ar.seal();
+  if (geometry != geometry_text())
+    throw SnapshotError(path + ": snapshot of another drive geometry: " + geometry +
+                        " in the snapshot, " + geometry_text() + " here");
+  if (drive_json != key.drive_json)
+    throw SnapshotError(path + ": snapshot of another drive config: " +
+                        first_difference(drive_json, key.drive_json));
+  if (pre != key.precondition_json)
+    throw SnapshotError(path + ": snapshot made by other preconditioning: " +
+                        first_difference(pre, key.precondition_json, "workload"));
+  if (verify != key.verify)
+    throw SnapshotError(path + std::string(": snapshot made ") + (verify ? "with" : "without") +
+                        " --verify, this run is " + (key.verify ? "with" : "without") + " it");
+  Rng loaded = rng;
+  archive_state(ar, loaded);
+  ar.seal();
+  rng = loaded;
+  return {ar.bytes_done(), seconds_since(start)};
 }
 
 }  // namespace ssdtwin

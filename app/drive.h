@@ -11,10 +11,25 @@
 #include "nand/error_model.h"
 #include "nand/nand_array.h"
 #include "sim/event_engine.h"
+#include "sim/rng.h"
 
 namespace ssdtwin {
 
 class ConfigNode;
+class OutputFile;
+
+// What a drive-state snapshot stands for (its file header): a state is
+// only ever used by a drive and preconditioning that would have made it.
+struct SnapshotKey {
+  std::string drive_json;         // the resolved drive config (every value the state depends on)
+  std::string precondition_json;  // the workload's seed and leading precondition phases
+  bool verify = false;            // verification mode keeps per-page versions in the state
+};
+
+struct SnapshotIo {
+  std::uint64_t bytes = 0;
+  double seconds = 0;  // wall time to write or read it
+};
 
 class Drive {
  public:
@@ -36,6 +51,21 @@ class Drive {
   HostInterface hif;
 
   std::uint64_t user_bytes() const { return ftl_cfg.user_bytes; }
+
+  // Drive-state snapshots (issue 14): the whole state of a quiescent drive
+  // (FTL tables and counters, controller timelines, the clock) and the
+  // workload's random stream `rng`, written to `out` (committed here: the
+  // file appears whole or not at all); and read
+  // back into a freshly built drive, which then runs on bit for bit as the
+  // saved one would. A file made for another key, damaged or cut short is
+  // refused with a SnapshotError (ftl/snapshot.h) naming what differs.
+  SnapshotIo save_state(OutputFile& out, const SnapshotKey& key, Rng& rng);
+  SnapshotIo load_state(const std::string& path, const SnapshotKey& key, Rng& rng);
+  // The geometry line a snapshot's header carries.
+  std::string geometry_text() const;
+
+ private:
+  void archive_state(StateArchive& ar, Rng& rng);
 };
 
 }  // namespace ssdtwin

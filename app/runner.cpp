@@ -1,8 +1,14 @@
 #include "app/runner.h"
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include "ftl/snapshot.h"
+#include "sim/output_file.h"
 #include "host/workload/io_pattern.h"
 #include "host/trace/trace_reader.h"
 #include "sim/progress.h"
@@ -48,14 +54,28 @@ class ActivityWatch {
   BoundarySampler* sampler_ = nullptr;
 };
 
+// Runs the drive until it has finished what it was doing: nothing buffered,
+// no flash operation or relocation in flight (Ftl::quiescent).
+void settle(Drive& drive, const std::string& when) {
+  while (!drive.ftl.quiescent())
+    if (!drive.engine.step() && !drive.ftl.flush_stranded())
+      throw std::runtime_error("the drive did not settle " + when);
+}
+
+// A phase that took no simulated time (fast preconditioning, or a phase a
+// snapshot stands for): empty series, so the results writer treats it as any.
+void timeless_result(const Drive& drive, const WorkloadSpec& workload, PhaseResult& r) {
+  const Tick now = drive.engine.now();
+  r.start = r.end = now;
+  r.series = std::make_unique<IntervalSeries>(now, workload.interval);
+  r.by_bytes = std::make_unique<ByteStepSeries>(now, workload.per_bytes);
+}
+
 // Fast preconditioning: the phase's writes and trims go to the FTL's state
 // with no NAND timing, once the drive has finished what it was doing.
 void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
                     Progress& progress, PhaseReport& pr) {
-  while (!drive.ftl.quiescent())
-    if (!drive.engine.step())
-      throw std::runtime_error("phase '" + spec.name +
-                               "': the drive did not settle before fast preconditioning");
+  settle(drive, "before fast preconditioning phase '" + spec.name + "'");
   pr.nand_before = drive.nand.stats();
   pr.ftl_before = drive.ftl.stats();
   IoPattern pattern(spec, rng);
@@ -82,11 +102,7 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   const int op = static_cast<int>(spec.rw == RwKind::kTrim ? IoOp::kTrim : IoOp::kWrite);
   pr.result.ios[op] = ios;
   pr.result.bytes[op] = bytes;
-  // No time passed: empty series, so the results writer treats it as any phase.
-  const Tick now = drive.engine.now();
-  pr.result.start = pr.result.end = now;
-  pr.result.series = std::make_unique<IntervalSeries>(now, workload.interval);
-  pr.result.by_bytes = std::make_unique<ByteStepSeries>(now, workload.per_bytes);
+  timeless_result(drive, workload, pr.result);
 }
 
 // The rate an open-loop phase offers: its own, or a load-curve step's share
@@ -198,7 +214,52 @@ const std::vector<ActivityColumn>& activity_columns() {
   return kColumns;
 }
 
+std::size_t precondition_phases(const WorkloadSpec& workload) {
+  std::size_t n = 0;
+  while (n < workload.phases.size() && workload.phases[n].precondition) ++n;
+  return n;
+}
+
+SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s, std::size_t phases) {
+  // The preconditioning is the workload's seed (its random stream) and its
+  // leading phases, as resolved (defaults and --set overrides included);
+  // the rest of the workload does not touch the state.
+  using Json = nlohmann::json;
+  const Json doc = Json::parse(s.workload_json);
+  const Json& w = doc.contains("workload") ? doc["workload"] : doc;
+  Json pre = {{"seed", w.value("seed", Json())}, {"phases", Json::array()}};
+  if (w.contains("phases"))
+    for (std::size_t i = 0; i < phases && i < w["phases"].size(); ++i) pre["phases"].push_back(w["phases"][i]);
+  SnapshotKey key;
+  key.drive_json = Json::parse(s.drive_json).dump();
+  key.precondition_json = pre.dump();
+  key.verify = drive.ftl.verifying();
+  return key;
+}
+
 namespace {
+
+// The snapshot options make sense for this workload.
+void check_snapshot_options(const WorkloadSpec& workload, const SnapshotOptions& s) {
+  if (s.save.empty() && s.load.empty()) {
+    if (s.stop) throw SnapshotError("--precondition-only: needs --save-state FILE");
+    return;
+  }
+  if (!s.save.empty() && !s.load.empty())
+    throw SnapshotError("--save-state and --load-state: one or the other (a loaded state is already saved)");
+  if (s.stop && s.save.empty()) throw SnapshotError("--precondition-only: needs --save-state FILE");
+  const std::string flag = s.save.empty() ? "--load-state" : "--save-state";
+  if (precondition_phases(workload) == 0)
+    throw SnapshotError(flag + ": workload '" + workload.name +
+                        "' has no leading precondition phases (precondition: true) for a snapshot to stand for");
+  if (!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty() ||
+      workload.uncorrectable_rate > 0 || !workload.uncorrectable_at.empty() ||
+      !workload.block_faults.empty() || !workload.die_faults.empty())
+    throw SnapshotError(flag + ": workload '" + workload.name +
+                        "' has faults (faults:), which a snapshot does not carry; drop one or the other");
+  if (s.drive_json.empty() || s.workload_json.empty())
+    throw std::logic_error("snapshot options without the resolved drive and workload configs");
+}
 
 // Runs phases [first, end) of `workload` into `report` (sized for all its
 // phases); stops early at a power cut (report.cut, and returns the index of
@@ -206,6 +267,22 @@ namespace {
 std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt,
                        std::size_t first, RunReport& report) {
   Rng rng(workload.seed + first);  // a resumed run draws a stream of its own
+  const SnapshotOptions& snap = opt.snapshot;
+  const std::size_t preconditioning = precondition_phases(workload);
+  std::size_t skip = 0;  // phases a loaded snapshot stands for
+  if (first == 0) check_snapshot_options(workload, snap);
+  // Created now, so that a path that cannot be written fails before the
+  // preconditioning it would hold is simulated.
+  std::optional<OutputFile> snapshot_file;
+  if (first == 0 && !snap.save.empty()) snapshot_file.emplace(snap.save);
+  if (first == 0 && !snap.load.empty()) {
+    const SnapshotIo io = drive.load_state(snap.load, snapshot_key(drive, snap, preconditioning), rng);
+    skip = preconditioning;
+    spdlog::info("snapshot {}: loaded {:.1f} MB in {:.2f} s; skipping the {} preconditioning phases, "
+                 "simulated time {:.3f} s",
+                 snap.load, static_cast<double>(io.bytes) / 1e6, io.seconds, skip,
+                 to_seconds(drive.engine.now()));
+  }
   Progress progress(opt.progress);
   const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
@@ -222,7 +299,8 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const std::uint64_t waits_before = drive.controller.buffer_waits();
     const double wall_before = progress.wall_seconds();
 
-    if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
+    if (i < skip) timeless_result(drive, workload, pr.result);
+    else if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
     else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
     else {
       CutAt cut;
@@ -233,11 +311,16 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
                                     offered_iops(spec, report), cut, pr);
     }
     ios_before += ios_of(pr.result);
-    if (!report.cut && spec.idle_after > 0) {
+    if (!report.cut && i >= skip && spec.idle_after > 0) {
       const Tick until = drive.engine.now() + spec.idle_after;
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
       report.cut = cut_due(drive, opt.stop_at);
     }
+    // The end of preconditioning: where a snapshot is taken, and where a
+    // run from one resumes, so every run passes the same settling step.
+    const bool boundary = !report.cut && i >= skip && i + 1 == preconditioning &&
+                          (preconditioning < workload.phases.size() || !snap.save.empty());
+    if (boundary) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
     pr.nand_after = drive.nand.stats();
     pr.ftl_after = drive.ftl.stats();
@@ -247,6 +330,16 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
     if (report.cut) break;
+    if (boundary && snapshot_file) {
+      const SnapshotIo io = drive.save_state(*snapshot_file, snapshot_key(drive, snap, preconditioning), rng);
+      spdlog::info("snapshot {}: saved {:.1f} MB in {:.2f} s after phase '{}', simulated time {:.3f} s",
+                   snap.save, static_cast<double>(io.bytes) / 1e6, io.seconds, spec.name,
+                   to_seconds(drive.engine.now()));
+      if (snap.stop) {
+        report.phases.resize(++i);
+        break;
+      }
+    }
   }
   progress.finish();
   report.wall_seconds += progress.wall_seconds();

@@ -67,6 +67,18 @@ struct RunReport {
   bool cut = false;  // stopped at RunOptions::stop_at; the last phase is partial
 };
 
+// Drive-state snapshots (issue 14): the state at the end of the workload's
+// preconditioning (its leading `precondition: true` phases), saved to a
+// file or loaded from one instead of running those phases.
+struct SnapshotOptions {
+  std::string save;  // write the state here, then go on
+  std::string load;  // start from this state; the preconditioning phases are skipped
+  bool stop = false;  // end the run once the state is saved (--precondition-only)
+  // What the state stands for (Drive::save_state): the resolved drive and
+  // workload configs (ConfigDoc::resolved_json).
+  std::string drive_json, workload_json;
+};
+
 struct RunOptions {
   bool progress = true;  // progress lines on stderr for long runs
   // A power cut at this simulated time (0: none): the run stops there, mid
@@ -75,7 +87,17 @@ struct RunOptions {
   Tick stop_at = 0;
   // A power cut once the phases have completed this many host IOs (0: none).
   std::uint64_t stop_after_ios = 0;
+  SnapshotOptions snapshot;
 };
+
+// The workload's preconditioning: its leading `precondition: true` phases.
+// Every run of a workload with measured phases after them settles the drive
+// at their end (buffered data programmed, relocations finished: nothing in
+// flight), the point a snapshot is taken at; a run from a snapshot resumes
+// there, so plain, saving and loading runs measure the same drive.
+std::size_t precondition_phases(const WorkloadSpec& workload);
+// What a snapshot of `workload`'s preconditioning stands for.
+SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s, std::size_t precondition_phases);
 
 // Throws std::runtime_error if the simulation stalls (a model bug).
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt);

@@ -12,6 +12,10 @@
 
 namespace ssdtwin {
 
+// Drive-state snapshots (ftl/snapshot.h): the FTL's parts each archive
+// their state into one.
+class StateArchive;
+
 using Lpn = std::uint32_t;  // logical page number (4 KiB)
 using Ppa = std::uint32_t;  // physical slot index
 

@@ -165,6 +165,7 @@ class BlockManager {
     std::uint64_t slc_erases = 0;
   };
   Wear wear() const;
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
   struct Pool {  // FIFO of erased blocks: the longest-erased block is used first

@@ -67,6 +67,8 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   void on_submit(const FlashTxn& txn) override;
 
   std::uint64_t buffer_waits() const { return buffer_waits_; }
+  // Drive-state snapshots (ftl/snapshot.h), with no command under way.
+  void archive(StateArchive& ar);
 
  private:
   enum Kind : std::uint32_t { kProcessed, kWriteDataIn };

@@ -105,6 +105,12 @@ void Ftl::fast_write(Lpn lpn) {
 
 void Ftl::fast_trim(Lpn lpn) { unmap(lpn); }
 
+bool Ftl::flush_stranded() {
+  if (buffer_.valid_entries() == 0) return false;
+  try_flush(true);
+  return true;
+}
+
 void Ftl::end_fast() {
   if (fast_) fast_->finish();
   fast_.reset();
@@ -449,6 +455,8 @@ void Ftl::arm_host_idle_watch() {
   const Tick next = next_idle_deadline();
   if (next == 0) return;
   idle_watch_armed_ = true;
+  idle_watch_at_ = next;
+  flush_armed_first_ = idle_timer_armed_;
   core_.engine.schedule_at(next, this, kHostIdle);
 }
 
@@ -459,7 +467,9 @@ void Ftl::note_free(std::uint32_t die) {
 void Ftl::arm_idle_flush() {
   if (idle_timer_armed_) return;
   idle_timer_armed_ = true;
-  core_.engine.schedule_at(last_write_ + core_.cfg.flush_idle, this, kIdleFlush);
+  idle_flush_at_ = last_write_ + core_.cfg.flush_idle;
+  flush_armed_first_ = !idle_watch_armed_;
+  core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush);
 }
 
 void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {

@@ -58,6 +58,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void set_listener(FtlListener* l) { listener_ = l; }
 
   std::uint64_t user_pages() const { return core_.map.logical_pages(); }
+  bool verifying() const { return core_.verifier.enabled(); }
 
   // Write path: reserve buffer space for a command's pages before its data
   // crosses the link; then hand each page over.
@@ -76,12 +77,26 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void fast_write(Lpn lpn);
   void fast_trim(Lpn lpn);
   void end_fast();
+  // Programs what waits in the write buffer with no timer to flush it
+  // (translation pages written back after the host's last write wait for
+  // the next write); false when nothing waits. For settling a drive that
+  // nothing else will write to (app/runner.cpp).
+  bool flush_stranded();
   // Power loss (ftl/power_loss.h): the flash as a cut now would leave it,
   // with the model's account of what the cut loses (needs verification
   // mode); and, on a freshly built drive, the mapping rebuilt from such an
   // image, checked against every accepted write.
   DurableImage power_cut() const;
   RecoveryReport recover(const DurableImage& image);
+  // Drive-state snapshots (ftl/snapshot.h): unlike a power cut, the whole
+  // state of a quiescent FTL, volatile parts included, so that a drive
+  // built anew and given it runs on exactly as this one would. After
+  // loading, with the clock set, rearm_timers() schedules the idle timers
+  // that were pending.
+  void archive(StateArchive& ar);
+  void rearm_timers();
+  // Idle timers pending in the engine (a quiescent FTL's only events).
+  std::size_t armed_timers() const { return std::size_t{idle_timer_armed_} + idle_watch_armed_; }
   // A workload fault: `block` of `die` stops working at `at`: its reads fail
   // (RAIN cannot rebuild them: stripes stay in the block), read reclaim
   // moves what it can, and the block is retired. A die-block index past the
@@ -185,6 +200,10 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   Tick last_host_io_ = 0;
   bool idle_timer_armed_ = false;
   bool idle_watch_armed_ = false;
+  // When the armed timers fire, and whether the idle flush was armed before
+  // the idle watch (snapshots reschedule them in the same order).
+  Tick idle_flush_at_ = 0, idle_watch_at_ = 0;
+  bool flush_armed_first_ = false;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
   // Map-cache loads in flight: per segment, its state and waiting reads.
   static constexpr std::uint8_t kLoading = 1, kDirtyOnArrival = 2;

@@ -43,6 +43,9 @@ class MapUpdater {
 // comes from the config or the hardware.
 struct FtlCore {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
+  // Drive-state snapshots (ftl/snapshot.h): every [durable] and [volatile]
+  // member, as a quiescent drive holds them.
+  void archive(StateArchive& ar);
   EventEngine& engine;      // [fixed]
   NandArray& nand;          // [fixed]
   const Geometry& geo;      // [fixed]

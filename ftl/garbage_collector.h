@@ -59,6 +59,7 @@ class GarbageCollector {
   void on_read_done(FlashTxn* txn);
   void on_program_done(FlashTxn* txn);
   void on_erase_done(FlashTxn* txn);
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
   struct Move {

@@ -50,6 +50,8 @@ class MapEvictionPolicy {
   virtual void hit(std::uint32_t slot) = 0;
   virtual void removed(std::uint32_t slot) = 0;
   virtual std::uint32_t victim() const = 0;  // a resident slot
+  // The eviction order, for drive-state snapshots (ftl/snapshot.h).
+  virtual void archive(StateArchive& ar) = 0;
 };
 std::vector<std::string> map_eviction_names();
 std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
@@ -86,6 +88,7 @@ class MapCache {
 
   std::uint32_t capacity_segments() const { return capacity_; }
   std::uint32_t resident_segments() const { return used_; }
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
   bool whole_;

@@ -83,6 +83,7 @@ class ReadRecovery : public EventTarget {
   double rber_of(const FlashTxn& t) const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
   struct Rebuild {

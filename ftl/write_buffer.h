@@ -55,6 +55,7 @@ class WriteBuffer {
     --count_;
     if (was_valid) --valid_;
   }
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
   std::uint32_t version_of(std::uint32_t ref) const {
     return versions_.empty() ? 0 : versions_[ref - kBufferBase];
   }

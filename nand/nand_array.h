@@ -68,6 +68,8 @@ class NandArray : public EventTarget {
   // When `die`'s array finishes the operations started on it.
   Tick array_busy_until(std::uint32_t die) const { return dies_[die].array_free_at; }
   const NandStats& stats() const { return stats_; }
+  // A drive built from a snapshot goes on counting from the saved totals.
+  void restore_stats(const NandStats& s) { stats_ = s; }
   const Geometry& geometry() const { return geo_; }
   const NandTiming& timing() const { return timing_; }
 

@@ -652,3 +652,114 @@ TEST_CASE("a failed block past the drive's geometry is a located workload error"
   CHECK(e.err.find("fail_block.yaml:4:") != std::string::npos);
   CHECK(e.err.find("die") != std::string::npos);
 }
+
+namespace {
+
+// Preconditioning (a fast fill, then timed random overwrites) and measured
+// random writes and mixed IO that keep GC busy: the state matters.
+const char* kSnapshotWorkload = R"(workload:
+  name: snapshot test
+  seed: 7
+  timeseries: {interval: 50ms}
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: churn, precondition: true, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: 10%}
+    - {name: rw, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 300ms}
+    - {name: mix, rw: randrw, bs: 4KiB, iodepth: 8, runtime: 200ms}
+)";
+
+// The measured phases of a results folder: their summary.json entries
+// without the host's wall time, and their timeseries.csv rows.
+std::string measured_results(const std::string& dir) {
+  const auto summary = nlohmann::json::parse(read_file(dir + "/summary.json"));
+  std::ostringstream o;
+  std::vector<std::string> names;
+  for (auto p : summary["phases"]) {
+    if (p["precondition"].get<bool>()) continue;
+    names.push_back(p["name"].get<std::string>());
+    p.erase("wall_seconds");
+    p.erase("host_ios_per_wall_second");
+    o << p.dump() << "\n";
+  }
+  std::istringstream csv(read_file(dir + "/timeseries.csv"));
+  for (std::string line; std::getline(csv, line);)
+    if (std::find(names.begin(), names.end(), line.substr(0, line.find(','))) != names.end())
+      o << line << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+TEST_CASE("a run from a snapshot measures bit-identically to the run that saved it and a plain run",
+          "[e2e][snapshot]") {
+  const auto wl = write_temp("snapshot_workload.yaml", kSnapshotWorkload);
+  const std::string snap = scratch("state.snap");
+  const std::string base = "run -q --drive " + source_path("configs/drives/test_tlc_slc.yaml") +
+                           " --workload " + wl + " --set drive.ftl.map_cache.size=64KiB";
+  REQUIRE(run_binary(base + " --out " + scratch("snap_plain")).status == 0);
+  REQUIRE(run_binary(base + " --out " + scratch("snap_save") + " --save-state " + snap).status == 0);
+  REQUIRE(run_binary(base + " --out " + scratch("snap_load") + " --load-state " + snap).status == 0);
+  const std::string plain = measured_results(scratch("snap_plain"));
+  const auto summary = nlohmann::json::parse(read_file(scratch("snap_plain") + "/summary.json"));
+  REQUIRE(summary["phases"][2]["ftl"]["gc_moved_pages"].get<double>() > 0);  // GC at work
+  CHECK(lines(plain) > 10);
+  CHECK(measured_results(scratch("snap_save")) == plain);
+  CHECK(measured_results(scratch("snap_load")) == plain);
+  // The run from the snapshot simulated the measured phases only.
+  const auto loaded = nlohmann::json::parse(read_file(scratch("snap_load") + "/summary.json"));
+  CHECK(loaded["phases"][1]["write"]["ios"].get<double>() == 0);
+  CHECK(loaded["phases"][3]["sim_seconds"] == summary["phases"][3]["sim_seconds"]);
+}
+
+TEST_CASE("a snapshot is refused for another drive, other preconditioning or a damaged file, exit 2",
+          "[e2e][snapshot][errors]") {
+  const auto wl = write_temp("snapshot_workload.yaml", kSnapshotWorkload);
+  const std::string snap = scratch("refused.snap");
+  const std::string drive = " --drive " + source_path(kTlc);
+  const std::string run = "run -q --workload " + wl + " --out " + scratch("snap_refused");
+  REQUIRE(run_binary(run + drive + " --save-state " + snap + " --precondition-only").status == 0);
+  // Only the preconditioning ran.
+  CHECK(nlohmann::json::parse(read_file(scratch("snap_refused") + "/summary.json"))["phases"].size() == 2);
+
+  SECTION("another geometry") {
+    const Exec e = run_binary(run + drive + " --set drive.nand.blocks_per_plane=112 --load-state " + snap);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::StartsWith(snap + ": snapshot of another drive geometry"));
+    CHECK_THAT(e.err, Catch::Contains("96 blocks") && Catch::Contains("112 blocks"));
+  }
+  SECTION("another drive config value") {
+    const Exec e = run_binary(run + drive + " --set drive.nand.timing.tlc.tPROG=2ms --load-state " + snap);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::Contains("snapshot of another drive config: drive.nand.timing.tlc.tPROG"));
+  }
+  SECTION("other preconditioning") {
+    const Exec e = run_binary(run + drive + " --set workload.phases.1.bs=8KiB --load-state " + snap);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::Contains("snapshot made by other preconditioning: workload.phases.1.bs"));
+  }
+  SECTION("a truncated file") {
+    const std::string data = read_file(snap);
+    const std::string cut = write_temp("truncated.snap", data.substr(0, data.size() / 2));
+    const Exec e = run_binary(run + drive + " --load-state " + cut);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::StartsWith(cut + ": snapshot unusable: truncated"));
+  }
+  SECTION("a damaged file") {
+    std::string data = read_file(snap);
+    data[data.size() / 2] ^= 0x10;
+    const std::string bad = write_temp("damaged.snap", data);
+    const Exec e = run_binary(run + drive + " --load-state " + bad);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::Contains("checksum mismatch"));
+  }
+  SECTION("not a snapshot, or another format version") {
+    CHECK_THAT(run_binary(run + drive + " --load-state " + wl).err,
+               Catch::Contains("not an ssdtwin drive-state snapshot"));
+    std::string data = read_file(snap);
+    data[8] = 99;
+    const std::string old = write_temp("version.snap", data);
+    const Exec e = run_binary(run + drive + " --load-state " + old);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::Contains("snapshot format version 99"));
+  }
+}

@@ -14,6 +14,7 @@ class FifoEviction final : public MapEvictionPolicy {
   void hit(std::uint32_t) override {}
   void removed(std::uint32_t s) override { list_.remove(s); }
   std::uint32_t victim() const override { return list_.back(); }
+  void archive(StateArchive& ar) override { list_.archive(ar); }
 
  private:
   SlotList list_;

@@ -16,6 +16,7 @@ class LruEviction final : public MapEvictionPolicy {
   }
   void removed(std::uint32_t s) override { list_.remove(s); }
   std::uint32_t victim() const override { return list_.back(); }
+  void archive(StateArchive& ar) override { list_.archive(ar); }
 
  private:
   SlotList list_;

@@ -6,6 +6,8 @@
 
 namespace ssdtwin {
 
+class StateArchive;  // ftl/snapshot.h
+
 class SlotList {
  public:
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
@@ -24,6 +26,7 @@ class SlotList {
     prev_[s] = next_[s] = kNil;
   }
   std::uint32_t back() const { return tail_; }
+  void archive(StateArchive& ar);  // drive-state snapshots
 
  private:
   std::vector<std::uint32_t> prev_, next_;

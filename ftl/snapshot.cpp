@@ -1,0 +1,208 @@
+// What a drive-state snapshot holds of each FTL component (ftl/snapshot.h),
+// in one place: a member left out here is state a run from the snapshot
+// would not have. Each function serves writing and reading alike.
+#include "ftl/snapshot.h"
+
+#include <cstring>
+#include <string_view>
+
+#include "ftl/controller.h"
+#include "ftl/ftl.h"
+#include "ftl/garbage_collector.h"
+#include "ftl/impl/slot_list.h"
+#include "sim/output_file.h"
+
+namespace ssdtwin {
+
+StateArchive::StateArchive(OutputFile& out) : out_(&out), path_(out.path()) {}
+
+StateArchive::StateArchive(std::FILE* in, std::uint64_t bytes, std::string path)
+    : in_(in), path_(std::move(path)), total_(bytes) {}
+
+void StateArchive::hash(const void* data, std::size_t bytes) {
+  // Word at a time (a byte-wise hash would cost more than the disk read on
+  // tables of hundreds of MB); a multiply-xorshift mix per word.
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = sum_;
+  std::size_t i = 0;
+  for (; i + 8 <= bytes; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29;
+  }
+  for (; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  sum_ = h;
+}
+
+void StateArchive::raw(void* data, std::size_t bytes) {
+  if (bytes == 0) return;
+  if (loading()) {
+    if (bytes > remaining() || std::fread(data, 1, bytes, in_) != bytes) fail_truncated(bytes);
+  } else {
+    *out_ << std::string_view(static_cast<const char*>(data), bytes);
+  }
+  done_ += bytes;
+  hash(data, bytes);
+}
+
+std::size_t StateArchive::length(std::size_t n, bool fixed) {
+  std::uint64_t stored = n;
+  pod(stored);
+  if (!loading()) return n;
+  if (fixed && stored != n)
+    fail("a list of " + std::to_string(stored) + " entries where this drive has " + std::to_string(n));
+  // Every element takes at least a byte: a larger count is damage.
+  if (stored > remaining()) fail_truncated(stored);
+  return static_cast<std::size_t>(stored);
+}
+
+void StateArchive::seal() {
+  const std::uint64_t expected = sum_;
+  std::uint64_t stored = expected;
+  if (loading()) {
+    if (sizeof stored > remaining() || std::fread(&stored, 1, sizeof stored, in_) != sizeof stored)
+      fail_truncated(sizeof stored);
+    if (stored != expected) fail("checksum mismatch: the file is damaged");
+  } else {
+    *out_ << std::string_view(reinterpret_cast<const char*>(&stored), sizeof stored);
+  }
+  done_ += sizeof stored;
+}
+
+void StateArchive::fail(const std::string& what) const {
+  throw SnapshotError(path_ + ": snapshot unusable: " + what + " (at byte " + std::to_string(done_) +
+                      "); make it again with --save-state");
+}
+
+void StateArchive::fail_truncated(std::uint64_t wanted) const {
+  fail("truncated: " + std::to_string(wanted) + " more bytes expected, " +
+       std::to_string(remaining()) + " left in the file");
+}
+
+// --- the components -------------------------------------------------------
+
+void SlotList::archive(StateArchive& ar) {
+  ar.vec(prev_, true);
+  ar.vec(next_, true);
+  ar.pods(head_, tail_);
+}
+
+void MappingTable::archive(StateArchive& ar) {
+  ar.vec(l2p_, true);
+  ar.vec(p2l_, true);
+  ar.vec(gtd_, true);
+}
+
+void MapCache::archive(StateArchive& ar) {
+  ar.pod(used_);
+  ar.vec(slot_of_, true);
+  ar.vec(seg_of_, true);
+  ar.vec(dirty_, true);
+  ar.vec(free_slots_);
+  if (policy_) policy_->archive(ar);
+}
+
+void Verifier::archive(StateArchive& ar) {
+  ar.vec(expected_, true);
+  ar.vec(slot_, true);
+  ar.pod(last_);
+}
+
+void BlockManager::archive(StateArchive& ar) {
+  ar.vec(blocks_, true);
+  ar.vec(history_, true);
+  for (Pool& p : pools_) {
+    ar.vec(p.ring, true);
+    ar.pods(p.head, p.count);
+  }
+  ar.vec(write_point_, true);
+  ar.vec(dynamic_slc_, true);
+  ar.vec(dead_slc_, true);
+  ar.vec(spares_, true);
+  ar.vec(unreplaced_die_, true);
+  ar.pods(closed_seq_, free_total_, bad_total_, unreplaced_);
+}
+
+void GcPacing::archive(StateArchive& ar) { ar.vec(credit_, true); }
+
+void WriteBuffer::archive(StateArchive& ar) {
+  ar.pods(used_, head_, count_, valid_);
+  ar.vec(owners_, true);
+  ar.vec(versions_, true);
+}
+
+void GarbageCollector::archive(StateArchive& ar) {
+  for (DieGc& g : dies_) {
+    ar.pods(g.victim, g.scan_page, g.reads_in_flight, g.erasing, g.fold, g.credit_per_slot, g.dest);
+    ar.vec(g.read_out);
+    ar.vec(g.moves);
+    std::uint64_t head = g.head;
+    ar.pod(head);
+    if (head > g.moves.size()) ar.fail("a relocation queue position past its end");
+    g.head = static_cast<std::size_t>(head);
+    ar.vec(g.reclaim);
+  }
+  ar.vec(max_erase_, true);
+  ar.vec(wl_erases_, true);
+}
+
+void ReadRecovery::archive(StateArchive& ar) {
+  // Rebuilds in flight are none at a quiescent point; their free list holds
+  // handles only, so a fresh one behaves the same.
+  ar.pods(rng_, injected_.rate, failed_blocks_);
+  ar.vec(injected_.pages);
+}
+
+void FtlCore::archive(StateArchive& ar) {
+  blocks.archive(ar);
+  map.archive(ar);
+  map_cache.archive(ar);
+  verifier.archive(ar);
+  pacing.archive(ar);
+  ar.pods(map_journal_bytes, stats, rng, mapped_pages, slc_valid_slots, host_idle, gc_idle);
+  ar.vec(folding, true);
+  ar.vec(host_programs, true);
+  ar.pods(fault_rng, power_cycles);
+  ar.vec(die_offline, true);
+  ar.vec(poisoned);
+  ar.pods(poisoned_pages, program_seq, checkpoint_seq, checkpointed, bytes_since_checkpoint);
+  ar.vec(tpage_dirty, true);
+  ar.vec(dirty_list);
+}
+
+void Ftl::archive(StateArchive& ar) {
+  if (!quiescent() || fast_)
+    throw std::logic_error("drive-state snapshot of an FTL that is not quiescent");
+  core_.archive(ar);
+  buffer_.archive(ar);
+  recovery_.archive(ar);
+  gc_->archive(ar);
+  ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_);
+  // The idle timers pending at the snapshot: when each fires, and in which
+  // order they were armed (the engine fires equal times in that order).
+  ar.pods(idle_timer_armed_, idle_watch_armed_, idle_flush_at_, idle_watch_at_, flush_armed_first_);
+  // Map loads, deferred reads and firmware writes are none at a quiescent
+  // point (their tables hold handles only).
+}
+
+void Ftl::rearm_timers() {
+  auto flush = [&] { core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush); };
+  auto watch = [&] { core_.engine.schedule_at(idle_watch_at_, this, kHostIdle); };
+  if (flush_armed_first_) {
+    if (idle_timer_armed_) flush();
+    if (idle_watch_armed_) watch();
+  } else {
+    if (idle_watch_armed_) watch();
+    if (idle_timer_armed_) flush();
+  }
+}
+
+void Controller::archive(StateArchive& ar) {
+  if (!waiting_.empty() || ops_in_handler_ != 0 || in_data_in_)
+    throw std::logic_error("drive-state snapshot of a controller with commands under way");
+  ar.vec(core_free_at_, true);
+  ar.pod(buffer_waits_);
+}
+
+}  // namespace ssdtwin
