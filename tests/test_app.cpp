@@ -1,0 +1,344 @@
+// `ssdtwin compare`, the regression gate (issue 14): baselines and
+// metrics.csv files written here by hand, and one gate over real runs whose
+// GC was changed on purpose.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/compare.h"
+
+using namespace ssdtwin;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder per test case: ctest runs cases in parallel processes.
+fs::path scratch_dir() {
+  static int cases = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("ssdtwin_app_" + std::to_string(getpid()) + "_" + std::to_string(++cases));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// A metrics.csv as `ssdtwin run` writes it: units, header, a row per phase.
+const char* kMetrics =
+    "# unit,-,s,IOPS,ratio,share\n"
+    "phase,sim_seconds,write.iops,write_amplification,map_cache.hit_rate\n"
+    "fill,12.5,1000,1,\n"
+    "randwrite,60,20000,2.5,0.9\n";
+
+const char* kHeader = "run,phase,metric,expected,tolerance,direction\n";
+
+struct Result {
+  int status;
+  std::string out, err;
+};
+
+struct Gate {
+  fs::path dir = scratch_dir();
+  std::string baseline_path = (dir / "baseline.csv").string();
+
+  // RUN_DIR `name` holding `metrics`; returns its path.
+  std::string run(const std::string& name, const std::string& metrics = kMetrics) {
+    spit(dir / "runs" / name / "metrics.csv", metrics);
+    return (dir / "runs" / name).string();
+  }
+  void baseline(const std::string& text) { spit(baseline_path, text); }
+  Result compare(const std::vector<std::string>& run_dirs, bool update = false) {
+    CompareOptions o;
+    o.baseline = baseline_path;
+    o.run_dirs = run_dirs;
+    o.update = update;
+    std::ostringstream out, err;
+    const int status = run_compare(o, out, err);
+    return {status, out.str(), err.str()};
+  }
+  // One baseline row against the standard metrics of run `rw`.
+  Result check_row(const std::string& row) {
+    baseline(std::string(kHeader) + row + "\n");
+    return compare({run("rw")});
+  }
+};
+
+// The error a baseline gets, with the place it names.
+std::string baseline_error(const std::string& text) {
+  Gate g;
+  g.baseline(text);
+  const Result r = g.compare({g.run("rw")});
+  CHECK(r.status == 2);
+  CHECK(r.out.empty());
+  const std::string prefix = g.baseline_path + ":";
+  REQUIRE(r.err.rfind(prefix, 0) == 0);
+  return r.err.substr(prefix.size());
+}
+
+// Each of `parts` appears in `text` (one check each, so a failure names it).
+void check_contains(const std::string& text, std::initializer_list<const char*> parts) {
+  for (const char* part : parts) CHECK_THAT(text, Catch::Contains(part));
+}
+
+}  // namespace
+
+TEST_CASE("compare: every metric within its tolerance holds, exit 0", "[app][compare]") {
+  Gate g;
+  g.baseline(std::string("# a comment\n") + kHeader +
+             "rw, randwrite, write.iops,          20100, 1%,   lower\n"
+             "rw, randwrite, write_amplification, 2.45,  0.1,  higher\n"
+             "rw, fill,      sim_seconds,         12.5,  0,    both\n");
+  const Result r = g.compare({g.run("rw")});
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  CHECK_THAT(r.out, Catch::Contains("all 3 metrics of 1 runs hold"));
+}
+
+TEST_CASE("compare: a move beyond a percentage tolerance fails and names the metric, exit 1",
+          "[app][compare]") {
+  const Result r = Gate().check_row("rw,randwrite,write_amplification,2.3,5%,higher");
+  CHECK(r.status == 1);
+  // The table: run, phase, metric, expected, measured, change, tolerance, status.
+  check_contains(r.out, {"randwrite", "write_amplification", "+8.70%", "FAIL: rose",
+                         "1 of 1 metrics failed"});
+}
+
+TEST_CASE("compare: a percentage is of the expected value, an absolute tolerance is not",
+          "[app][compare]") {
+  // 20000 measured: 5% of 19100 is 955, a move of 900 holds; 0.04 absolute
+  // around 0.95 does not hold for 0.9.
+  CHECK(Gate().check_row("rw,randwrite,write.iops,19100,5%,both").status == 0);
+  CHECK(Gate().check_row("rw,randwrite,write.iops,19000,5%,both").status == 1);
+  CHECK(Gate().check_row("rw,randwrite,map_cache.hit_rate,0.95,0.05,both").status == 0);
+  CHECK(Gate().check_row("rw,randwrite,map_cache.hit_rate,0.95,0.04,both").status == 1);
+}
+
+TEST_CASE("compare: with a direction only a move that way is a regression", "[app][compare]") {
+  // IOPS up 25%: not a regression where only a drop is one, and listed as improved.
+  const Result up = Gate().check_row("rw,randwrite,write.iops,16000,2%,lower");
+  CHECK(up.status == 0);
+  check_contains(up.out, {"improved", "1 improved beyond the tolerance"});
+  const Result down = Gate().check_row("rw,randwrite,write.iops,25000,2%,lower");
+  CHECK(down.status == 1);
+  CHECK_THAT(down.out, Catch::Contains("FAIL: dropped"));
+  CHECK(Gate().check_row("rw,randwrite,write_amplification,3,2%,higher").status == 0);
+  CHECK(Gate().check_row("rw,randwrite,write_amplification,2,2%,higher").status == 1);
+  CHECK(Gate().check_row("rw,randwrite,write_amplification,3,2%,both").status == 1);
+}
+
+TEST_CASE("compare: a missing phase, metric, value or run fails naming it", "[app][compare]") {
+  Gate g;
+  g.baseline(std::string(kHeader) +
+             "rw,trim,write.iops,1,1%,both\n"
+             "rw,randwrite,read.iops,1,1%,both\n"
+             "rw,fill,map_cache.hit_rate,1,1%,both\n"
+             "other,fill,write.iops,1000,1%,both\n");
+  const Result r = g.compare({g.run("rw")});
+  CHECK(r.status == 1);
+  check_contains(r.out, {"FAIL: no such phase in metrics.csv", "FAIL: no such metric in metrics.csv",
+                         "FAIL: no value", "FAIL: run not given", "read.iops",
+                         "4 of 4 metrics failed"});
+}
+
+TEST_CASE("compare: the table lists only what moved, each row once", "[app][compare]") {
+  Gate g;
+  g.baseline(std::string(kHeader) +
+             "rw,randwrite,write.iops,20000,1%,lower\n"
+             "rw,randwrite,write_amplification,2,1%,higher\n");
+  const Result r = g.compare({g.run("rw")});
+  CHECK(r.status == 1);
+  CHECK_THAT(r.out, !Catch::Contains("write.iops"));
+  std::istringstream lines(r.out);
+  std::string header;
+  std::getline(lines, header);
+  CHECK_THAT(header, Catch::StartsWith("run"));
+  check_contains(header, {"expected", "measured", "tolerance"});
+  CHECK_THAT(header, Catch::EndsWith("status"));
+}
+
+TEST_CASE("compare: a bad baseline is an error naming file, line and column, exit 2",
+          "[app][compare]") {
+  std::string h = kHeader;
+  CHECK_THAT(baseline_error(h + "rw,randwrite,write.iops,20000,5 percent,lower\n"),
+             Catch::StartsWith("2:31: tolerance: '5 percent' is neither"));
+  CHECK_THAT(baseline_error(h + "# c\nrw,randwrite,write.iops,20000,5%,down\n"),
+             Catch::StartsWith("3:34: direction: 'down' is not both, lower"));
+  CHECK_THAT(baseline_error(h + "rw,randwrite,write.iops,2e4x,5%,lower\n"),
+             Catch::StartsWith("2:25: expected: '2e4x' is not a number"));
+  CHECK_THAT(baseline_error(h + "rw,randwrite,write.iops,20000,5%\n"),
+             Catch::StartsWith("2:33: expected 6 cells as in the header, found 5"));
+  CHECK_THAT(baseline_error(h + "rw,randwrite,write.iops,1,5%,lower,x\n"),
+             Catch::StartsWith("2:36: expected 6 cells"));
+  CHECK_THAT(baseline_error("run,phase,metric,expected,tol,direction\n"),
+             Catch::StartsWith("1:27: unknown column 'tol'"));
+  CHECK_THAT(baseline_error(h + "rw,fill,write.iops,1,1%,both\nrw,fill,write.iops,2,1%,both\n"),
+             Catch::StartsWith("3:9: run 'rw' phase 'fill' metric 'write.iops' already on line 2"));
+  CHECK_THAT(baseline_error(h + "rw,\"fill,write.iops,1,1%,both\n"),
+             Catch::StartsWith("2:4: unterminated quoted cell"));
+  CHECK_THAT(baseline_error(h + "rw,fill,,1,1%,both\n"), Catch::StartsWith("2:9: empty metric"));
+  CHECK_THAT(baseline_error("# only a comment\n"), Catch::StartsWith(" no header line"));
+}
+
+TEST_CASE("compare: a bad metrics.csv or a RUN_DIR without one is an error, exit 2",
+          "[app][compare]") {
+  Gate g;
+  g.baseline(std::string(kHeader) + "rw,fill,write.iops,1000,1%,both\n");
+  const std::string dir = g.run("rw", "# unit,-\nstage,write.iops\nfill,1000\n");
+  Result r = g.compare({dir});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith(dir + "/metrics.csv:2:1: expected the header 'phase,"));
+  g.run("rw", "phase,write.iops\nfill,1000,7\n");
+  r = g.compare({dir});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::StartsWith(dir + "/metrics.csv:2:11: expected 2 cells"));
+  fs::remove(fs::path(dir) / "metrics.csv");
+  r = g.compare({dir});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("metrics.csv: not found"));
+}
+
+TEST_CASE("compare: a RUN_DIR the baseline does not name, or two of one name, is an error",
+          "[app][compare]") {
+  Gate g;
+  g.baseline(std::string(kHeader) + "rw,fill,write.iops,1000,1%,both\n");
+  Result r = g.compare({g.run("rw"), g.run("rw_typo")});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("no rows for run 'rw_typo'"));
+  spit(g.dir / "elsewhere" / "rw" / "metrics.csv", kMetrics);
+  r = g.compare({g.run("rw") + "/", (g.dir / "elsewhere" / "rw").string()});
+  CHECK(r.status == 2);
+  CHECK_THAT(r.err, Catch::Contains("have the same name 'rw'"));
+}
+
+TEST_CASE("compare --update rewrites expected values in place and prints the diff",
+          "[app][compare]") {
+  Gate g;
+  const std::string before =
+      "# Regression baseline\n"
+      "run, phase,     metric,              expected, tolerance, direction\n"
+      "rw,  randwrite, write.iops,          18000,    2%,        lower\n"
+      "# GC\n"
+      "rw,  randwrite, write_amplification, 2.5,      1%,        higher\n"
+      "rw,  fill,      sim_seconds,         ,         0.5,       both\n"
+      "other, fill,    write.iops,          7,        1%,        both\n";
+  g.baseline(before);
+  const Result r = g.compare({g.run("rw")}, true);
+  CHECK(r.status == 0);
+  CHECK(r.err.empty());
+  // The diff: the changed value (old, new, change) and the one that was not set.
+  check_contains(r.out, {"write.iops", "18000", "+11.11%", "sim_seconds", "2 expected values updated"});
+  CHECK_THAT(r.out, !Catch::Contains("write_amplification"));
+  // Comments, order, padding, tolerances and other runs' rows stay as they were.
+  CHECK(slurp(g.baseline_path) ==
+        "# Regression baseline\n"
+        "run, phase,     metric,              expected, tolerance, direction\n"
+        "rw,  randwrite, write.iops,          20000,    2%,        lower\n"
+        "# GC\n"
+        "rw,  randwrite, write_amplification, 2.5,      1%,        higher\n"
+        "rw,  fill,      sim_seconds,         12.5,         0.5,       both\n"
+        "other, fill,    write.iops,          7,        1%,        both\n");
+  CHECK_FALSE(fs::exists(g.baseline_path + ".tmp"));
+  CHECK(g.compare({g.run("rw")}, true).out.find("unchanged") != std::string::npos);
+  CompareOptions o;
+  o.baseline = g.baseline_path;
+  o.run_dirs = {g.run("rw")};
+  o.partial = true;
+  std::ostringstream out, err;
+  CHECK(run_compare(o, out, err) == 0);
+}
+
+TEST_CASE("compare --update leaves rows it cannot measure and fails naming them",
+          "[app][compare]") {
+  Gate g;
+  const std::string text = std::string(kHeader) +
+                           "rw,randwrite,write.iops,19000,1%,lower\n"
+                           "rw,randwrite,nand.erases,5,1%,both\n";
+  g.baseline(text);
+  const Result r = g.compare({g.run("rw")}, true);
+  CHECK(r.status == 1);
+  check_contains(r.out, {"not updated", "nand.erases"});
+  CHECK(slurp(g.baseline_path) == std::string(kHeader) +
+                                      "rw,randwrite,write.iops,20000,1%,lower\n"
+                                      "rw,randwrite,nand.erases,5,1%,both\n");
+}
+
+namespace {
+
+// The binary's exit status and what it printed (both streams).
+Result run_ssdtwin(const std::string& args) {
+  const std::string cmd = std::string(SSDTWIN_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int rc = pclose(p);
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out, ""};
+}
+
+}  // namespace
+
+TEST_CASE("compare: changing a GC parameter fails the gate with the metric named",
+          "[app][compare][e2e]") {
+  const fs::path dir = scratch_dir();
+  const std::string src = SSDTWIN_SOURCE_DIR;
+  const std::string base_args = "run -q --drive " + src + "/configs/drives/test_tlc_1gb.yaml" +
+                                " --workload " + src + "/tests/regression/workloads/gc_steady.yaml";
+  // The same case name in two folders: the baseline tells runs apart by name.
+  const std::string before = (dir / "before" / "gc").string();
+  const std::string after = (dir / "after" / "gc").string();
+  REQUIRE(run_ssdtwin(base_args + " --out " + before).status == 0);
+  // GC starts collecting at 12 free blocks per die instead of 6: less of the
+  // spare area holds invalid data to collect, so each victim holds more valid pages.
+  REQUIRE(run_ssdtwin(base_args + " --out " + after + " --set drive.ftl.gc.trigger_free_blocks=12")
+              .status == 0);
+
+  const std::string baseline = (dir / "baseline.csv").string();
+  spit(baseline, std::string(kHeader) +
+                     "gc,randwrite,write_amplification,,1%,higher\n"
+                     "gc,randwrite,write.iops,,2%,lower\n");
+  const Result update = run_ssdtwin("compare --update --baseline " + baseline + " " + before);
+  CHECK(update.status == 0);
+  CHECK_THAT(update.out, Catch::Contains("2 expected values updated"));
+
+  const Result same = run_ssdtwin("compare --baseline " + baseline + " " + before);
+  CHECK(same.status == 0);
+  CHECK_THAT(same.out, Catch::Contains("all 2 metrics of 1 runs hold"));
+
+  const Result changed = run_ssdtwin("compare --baseline " + baseline + " " + after);
+  INFO(changed.out);
+  CHECK(changed.status == 1);
+  check_contains(changed.out, {"write_amplification", "FAIL: rose"});
+}
+
+TEST_CASE("compare: the command line is checked, exit 2", "[app][compare][e2e]") {
+  Result r = run_ssdtwin("compare /nonexistent");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.out, Catch::Contains("--baseline is required"));
+  r = run_ssdtwin("compare --baseline /nonexistent/baseline.csv");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.out, Catch::Contains("give at least one RUN_DIR"));
+  r = run_ssdtwin("compare --baseline /nonexistent/baseline.csv somewhere");
+  CHECK(r.status == 2);
+  CHECK_THAT(r.out, Catch::Contains("/nonexistent/baseline.csv: cannot read the baseline"));
+  CHECK(run_ssdtwin("compare --help").status == 0);
+}
