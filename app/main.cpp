@@ -4,6 +4,7 @@
 //   ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...
 //   ssdtwin policies
 //   ssdtwin metrics
+//   ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm] | --collect DIR
 //
 // Exit status: 0 success, 2 bad input (config, workload, command line),
 // 3 verification found data that did not read back, 1 anything else.
@@ -22,6 +23,7 @@
 #include "app/phase_metrics.h"
 #include "app/report.h"
 #include "app/runner.h"
+#include "app/sweep.h"
 #include "ftl/gc_policy.h"
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
@@ -81,6 +83,8 @@ void print_usage(const po::options_description& opts) {
   std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
                "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
                "       ssdtwin compare --baseline FILE [--update] RUN_DIR...   (ssdtwin compare -h)\n"
+               "       ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm]   (ssdtwin sweep -h)\n"
+               "       ssdtwin sweep --collect DIR\n"
                "       ssdtwin policies\n"
                "       ssdtwin metrics\n\n"
             << opts << "\n";
@@ -212,6 +216,7 @@ int run(const Args& a) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "compare") return compare_main(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "sweep") return sweep_main(argc - 1, argv + 1);
   Args a;
   po::options_description opts("options");
   opts.add_options()("help,h", "show this help")(

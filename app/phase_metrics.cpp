@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "app/report_procedures.h"
+#include "sim/csv.h"
 #include "sim/fill_curve.h"
 
 namespace ssdtwin {
@@ -287,8 +288,8 @@ std::vector<PhaseMetric> build_table() {
       {"wear.mean", "P/E cycles", "mean erases per native-mode block", wear, 1},
       {"wear.max", "P/E cycles", "most erases of any native-mode block", wear, 2},
       {"wear.slc_erases_total", "erases", "erases in SLC mode, all blocks", wear, 3},
-      {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds},
-      {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second},
+      {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds, 0, true},
+      {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second, 0, true},
   };
   t.insert(t.end(), rest.begin(), rest.end());
   return t;
@@ -337,22 +338,10 @@ void add_phase_metrics(const PhaseView& v, Json& j) {
   }
 }
 
-namespace {
-
-// A phase name as a CSV field (quoted when it holds a comma or a quote).
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (const char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
-}  // namespace
-
 std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report) {
   std::string units = "# unit,-", header = "phase", rows;
   for (const PhaseMetric& m : phase_metrics()) {
-    if (m.value == retry_reads_by_step) continue;  // a list: summary.json only
+    if (!in_metrics_csv(m)) continue;  // a list: summary.json only
     units += std::string(",") + m.unit;
     header += "," + m.name;
   }
@@ -360,7 +349,7 @@ std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const 
     const PhaseView v{drive, workload, p, to_seconds(p.result.end - p.result.start)};
     rows += csv_field(p.spec->name);
     for (const PhaseMetric& m : phase_metrics()) {
-      if (m.value == retry_reads_by_step) continue;
+      if (!in_metrics_csv(m)) continue;
       rows += "," + m.value(v, m.arg).csv();
     }
     rows += "\n";
@@ -368,11 +357,14 @@ std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const 
   return units + "\n" + header + "\n" + rows;
 }
 
+bool in_metrics_csv(const PhaseMetric& m) { return m.value != retry_reads_by_step; }
+
 void print_metrics(std::FILE* out) {
   std::fprintf(out, "Per-phase metrics: summary.json phases[] (dotted path) and metrics.csv (column)\n");
   for (const PhaseMetric& m : phase_metrics())
-    std::fprintf(out, "%-44s %-11s %s%s\n", m.name.c_str(), m.unit, m.description,
-                 m.value == retry_reads_by_step ? " (a list: summary.json only)" : "");
+    std::fprintf(out, "%-44s %-11s %s%s%s\n", m.name.c_str(), m.unit, m.description,
+                 m.value == retry_reads_by_step ? " (a list: summary.json only)" : "",
+                 m.wall ? " (wall time: differs run to run)" : "");
 }
 
 }  // namespace ssdtwin

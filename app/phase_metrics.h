@@ -42,6 +42,9 @@ void add_phase_metrics(const PhaseView& v, nlohmann::ordered_json& j);
 // in summary.json.
 std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report);
 
+// Whether the metric is a column of metrics.csv (a scalar).
+bool in_metrics_csv(const PhaseMetric& m);
+
 // `ssdtwin metrics`: one line per metric (name, unit, description).
 void print_metrics(std::FILE* out);
 

@@ -17,6 +17,7 @@ struct ChartSeries {
   std::string title;
   std::string filter; // optional gnuplot condition on columns, e.g. "strcol(1) eq 'fill'"
   bool points = false;  // this series as points (Chart::points: every series)
+  bool marked = false;  // a line with a marker at each point (a few points, e.g. a sweep)
 };
 
 struct Chart {

@@ -422,6 +422,20 @@ Slot element_slot(Impl& impl, const std::string& parent, std::size_t index,
               YAML::Node(element)};
 }
 
+// Every key under `node` counted as read: a value handed on whole (see
+// get_value_texts) is checked by whoever reads it.
+void mark_subtree_read(Impl& impl, const YAML::Node& node, const std::string& path) {
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key_path = path + "." + it->first.Scalar();
+      impl.read.insert(key_path);
+      mark_subtree_read(impl, it->second, key_path);
+    }
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) mark_subtree_read(impl, node[i], path + "." + std::to_string(i));
+  }
+}
+
 [[noreturn]] void throw_missing(const Slot& slot, const std::string& parent) {
   if (slot.exists) {
     throw ConfigError(slot.location() + ": " + slot.path + ": required key has no value");
@@ -961,6 +975,27 @@ std::vector<std::uint64_t> ConfigNode::get_bytes_list(const std::string& key,
   }
   return read_scalar_or_list<std::uint64_t>(impl, s, "a size such as 128KiB or a non-empty list of sizes",
                                             read_bytes);
+}
+
+std::vector<std::string> ConfigNode::get_value_texts(const std::string& key) const {
+  Impl& impl = *doc_->impl_;
+  const Slot s = open_slot(impl, *node_, path_, key);
+  if (!s.present()) throw_missing(s, path_);
+  if (!s.value.IsSequence() || s.value.size() == 0) s.expected("a non-empty list of values");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < s.value.size(); ++i) {
+    const Slot e = element_slot(impl, s.path, i, s.value[i]);
+    if (e.value.IsNull()) e.expected("a value");
+    if (e.value.IsScalar()) {
+      out.push_back(e.value.Scalar());
+      continue;
+    }
+    YAML::Emitter em;
+    em << YAML::Flow << e.value;
+    out.push_back(em.c_str());
+    mark_subtree_read(impl, e.value, e.path);
+  }
+  return out;
 }
 
 ConfigNode ConfigNode::child(const std::string& key) const {

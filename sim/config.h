@@ -80,6 +80,11 @@ class ConfigNode {
   // A size or a list of sizes (e.g. a transfer-size sweep); missing -> {def}.
   std::vector<std::uint64_t> get_bytes_list(const std::string& key, std::uint64_t def) const;
 
+  // A non-empty list of values of any kind, each as YAML text (scalars as
+  // written, lists and maps in flow style): values handed on unread, e.g. a
+  // sweep axis's values as --set overrides. Missing -> error.
+  std::vector<std::string> get_value_texts(const std::string& key) const;
+
   // Sub-map. Missing -> an empty map whose getters return their defaults.
   // Present but not a map -> error.
   ConfigNode child(const std::string& key) const;

@@ -64,6 +64,9 @@ struct MetricDef {
   const char* description;
   MetricValue (*value)(const Source& src, int arg);
   int arg = 0;
+  // Measures the simulator (wall time), not the drive: differs run to run,
+  // so sweeps and regression baselines leave it out by default.
+  bool wall = false;
 };
 
 }  // namespace ssdtwin

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "host/host_link.h"
+#include "host/workload/axes.h"
 #include "host/workload/io_pattern.h"
 #include "host/workload/workload.h"
 #include "sim/config.h"
@@ -480,4 +481,52 @@ TEST_CASE("SATA 4 KiB IOPS are bound by the FISes of each command and not just i
   CHECK(iops == Approx(1e9 / static_cast<double>(per_command)).epsilon(0.02));
   // Well below what the payload rate alone would allow.
   CHECK(iops < 0.8 * 1e9 / static_cast<double>(link.duration(4096)));
+}
+
+// ---- Axes (host/workload/axes.h): sweeps and in-workload lists ----
+
+TEST_CASE("a grid of axes is every combination with the last axis fastest; zip pairs them") {
+  using ssdtwin::AxisCombine;
+  using ssdtwin::combine_axes;
+  const auto grid = combine_axes({2, 3}, AxisCombine::kGrid);
+  REQUIRE(grid.size() == 6);
+  CHECK(grid[0] == std::vector<std::size_t>{0, 0});
+  CHECK(grid[1] == std::vector<std::size_t>{0, 1});
+  CHECK(grid[3] == std::vector<std::size_t>{1, 0});
+  CHECK(grid[5] == std::vector<std::size_t>{1, 2});
+  const auto zip = combine_axes({3, 3}, AxisCombine::kZip);
+  REQUIRE(zip.size() == 3);
+  CHECK(zip[2] == std::vector<std::size_t>{2, 2});
+  CHECK(ssdtwin::zip_mismatch({3, 3, 2}) == 2);
+  CHECK(ssdtwin::zip_mismatch({3, 3}) == 2);  // none: the number of axes
+}
+
+TEST_CASE("a range axis counts from its start by step or by factor, the end included") {
+  using ssdtwin::range_values;
+  CHECK(range_values(1, 32, 0, 2, "") == std::vector<std::string>{"1", "2", "4", "8", "16", "32"});
+  CHECK(range_values(4, 16, 0, 2, "KiB") == std::vector<std::string>{"4KiB", "8KiB", "16KiB"});
+  // 0.1 steps do not add up exactly in binary; the values read as written
+  // and the end still counts.
+  CHECK(range_values(0.7, 1.0, 0.1, 0, "GB") == std::vector<std::string>{"0.7GB", "0.8GB", "0.9GB", "1GB"});
+  CHECK_THROWS_AS(range_values(1, 4, 1, 2, ""), std::invalid_argument);  // both step and mul
+  CHECK_THROWS_AS(range_values(4, 1, 1, 0, ""), std::invalid_argument);  // backwards
+  CHECK_THROWS_AS(range_values(0, 4, 0, 2, ""), std::invalid_argument);  // a factor from 0
+}
+
+TEST_CASE("an iodepth list and a bs list in one phase expand into one phase per point") {
+  const std::string yaml = R"(
+workload:
+  phases:
+    - {name: qd, rw: randread, iodepth: [1, 4, 32], runtime: 1s}
+    - {name: size, rw: read, bs: [4KiB, 128KiB], runtime: 1s}
+)";
+  auto doc = ConfigDoc::parse(yaml, "w.yaml", "workload", {});
+  const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), 1ull << 30);
+  REQUIRE(w.phases.size() == 5);
+  CHECK(w.phases[0].name == "qd_qd1");
+  CHECK(w.phases[2].iodepth == 32);
+  CHECK(w.phases[2].name == "qd_qd32");
+  CHECK(w.phases[3].bs == 4096);
+  CHECK(w.phases[4].bs == 128 * 1024);
+  CHECK(w.phases[4].name == "size_128KiB");
 }

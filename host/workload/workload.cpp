@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "host/workload/axes.h"
 #include "nand/geometry.h"
 #include "sim/config.h"
 
@@ -368,17 +369,16 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
         s.rate.fraction = static_cast<double>(pct) / 100.0;
         s.rate.of_phase = max_index;
       }
-    } else if (depths.size() > 1) {
-      for (const std::uint32_t d : depths) {
+    } else if (depths.size() > 1 || sizes.size() > 1) {
+      // A queue-depth or transfer-size sweep inside the workload: the same
+      // axes a sweep file has (host/workload/axes.h), one phase per point.
+      for (const auto& pt : combine_axes({sizes.size(), depths.size()}, AxisCombine::kGrid)) {
         w.phases.push_back(p);
-        w.phases.back().iodepth = d;
-        w.phases.back().name = p.base_name + "_qd" + std::to_string(d);
-      }
-    } else if (sizes.size() > 1) {
-      for (const std::uint32_t b : sizes) {
-        w.phases.push_back(p);
-        w.phases.back().bs = b;
-        w.phases.back().name = p.base_name + "_" + size_label(b);
+        PhaseSpec& s = w.phases.back();
+        s.bs = sizes[pt[0]];
+        s.iodepth = depths[pt[1]];
+        s.name = p.base_name + (sizes.size() > 1 ? "_" + size_label(s.bs) : "") +
+                 (depths.size() > 1 ? "_qd" + std::to_string(s.iodepth) : "");
       }
     } else {
       w.phases.push_back(std::move(p));

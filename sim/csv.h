@@ -1,0 +1,18 @@
+// The CSV the results are written in (RFC 4180: a field holding a comma, a
+// quote or a line break is quoted, quotes doubled) and read back by sweeps.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ssdtwin {
+
+// `s` as one CSV field, quoted only when it has to be.
+std::string csv_field(std::string_view s);
+
+// One line's fields, unquoted; nullopt when a quoted field is not closed.
+std::optional<std::vector<std::string>> split_csv_line(std::string_view line);
+
+}  // namespace ssdtwin

@@ -1,0 +1,220 @@
+// `ssdtwin sweep` end to end on the 1 GB test drive: the physics a sweep must
+// show, resuming, failed points, --collect, and bad sweep files.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "app/sweep.h"
+#include "sim/config.h"
+#include "sim/csv.h"
+#include "test_support.h"
+
+using namespace ssdtwin;
+using namespace ssdtwin::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A folder of this test process (ctest runs cases in parallel processes).
+std::string scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ssdtwin_sweep_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+struct Result {
+  int rc;
+  std::string out, err;
+};
+
+Result sweep(const std::string& args) {
+  static int n = 0;
+  const std::string out = scratch("stdout" + std::to_string(++n)), err = scratch("stderr" + std::to_string(n));
+  const int rc = std::system((std::string(SSDTWIN_BINARY) + " sweep " + args + " >" + out + " 2>" + err).c_str());
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
+}
+
+// results.csv as rows of column -> value.
+std::vector<std::map<std::string, std::string>> results(const std::string& dir) {
+  std::ifstream f(dir + "/results.csv");
+  std::string units, header, line;
+  std::getline(f, units);
+  std::getline(f, header);
+  const auto names = *split_csv_line(header);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(f, line)) {
+    const auto cells = *split_csv_line(line);
+    REQUIRE(cells.size() == names.size());
+    std::map<std::string, std::string> row;
+    for (std::size_t i = 0; i < names.size(); ++i) row[names[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string write_sweep(const std::string& name, const std::string& body) {
+  const std::string path = scratch(name);
+  std::ofstream(path) << "sweep:\n  drive: " << source_path("configs/drives/test_tlc_1gb.yaml")
+                      << "\n  workload: " << source_path("tests/sweeps/op_gc_workload.yaml") << "\n"
+                      << body;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("12 points of over-provisioning x GC policy: more spare, lower write amplification",
+          "[sweep]") {
+  const std::string dir = scratch("op_gc");
+  const Result r = sweep(source_path("tests/sweeps/op_gc.yaml") + " --out " + dir + " -j 2 -q");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto rows = results(dir);
+  REQUIRE(rows.size() == 12);
+  // Per policy, WA by user capacity: the spare area is the raw flash less
+  // the user capacity, so each step up in capacity must raise WA.
+  std::map<std::string, std::map<double, double>> wa;
+  for (const auto& row : rows) {
+    CHECK(row.at("phase") == "randwrite");
+    wa[row.at("drive.ftl.gc.policy")][*parse_bytes(row.at("drive.user_capacity")) / 1e9] =
+        std::stod(row.at("write_amplification"));
+  }
+  REQUIRE(wa.size() == 3);
+  for (const auto& [policy, by_capacity] : wa) {
+    INFO(policy);
+    REQUIRE(by_capacity.size() == 4);
+    double last = 0;
+    for (const auto& [capacity, w] : by_capacity) {
+      CHECK(w > last);
+      CHECK(w >= 1.0);
+      last = w;
+    }
+  }
+  CHECK(fs::exists(dir + "/chart_0.png"));
+  CHECK(fs::exists(dir + "/points/0011/summary.json"));
+  CHECK(fs::exists(dir + "/points/0011/point.json"));
+
+  SECTION("a second run skips the finished points and reruns one whose folder was removed") {
+    fs::remove_all(dir + "/points/0005");
+    const std::string before = slurp(dir + "/results.csv");
+    const Result again = sweep(source_path("tests/sweeps/op_gc.yaml") + " --out " + dir + " -j 2");
+    INFO(again.err);
+    REQUIRE(again.rc == 0);
+    CHECK_THAT(again.err, Catch::Matchers::Contains("11 of 12 points already finished"));
+    CHECK(slurp(dir + "/results.csv") == before);  // the rerun point gives the same row
+  }
+  SECTION("--collect rebuilds results.csv from the folders alone") {
+    const std::string before = slurp(dir + "/results.csv");
+    fs::remove(dir + "/results.csv");
+    const Result c = sweep("--collect " + dir);
+    REQUIRE(c.rc == 0);
+    CHECK(slurp(dir + "/results.csv") == before);
+  }
+}
+
+TEST_CASE("a failed point is reported with its error and the others still run", "[sweep]") {
+  const std::string file = write_sweep("bad_point.yaml", R"(
+  axes:
+    - {key: drive.ftl.gc.policy, values: [greedy, no_such_policy, fifo]}
+  phases: [randwrite]
+  metrics: [write_amplification]
+)");
+  const std::string dir = scratch("bad_point");
+  const Result r = sweep(file + " --out " + dir + " -j 2");
+  CHECK(r.rc == 1);
+  CHECK_THAT(r.err, Catch::Matchers::Contains("point 1: exit 2"));
+  CHECK_THAT(r.err, Catch::Matchers::Contains("no_such_policy"));
+  CHECK_THAT(slurp(dir + "/points/0001/error.txt"), Catch::Matchers::Contains("gc.policy"));
+  const auto rows = results(dir);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].at("point") == "0");
+  CHECK(rows[1].at("point") == "2");
+}
+
+TEST_CASE("points that differ only after the preconditioning share one saved state", "[sweep]") {
+  // The measured phase's queue depth does not reach the preconditioning
+  // phases, so the three points form one group; each starts from its state.
+  const std::string file = write_sweep("shared.yaml", R"(
+  axes:
+    - {key: workload.phases.2.iodepth, values: [1, 4, 32]}
+  phases: [randwrite]
+  metrics: [write.iops, write_amplification]
+)");
+  const SweepPlan plan = plan_sweep(file);
+  REQUIRE(plan.groups.size() == 1);
+  for (const SweepPoint& p : plan.points) CHECK(p.group == 0);
+  CHECK(plan.groups[0].sets.empty());
+  const std::string dir = scratch("shared");
+  const Result r = sweep(file + " --out " + dir + " -j 2 -q");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(dir + "/states/g0.state"));
+  const auto rows = results(dir);
+  REQUIRE(rows.size() == 3);
+  // A deeper queue keeps more dies busy than QD1 does (beyond, GC bounds
+  // the steady state whatever the depth).
+  CHECK(std::stod(rows[0].at("write.iops")) < std::stod(rows[1].at("write.iops")));
+  // A point from the shared state gives the row a run from scratch gives.
+  const std::string alone = scratch("alone");
+  const Result s = sweep(write_sweep("alone.yaml", R"(
+  share_preconditioning: false
+  axes:
+    - {key: workload.phases.2.iodepth, values: [4]}
+  phases: [randwrite]
+  metrics: [write.iops, write_amplification]
+)") + " --out " + alone + " -q");
+  REQUIRE(s.rc == 0);
+  const auto one = results(alone);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].at("write.iops") == rows[1].at("write.iops"));
+  CHECK(one[0].at("write_amplification") == rows[1].at("write_amplification"));
+}
+
+TEST_CASE("a bad sweep file names its file, line and key, exit 2", "[sweep][errors]") {
+  SECTION("an unknown metric") {
+    const Result r = sweep(write_sweep("m.yaml", "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n"
+                                                 "  metrics: [write_amplificaton]\n") +
+                           " --out " + scratch("m"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.metrics"));
+    CHECK_THAT(r.err, Catch::Matchers::Contains("write_amplificaton"));
+  }
+  SECTION("an axis key outside drive and workload") {
+    const Result r = sweep(write_sweep("k.yaml", "  axes:\n    - {key: ftl.gc.policy, values: [greedy]}\n") +
+                           " --out " + scratch("k"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("k.yaml:5"));
+    CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes.0.key"));
+  }
+  SECTION("zipped axes of different lengths") {
+    const Result r = sweep(write_sweep("z.yaml", "  combine: zip\n  axes:\n"
+                                                 "    - {key: drive.ftl.gc.policy, values: [greedy, fifo]}\n"
+                                                 "    - {key: workload.seed, values: [1, 2, 3]}\n") +
+                           " --out " + scratch("z"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes.1.values"));
+  }
+  SECTION("an unknown key") {
+    const Result r = sweep(write_sweep("u.yaml", "  axes:\n    - {key: workload.seed, values: [1]}\n  grid: true\n") +
+                           " --out " + scratch("u"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.grid: unknown key"));
+  }
+  SECTION("--collect of a folder that holds no sweep") {
+    const Result r = sweep("--collect " + scratch("nothing"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("no sweep plan here"));
+  }
+}
