@@ -194,6 +194,14 @@ def load_curve_shape(_, summary):
                      + (f"; wrong shape: {', '.join(bad)}" if bad else ""))
 
 
+def seq2x_gc_dips(_, summary):
+    # Procedure F: once every block has been written, GC shows as regular
+    # downward spikes; a dip is a second below 80% of the phase's average.
+    bw = next(ph for ph in summary["phases"] if ph["name"] == "seqwrite")["bandwidth"]
+    avg, low = bw["average_mb_per_s"], bw["min_interval_mb_per_s"]
+    return low < 0.8 * avg, f"average {avg:.1f} MB/s, slowest second {low:.1f} MB/s ({100 * low / avg:.1f}%)"
+
+
 def recovers_within_15pct(_, summary):
     r = summary["recovery"]
     ratio = r["recovered_over_fob"]
@@ -215,6 +223,15 @@ STEADY_STATE = [
      "hardware.info 2013: full speed for about 11 minutes (9-13)"),
     ("crucial_m500_480gb", "mixed_load_hwinfo", "mixed load: depth", m500_hwinfo_depth,
      "hardware.info 2013: then about a third of it (20-50%) [known miss: see docs/RESULTS.md]"),
+    ("crucial_m500_480gb", "seq_write_2x", "F: 2x seq write", seq2x_gc_dips,
+     "Myce-style procedure F: regular downward GC spikes in the second pass "
+     "[known miss: see docs/RESULTS.md, issue 11 item 2]"),
+    # Item 6: the WD Black's TLC program time from public facts (SanDisk 19 nm
+    # X3 at 18 MB/s per die; 15 nm the same) instead of the ledger's fit.
+    ("wd_black_512gb_2017", "consistency", "C: tPROG from facts", wd_black_consistency,
+     "AnandTech 2017 with tPROG 0.5/1.5/3.5 ms: spare out about 4 min in, then ~1k-10k IOPS "
+     "[known miss: see docs/RESULTS.md, issue 11 item 6]",
+     ["drive.nand.timing.tlc.tPROG=[0.5ms,1.5ms,3.5ms]"]),
     ("wd_sn500_250gb", "degrade_recover", "F: degrade/recover", recovers_within_15pct,
      "Myce-style: after TRIM and 5 min rest, within 15% of FOB"),
     ("wd_sn500_250gb", "load_curve", "G: load curve", load_curve_shape,
@@ -342,8 +359,8 @@ def main():
         print(f"{'ok  ' if ok else 'FAIL'} {drive:16s} working_set {label:12s} {text}  "
               f"wall {s['run']['wall_seconds']:.1f} s  ({source})")
     known = 0
-    for drive, wl, label, check, source in STEADY_STATE:
-        s, out = run(args.build, args.out, drive, wl, cache)
+    for drive, wl, label, check, source, *sets in STEADY_STATE:
+        s, out = run(args.build, args.out, drive, wl, cache, sets[0] if sets else ())
         ok, text = check(out, s)
         # A figure the model is known not to reach is reported, not failed,
         # so the run still guards every other figure; it fails if it passes
