@@ -98,7 +98,7 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
       progress.update(spec.name + " (fast)", drive.engine.now(), done);
     }
   }
-  drive.ftl.end_fast();
+  drive.ftl.end_fast();  // the caller resumes the drive (Ftl::resume_after_fast)
   const int op = static_cast<int>(spec.rw == RwKind::kTrim ? IoOp::kTrim : IoOp::kWrite);
   pr.result.ios[op] = ios;
   pr.result.bytes[op] = bytes;
@@ -299,9 +299,30 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const std::uint64_t waits_before = drive.controller.buffer_waits();
     const double wall_before = progress.wall_seconds();
 
-    if (i < skip) timeless_result(drive, workload, pr.result);
-    else if (spec.fast) run_fast_phase(drive, workload, spec, rng, progress, pr);
-    else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
+    // The end of preconditioning, where a snapshot is taken and a run from
+    // one resumes. After a fast phase the drive is quiescent already, and
+    // the snapshot holds the state before its dies start collecting; after
+    // a timed one, every run of the workload settles the drive first.
+    const bool last_pre = i + 1 == preconditioning;
+    const bool boundary = i >= skip && last_pre &&
+                          (preconditioning < workload.phases.size() || snapshot_file);
+    bool stop = false;
+    auto save = [&] {
+      const SnapshotIo io = drive.save_state(*snapshot_file, snapshot_key(drive, snap, preconditioning), rng);
+      spdlog::info("snapshot {}: saved {:.1f} MB in {:.2f} s after phase '{}', simulated time {:.3f} s",
+                   snap.save, static_cast<double>(io.bytes) / 1e6, io.seconds, spec.name,
+                   to_seconds(drive.engine.now()));
+      stop = snap.stop;
+    };
+    // A snapshot taken after a fast phase stands for the state before its
+    // resumption: the run from it resumes here as the saving run did.
+    const bool resume = spec.fast && (i >= skip || last_pre);
+    if (i < skip) {
+      timeless_result(drive, workload, pr.result);
+    } else if (spec.fast) {
+      run_fast_phase(drive, workload, spec, rng, progress, pr);
+      if (boundary && snapshot_file) save();
+    } else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
     else {
       CutAt cut;
       cut.time = opt.stop_at;
@@ -310,17 +331,15 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
                                     offered_iops(spec, report), cut, pr);
     }
+    if (resume && !stop) drive.ftl.resume_after_fast();
     ios_before += ios_of(pr.result);
-    if (!report.cut && i >= skip && spec.idle_after > 0) {
+    if (!report.cut && !stop && (i >= skip || resume) && spec.idle_after > 0) {
       const Tick until = drive.engine.now() + spec.idle_after;
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
       report.cut = cut_due(drive, opt.stop_at);
     }
-    // The end of preconditioning: where a snapshot is taken, and where a
-    // run from one resumes, so every run passes the same settling step.
-    const bool boundary = !report.cut && i >= skip && i + 1 == preconditioning &&
-                          (preconditioning < workload.phases.size() || !snap.save.empty());
-    if (boundary) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
+    const bool settle_here = boundary && !spec.fast && !report.cut;
+    if (settle_here) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
     pr.nand_after = drive.nand.stats();
     pr.ftl_after = drive.ftl.stats();
@@ -330,15 +349,10 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
     if (report.cut) break;
-    if (boundary && snapshot_file) {
-      const SnapshotIo io = drive.save_state(*snapshot_file, snapshot_key(drive, snap, preconditioning), rng);
-      spdlog::info("snapshot {}: saved {:.1f} MB in {:.2f} s after phase '{}', simulated time {:.3f} s",
-                   snap.save, static_cast<double>(io.bytes) / 1e6, io.seconds, spec.name,
-                   to_seconds(drive.engine.now()));
-      if (snap.stop) {
-        report.phases.resize(++i);
-        break;
-      }
+    if (settle_here && snapshot_file) save();
+    if (stop) {
+      report.phases.resize(++i);
+      break;
     }
   }
   progress.finish();

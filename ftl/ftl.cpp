@@ -117,6 +117,9 @@ void Ftl::end_fast() {
   // Fast preconditioning ends on a map checkpoint (its writes are not
   // simulated: state-only, like the rest of the fast path).
   if (core_.cfg.power_loss.checkpoint_every > 0) core_.take_checkpoint([](std::uint32_t) {});
+}
+
+void Ftl::resume_after_fast() {
   flush_need_ = 0;
   // Dies left short of erased blocks (or with an SLC cache to fold) pick up
   // where the state-only writes left them.

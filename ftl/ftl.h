@@ -72,11 +72,14 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // Fast preconditioning (ftl/fast_writer.h). While the FTL is quiescent
   // (nothing buffered, no NAND operation or relocation in flight), writes
   // and trims may be applied to its state alone, taking no simulated time;
-  // end_fast() closes the open units and lets the timed path resume.
+  // end_fast() closes the open units, leaving the FTL quiescent (a snapshot
+  // may be taken there); resume_after_fast() then lets the timed path go
+  // on, starting the collection the state calls for.
   bool quiescent() const;
   void fast_write(Lpn lpn);
   void fast_trim(Lpn lpn);
   void end_fast();
+  void resume_after_fast();
   // Programs what waits in the write buffer with no timer to flush it
   // (translation pages written back after the host's last write wait for
   // the next write); false when nothing waits. For settling a drive that
