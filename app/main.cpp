@@ -253,8 +253,8 @@ int main(int argc, char** argv) {
     if (a.command == "policies") {
       for (const auto& p : gc_policies())
         std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
-      for (const auto& name : map_eviction_names())
-        std::printf("ftl.map_cache.policy %s\n", name.c_str());
+      for (const auto& p : map_evictions())
+        std::printf("ftl.map_cache.policy %-7s %s\n", p.name, p.description);
       for (const auto& p : slc_policies())
         std::printf("ftl.slc_cache.policy %-10s %s\n", p.name, p.description);
       std::printf("nand.errors.model %-13s %s\n", "none", "reads never see bit errors (default)");

@@ -8,34 +8,19 @@
 
 namespace ssdtwin {
 
-namespace {
-
-struct EvictionInfo {
-  const char* name;
-  std::unique_ptr<MapEvictionPolicy> (*make)(std::uint32_t);
-};
-
-const std::vector<EvictionInfo>& evictions() {
-  static const std::vector<EvictionInfo> kPolicies = {
-      {"lru", &make_lru_eviction},
-      {"fifo", &make_fifo_eviction},
+const std::vector<MapEvictionInfo>& map_evictions() {
+  static const std::vector<MapEvictionInfo> kPolicies = {
+      {"lru", "evict the segment used longest ago (the default)", &make_lru_eviction},
+      {"fifo", "evict the segment loaded longest ago, whatever its use (a baseline)", &make_fifo_eviction},
   };
   return kPolicies;
 }
 
-}  // namespace
-
-std::vector<std::string> map_eviction_names() {
-  std::vector<std::string> names;
-  for (const auto& e : evictions()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> map_eviction_names() { return policy_names(map_evictions()); }
 
 std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
                                                      std::uint32_t slots) {
-  for (const auto& e : evictions())
-    if (name == e.name) return e.make(slots);
-  throw std::invalid_argument("unknown map-cache eviction policy " + name);
+  return make_policy(map_evictions(), name, "map-cache eviction policy", slots);
 }
 
 MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_round_trip) {

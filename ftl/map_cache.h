@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "sim/policy_table.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -53,6 +54,9 @@ class MapEvictionPolicy {
   // The eviction order, for drive-state snapshots (ftl/snapshot.h).
   virtual void archive(StateArchive& ar) = 0;
 };
+using MapEvictionInfo = PolicyInfo<MapEvictionPolicy, std::uint32_t>;
+// One row per policy: name, description, factory (taking the cache's slots).
+const std::vector<MapEvictionInfo>& map_evictions();
 std::vector<std::string> map_eviction_names();
 std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
                                                      std::uint32_t slots);
