@@ -301,8 +301,11 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
 
     // The end of preconditioning, where a snapshot is taken and a run from
     // one resumes. After a fast phase the drive is quiescent already, and
-    // the snapshot holds the state before its dies start collecting; after
-    // a timed one, every run of the workload settles the drive first.
+    // the snapshot holds the state before its dies start collecting: plain,
+    // saving and loading runs go on alike. After a timed one the saving run
+    // settles the drive first (buffered data programmed, GC done to its
+    // target, as an idle gap would), and the loading run starts from there;
+    // a plain run goes straight on, as the workload says.
     const bool last_pre = i + 1 == preconditioning;
     const bool boundary = i >= skip && last_pre &&
                           (preconditioning < workload.phases.size() || snapshot_file);
@@ -338,7 +341,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
       report.cut = cut_due(drive, opt.stop_at);
     }
-    const bool settle_here = boundary && !spec.fast && !report.cut;
+    const bool settle_here = boundary && snapshot_file && !spec.fast && !report.cut;
     if (settle_here) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
     pr.nand_after = drive.nand.stats();
