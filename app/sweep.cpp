@@ -64,11 +64,12 @@ std::string resolve_path(const std::string& base_dir, const std::string& p) {
 }
 
 // The preconditioning phases are the workload's leading `precondition: true`
-// phases (with the point's overrides); 0 when there are none.
-std::size_t precondition_phases(const std::string& workload, const std::vector<std::string>& sets) {
-  auto doc = ConfigDoc::load(workload, "workload", sets);
+// phases (with the point's overrides); 0 when there are none, or when the
+// workload has faults (a snapshot does not carry them).
+std::size_t precondition_phases(const ConfigNode& workload) {
+  if (workload.has("faults")) return 0;
   std::size_t n = 0;
-  for (const ConfigNode& p : doc->root().children("phases")) {
+  for (const ConfigNode& p : workload.children("phases")) {
     if (!p.get_bool("precondition", false)) break;
     ++n;
   }
@@ -91,8 +92,9 @@ void plan_groups(SweepPlan& plan) {
   std::map<std::string, SweepGroup> groups;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const SweepPoint& p = plan.points[i];
-    const std::size_t pre = precondition_phases(p.workload, p.sets);
-    const std::size_t phases = ConfigDoc::load(p.workload, "workload", p.sets)->root().children("phases").size();
+    auto doc = ConfigDoc::load(p.workload, "workload", p.sets);
+    const std::size_t pre = precondition_phases(doc->root());
+    const std::size_t phases = doc->root().children("phases").size();
     if (pre == 0 || pre == phases) continue;
     SweepGroup g{p.drive, p.workload, {}};
     for (const std::string& s : p.sets)
