@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "sim/zero_array.h"
 
 namespace ssdtwin {
 
@@ -28,40 +29,43 @@ inline bool is_tpage(Owner o) { return o != kUnmapped && (o & kMapOwner) != 0; }
 
 class MappingTable {
  public:
+  // The tables start as untouched zero pages (sim/zero_array.h): entries
+  // are stored plus one, so kUnmapped (all ones) is stored as 0 and a new
+  // drive costs no memory until it is written.
   MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots,
                std::uint32_t entries_per_tpage = 1024)
-      : l2p_(logical_pages, kUnmapped), p2l_(physical_slots, kUnmapped),
-        gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage, kUnmapped),
+      : l2p_(logical_pages), p2l_(physical_slots),
+        gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
         entries_per_tpage_(entries_per_tpage) {}
 
-  std::uint32_t lookup(Lpn lpn) const { return l2p_[lpn]; }
-  void set(Lpn lpn, std::uint32_t where) { l2p_[lpn] = where; }
+  std::uint32_t lookup(Lpn lpn) const { return out(l2p_[lpn]); }
+  void set(Lpn lpn, std::uint32_t where) { l2p_[lpn] = in(where); }
 
   // Where an owner's current copy is: a flash slot, a write-buffer
   // reference, or kUnmapped.
   std::uint32_t location(Owner o) const {
-    return (o & kMapOwner) ? gtd_[o & ~kMapOwner] : l2p_[o];
+    return out((o & kMapOwner) ? gtd_[o & ~kMapOwner] : l2p_[o]);
   }
   void set_location(Owner o, std::uint32_t where) {
-    if (o & kMapOwner) gtd_[o & ~kMapOwner] = where;
-    else l2p_[o] = where;
+    if (o & kMapOwner) gtd_[o & ~kMapOwner] = in(where);
+    else l2p_[o] = in(where);
   }
   // Records that flash slot `ppa` now holds `o` and points `o` at it.
   void place(Owner o, Ppa ppa) {
     set_location(o, ppa);
-    p2l_[ppa] = o;
+    p2l_[ppa] = in(o);
   }
-  Owner owner(Ppa ppa) const { return p2l_[ppa]; }
-  void clear_owner(Ppa ppa) { p2l_[ppa] = kUnmapped; }
+  Owner owner(Ppa ppa) const { return out(p2l_[ppa]); }
+  void clear_owner(Ppa ppa) { p2l_[ppa] = in(kUnmapped); }
   bool valid(Ppa ppa) const {
-    const Owner o = p2l_[ppa];
+    const Owner o = owner(ppa);
     return o != kUnmapped && location(o) == ppa;
   }
 
   // Starts loading the forward entry of slot `ppa`'s owner into the cache:
   // scans over a block's slots (GC) otherwise wait on one miss per slot.
   void prefetch_owner(Ppa ppa) const {
-    const Owner o = p2l_[ppa];
+    const Owner o = owner(ppa);
     if (o != kUnmapped && (o & kMapOwner) == 0) __builtin_prefetch(&l2p_[o]);
   }
 
@@ -75,9 +79,13 @@ class MappingTable {
   }
 
  private:
-  std::vector<std::uint32_t> l2p_;
-  std::vector<Owner> p2l_;
-  std::vector<std::uint32_t> gtd_;  // translation page -> its location
+  // Stored plus one, wrapping: kUnmapped + 1 is 0, the untouched state.
+  static std::uint32_t in(std::uint32_t v) { return v + 1; }
+  static std::uint32_t out(std::uint32_t v) { return v - 1; }
+
+  ZeroArray<std::uint32_t> l2p_;
+  ZeroArray<Owner> p2l_;
+  ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;
 };
 

@@ -89,9 +89,9 @@ void SlotList::archive(StateArchive& ar) {
 }
 
 void MappingTable::archive(StateArchive& ar) {
-  ar.vec(l2p_, true);
-  ar.vec(p2l_, true);
-  ar.vec(gtd_, true);
+  ar.array(l2p_);
+  ar.array(p2l_);
+  ar.array(gtd_);
 }
 
 void MapCache::archive(StateArchive& ar) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/zero_array.h"
 
 namespace ssdtwin {
 
@@ -73,6 +74,15 @@ class StateArchive {
       v.resize(static_cast<std::size_t>(n));
     }
     raw(v.data(), v.size() * sizeof(T));
+  }
+  // A whole-capacity table (sim/zero_array.h): its length must match.
+  template <class T>
+  void array(ZeroArray<T>& a) {
+    std::uint64_t n = a.size();
+    pod(n);
+    if (loading() && n != a.size())
+      fail("a table of " + std::to_string(n) + " entries where this drive has " + std::to_string(a.size()));
+    raw(a.data(), a.size() * sizeof(T));
   }
   // A length for a list the caller archives element by element.
   std::size_t length(std::size_t n, bool fixed);
