@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The benchmark rows of issue 15 on SSDTwin: MQSim's shipped 512 GiB MLC
+# geometry (bench/mqsim_512gib.yaml) under the workloads in bench/workloads/,
+# each row run RUNS times from the outside (/usr/bin/time: wall seconds of
+# the whole process, its set-up included, and its peak RSS), medians quoted.
+# MQSim's column is the figure measured in issue 15 on the same kind of
+# machine (MQSim is not run here). Prints a markdown table; the outputs of
+# every run stay in bench/out/mqsim/<row>/.
+#   bench/mqsim_rows.sh [ROW ...]     default: every row
+#   RUNS=5 (default 3; the fast-preconditioning row runs FAST_RUNS=1 time)
+#   SSDTWIN=path/to/ssdtwin (default build/ssdtwin, built if missing)
+#   TPCC_TRACE=path/to/MQSim/traces/tpcc-small.trace (default: a stand-in,
+#   see bench/workloads/mqsim_tpcc_x50.yaml)
+# Rows: b1_seg4b b1_seg4k b1_whole gc_8k gc_4k b4 tpcc setup fast
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${SSDTWIN:-build/ssdtwin}
+[ -x "$bin" ] || tools/build.sh build
+runs=${RUNS:-3}
+fast_runs=${FAST_RUNS:-1}
+out=bench/out/mqsim
+mkdir -p "$out"
+
+# The trace of the tpcc row: MQSim's own if given, else the shipped MQSim-format
+# sample (300 IOs, 51.6 ms) repeated 24 times back to back (7,200 IOs).
+if [ -n "${TPCC_TRACE:-}" ]; then
+  cp "$TPCC_TRACE" "$out/tpcc.trace"
+else
+  for c in $(seq 0 23); do
+    awk -v o=$((c * 52000000)) '{ printf "%d %s %s %s %s\n", $1 + o, $2, $3, $4, $5 }' \
+      traces/mqsim_sample.trace
+  done > "$out/tpcc.trace"
+fi
+
+D=bench/mqsim_512gib.yaml
+W=bench/workloads
+# The 16 GiB version: 64 blocks per plane (2048 / 32). At 7% over-provisioning
+# a die keeps 4.48 spare blocks, fewer than SSDTwin's GC needs (trigger + 2,
+# the trigger at least 3), so the user capacity leaves 5 per die (7.8%), the
+# trigger is 3 (5% of 64 = 3.2) and the reserve 2 (both SSDTwin's minimum).
+G16="--set drive.nand.blocks_per_plane=64 --set drive.user_capacity=15837691904B"
+G16+=" --set drive.ftl.gc.trigger_free_blocks=3 --set drive.ftl.gc.reserved_blocks=2"
+
+# name | MQSim seconds (issue 15; - none) | label | arguments of `ssdtwin run`
+rows=(
+  "b1_seg4b|51.5|B1: 1 M 4 KiB random writes, QD32, 2 MiB map cache (segment: 4B)|--drive $D --workload $W/mqsim_b1_randwrite.yaml"
+  "b1_seg4k|51.5|B1, map cache in 4 KiB segments|--drive $D --workload $W/mqsim_b1_randwrite.yaml --set drive.ftl.map_cache.segment=4KiB"
+  "b1_whole|19.9|B1, whole table cached|--drive $D --workload $W/mqsim_b1_randwrite.yaml --set drive.ftl.map_cache.size=0"
+  "gc_8k|93.7|16 GiB drive, random writes into GC, 3 M x 8 KiB|--drive $D --workload $W/mqsim_gc_randwrite.yaml $G16"
+  "gc_4k|93.7|16 GiB drive, random writes into GC, 6 M x 4 KiB|--drive $D --workload $W/mqsim_gc_randwrite.yaml $G16 --set workload.phases.0.bs=4KiB --set workload.phases.0.number_ios=6000000"
+  "b4|182.5|B4: 128 KiB sequential fill of 476 GiB|--drive $D --workload $W/mqsim_b4_seqfill.yaml"
+  "tpcc|10.0|tpcc-small trace x50, fresh drive|--drive $D --workload $W/mqsim_tpcc_x50.yaml"
+  "setup|6.5|set-up alone (1,000 IOs on the 512 GiB drive)|--drive $D --workload $W/mqsim_setup.yaml"
+  "fast|-|fill once, then overwrite randomly twice (fast preconditioning, 8-block GC trigger)|--drive $D --workload $W/mqsim_fast_precondition.yaml --set drive.ftl.gc.trigger_free_blocks=8 --set drive.ftl.gc.reserved_blocks=3"
+)
+
+want=" $* "
+echo "SSDTwin $(git rev-parse --short HEAD 2>/dev/null || echo '?') ($bin), $runs runs per row (fast: $fast_runs), $(nproc) cores"
+echo
+echo "| row | MQSim | SSDTwin wall (median, min-max) | ratio | set-up (build_seconds) | host IOs per wall s (whole run; simulation alone) | peak memory | command |"
+echo "|---|---|---|---|---|---|---|---|"
+for r in "${rows[@]}"; do
+  IFS='|' read -r name mq label args <<<"$r"
+  [ $# -eq 0 ] || [[ $want == *" $name "* ]] || continue
+  n=$runs
+  [ "$name" != fast ] || n=$fast_runs
+  rm -f "$out/$name.times"
+  for i in $(seq 1 "$n"); do
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e %M" -a -o "$out/$name.times" \
+      "$bin" run -q $args --out "$out/$name" >/dev/null
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["run"]; print(r["build_seconds"], r["host_ios"], r["host_ios_per_wall_second"], r["peak_rss_mib"])' \
+      "$out/$name/summary.json" >>"$out/$name.times"
+  done
+  python3 - "$out/$name.times" "$mq" "$label" "$bin run -q $args --out $out/$name" <<'PY'
+import statistics as st, sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+wall = [float(l[0]) for l in lines[0::2]]           # /usr/bin/time: wall s, peak KiB
+peak = [int(l[1]) / 1024 for l in lines[0::2]]
+build = [float(l[0]) for l in lines[1::2]]          # summary.json run.*
+ios = int(lines[1][1])
+sim_rate = [float(l[2]) for l in lines[1::2]]
+w = st.median(wall)
+mq = sys.argv[2]
+ratio = f"{float(mq) / w:.1f}x" if mq != "-" else "-"
+mq = f"{mq} s" if mq != "-" else "-"
+spread = f" ({min(wall):.2f}-{max(wall):.2f})" if len(wall) > 1 else ""
+print(f"| {sys.argv[3]} | {mq} | {w:.2f} s{spread} | {ratio} | {st.median(build):.2f} s | "
+      f"{ios / w / 1e3:,.0f} k; {st.median(sim_rate) / 1e3:,.0f} k | {st.median(peak):,.0f} MiB | `{sys.argv[4]}` |")
+PY
+done
