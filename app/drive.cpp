@@ -62,7 +62,7 @@ namespace {
 // The file starts with these 8 bytes and a format version; a reader of
 // another version refuses the file rather than guess at its layout.
 constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
-constexpr std::uint32_t kSnapshotVersion = 2;  // 2: mapping tables stored plus one
+constexpr std::uint32_t kSnapshotVersion = 3;  // 2: mapping tables stored plus one; 3: map cache by slot
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

@@ -24,10 +24,6 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
   nand.set_sink(this);
   core_.map_updater = this;
   recovery_.set_listener(this);
-  if (!core_.map_cache.whole_table()) {
-    seg_state_.assign(core_.map_cache.segments(), 0);
-    seg_waiters_.assign(core_.map_cache.segments(), kNoBlock);
-  }
 }
 
 Ftl::~Ftl() = default;
@@ -164,8 +160,8 @@ FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t byt
 }
 
 bool Ftl::map_load(std::uint32_t seg, bool dirty) {
-  if (seg_state_[seg] & kLoading) {
-    if (dirty) seg_state_[seg] |= kDirtyOnArrival;
+  if (MapLoad* load = loads_.find(seg)) {
+    if (dirty) load->dirty = true;
     return false;
   }
   const std::uint32_t where = core_.map.location(kMapOwner | core_.map_cache.tpage_of_segment(seg));
@@ -176,7 +172,7 @@ bool Ftl::map_load(std::uint32_t seg, bool dirty) {
     map_insert(seg, dirty);
     return true;
   }
-  seg_state_[seg] = static_cast<std::uint8_t>(kLoading | (dirty ? kDirtyOnArrival : 0));
+  loads_.insert(seg, MapLoad{kNoBlock, dirty});
   ++core_.stats.map_reads;
   core_.nand.submit(read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg));
   return false;
@@ -189,12 +185,11 @@ void Ftl::map_insert(std::uint32_t seg, bool dirty) {
 }
 
 void Ftl::map_loaded(std::uint32_t seg) {
-  const bool dirty = (seg_state_[seg] & kDirtyOnArrival) != 0;
-  seg_state_[seg] = 0;
-  map_insert(seg, dirty);
+  const MapLoad load = *loads_.find(seg);
+  loads_.erase(seg);
+  map_insert(seg, load.dirty);
   // Resume the reads that waited for this segment, oldest first.
-  std::uint32_t i = seg_waiters_[seg];
-  seg_waiters_[seg] = kNoBlock;
+  std::uint32_t i = load.waiters;
   while (i != kNoBlock) {
     const DeferredRead d = deferred_[i];
     deferred_[i].next = deferred_free_;
@@ -281,7 +276,7 @@ ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
       } else {
         // Wait for the translation page: queue behind the segment's load.
         const std::uint32_t d = new_deferred(cmd, a, b - a);
-        std::uint32_t* tail = &seg_waiters_[seg];
+        std::uint32_t* tail = &loads_.find(seg)->waiters;
         while (*tail != kNoBlock) tail = &deferred_[*tail].next;
         *tail = d;
         ++plan.deferred;

@@ -17,6 +17,7 @@
 #include "ftl/power_loss.h"
 #include "ftl/read_recovery.h"
 #include "ftl/write_buffer.h"
+#include "sim/flat_map.h"
 
 namespace ssdtwin {
 
@@ -208,10 +209,15 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   Tick idle_flush_at_ = 0, idle_watch_at_ = 0;
   bool flush_armed_first_ = false;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
-  // Map-cache loads in flight: per segment, its state and waiting reads.
-  static constexpr std::uint8_t kLoading = 1, kDirtyOnArrival = 2;
-  std::vector<std::uint8_t> seg_state_;
-  std::vector<std::uint32_t> seg_waiters_;
+  // Map-cache loads in flight, by segment: whether the segment is dirtied
+  // on arrival, and the first of the reads waiting for it (deferred_). A
+  // handful at a time, so a table by load rather than an array by segment
+  // (room for 64 at the start; it doubles in the rare run with more).
+  struct MapLoad {
+    std::uint32_t waiters;
+    bool dirty;
+  };
+  FlatMap<MapLoad> loads_{64};
   std::vector<DeferredRead> deferred_;
   std::uint32_t deferred_free_ = 0xFFFFFFFFu;
   // Firmware writes waiting for buffer room: the owner, and the flash slot

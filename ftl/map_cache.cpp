@@ -63,32 +63,57 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   const std::uint64_t table_bytes = logical_pages * cfg.entry_bytes;
   whole_ = cfg.size_bytes == 0 || cfg.size_bytes >= table_bytes;
   if (whole_) return;
+  segments_ = static_cast<std::uint32_t>(segments);
   capacity_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
-  slot_of_.assign(segments, kNone);
+  slot_of_ = FlatMap<std::uint32_t>(capacity_);
   seg_of_.assign(capacity_, kNone);
   dirty_.assign(capacity_, 0);
   free_slots_.reserve(capacity_);
   for (std::uint32_t s = capacity_; s-- > 0;) free_slots_.push_back(s);
+  tpage_slots_ = ZeroArray<TpageSlots>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
+  tp_next_.assign(capacity_, kNone);
+  tp_prev_.assign(capacity_, kNone);
   policy_ = make_map_eviction(cfg.policy, capacity_);
+}
+
+void MapCache::link(std::uint32_t slot) {
+  TpageSlots& t = tpage_slots_[tpage_of_segment(seg_of_[slot])];
+  const std::uint32_t head = t.head_plus1 - 1;  // kNone when the list is empty
+  tp_prev_[slot] = kNone;
+  tp_next_[slot] = head;
+  if (head != kNone) tp_prev_[head] = slot;
+  t.head_plus1 = slot + 1;
+  ++t.count;
+}
+
+void MapCache::unlink(std::uint32_t slot) {
+  TpageSlots& t = tpage_slots_[tpage_of_segment(seg_of_[slot])];
+  const std::uint32_t prev = tp_prev_[slot], next = tp_next_[slot];
+  if (prev != kNone) tp_next_[prev] = next;
+  else t.head_plus1 = next + 1;  // kNone + 1 wraps to 0: empty
+  if (next != kNone) tp_prev_[next] = prev;
+  tp_prev_[slot] = tp_next_[slot] = kNone;
+  --t.count;
 }
 
 bool MapCache::lookup(std::uint32_t seg) {
   if (whole_) return true;
-  const std::uint32_t slot = slot_of_[seg];
-  if (slot == kNone) return false;
-  policy_->hit(slot);
+  const std::uint32_t* slot = slot_of_.find(seg);
+  if (!slot) return false;
+  policy_->hit(*slot);
   return true;
 }
 
 void MapCache::set_dirty(std::uint32_t seg) {
   if (whole_) return;
-  dirty_[slot_of_[seg]] = 1;
+  dirty_[*slot_of_.find(seg)] = 1;
 }
 
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
-  if (whole_ || slot_of_[seg] != kNone) {
-    if (dirty) set_dirty(seg);
+  if (whole_) return ev;
+  if (const std::uint32_t* slot = slot_of_.find(seg)) {
+    if (dirty) dirty_[*slot] = 1;
     return ev;
   }
   if (free_slots_.empty()) {
@@ -96,7 +121,8 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     ev.seg = seg_of_[victim];
     ev.dirty = dirty_[victim] != 0;
     policy_->removed(victim);
-    slot_of_[ev.seg] = kNone;
+    unlink(victim);
+    slot_of_.erase(ev.seg);
     seg_of_[victim] = kNone;
     dirty_[victim] = 0;
     free_slots_.push_back(victim);
@@ -104,8 +130,9 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   }
   const std::uint32_t slot = free_slots_.back();
   free_slots_.pop_back();
-  slot_of_[seg] = slot;
+  slot_of_.insert(seg, slot);
   seg_of_[slot] = seg;
+  link(slot);
   dirty_[slot] = dirty ? 1 : 0;
   policy_->inserted(slot);
   ++used_;
@@ -114,19 +141,27 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
 
 void MapCache::clean_tpage(std::uint32_t tpage) {
   if (whole_) return;
-  const std::uint32_t first = tpage * segs_per_tpage_;
-  const std::uint32_t end = std::min<std::uint32_t>(first + segs_per_tpage_, segments());
-  for (std::uint32_t s = first; s < end; ++s)
-    if (slot_of_[s] != kNone) dirty_[slot_of_[s]] = 0;
+  for (std::uint32_t s = tpage_slots_[tpage].head_plus1 - 1; s != kNone; s = tp_next_[s]) dirty_[s] = 0;
 }
 
 bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
   if (whole_) return true;
-  const std::uint32_t first = tpage * segs_per_tpage_;
-  const std::uint32_t end = std::min<std::uint32_t>(first + segs_per_tpage_, segments());
-  for (std::uint32_t s = first; s < end; ++s)
-    if (slot_of_[s] == kNone) return false;
-  return true;
+  const std::uint64_t first = std::uint64_t{tpage} * segs_per_tpage_;
+  if (first >= segments_) return true;
+  const std::uint64_t end = std::min<std::uint64_t>(first + segs_per_tpage_, segments_);
+  return tpage_slots_[tpage].count == end - first;
+}
+
+void MapCache::rebuild() {
+  slot_of_.clear();
+  tpage_slots_.clear();
+  std::fill(tp_next_.begin(), tp_next_.end(), kNone);
+  std::fill(tp_prev_.begin(), tp_prev_.end(), kNone);
+  for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
+    if (seg_of_[slot] == kNone) continue;
+    slot_of_.insert(seg_of_[slot], slot);
+    link(slot);
+  }
 }
 
 }  // namespace ssdtwin

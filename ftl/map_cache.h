@@ -16,8 +16,10 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "sim/flat_map.h"
 #include "sim/policy_table.h"
 #include "sim/time.h"
+#include "sim/zero_array.h"
 
 namespace ssdtwin {
 
@@ -71,10 +73,10 @@ class MapCache {
   std::uint32_t segment_of(Lpn lpn) const { return lpn / per_segment_; }
   std::uint32_t tpage_of_segment(std::uint32_t seg) const { return seg / segs_per_tpage_; }
   std::uint32_t segments_per_tpage() const { return segs_per_tpage_; }
-  std::uint32_t segments() const { return static_cast<std::uint32_t>(slot_of_.size()); }
+  std::uint32_t segments() const { return segments_; }
   Lpn first_lpn(std::uint32_t seg) const { return seg * per_segment_; }
 
-  bool resident(std::uint32_t seg) const { return whole_ || slot_of_[seg] != kNone; }
+  bool resident(std::uint32_t seg) const { return whole_ || slot_of_.find(seg) != nullptr; }
   // A lookup: true on a hit (and the policy hears of it).
   bool lookup(std::uint32_t seg);
   // Marks a resident segment modified.
@@ -95,15 +97,37 @@ class MapCache {
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
+  // A resident segment's slot joins (or leaves) its translation page's list.
+  void link(std::uint32_t slot);
+  void unlink(std::uint32_t slot);
+  // After a snapshot load: the index and the lists, from seg_of_.
+  void rebuild();
+
   bool whole_;
   std::uint32_t per_segment_;
   std::uint32_t segs_per_tpage_;
+  std::uint32_t segments_ = 0;
   std::uint32_t capacity_ = 0;
   std::uint32_t used_ = 0;
-  std::vector<std::uint32_t> slot_of_;  // segment -> slot (kNone: not cached)
+  // Everything below is sized by the cache, not by the drive (a per-entry
+  // cache over 4 TB has 2^30 segments): the resident segments' slots by
+  // hash, and per slot its segment, dirt and place in its page's list.
+  FlatMap<std::uint32_t> slot_of_;      // segment -> slot, resident segments only
   std::vector<std::uint32_t> seg_of_;   // slot -> segment
   std::vector<std::uint8_t> dirty_;     // per slot
   std::vector<std::uint32_t> free_slots_;
+  // The resident slots of each translation page, as lists through
+  // tp_next_/tp_prev_, so a write-back cleans, and a merge check counts,
+  // only what is cached of the page instead of probing all its segments
+  // (1024 with 4 B segments). The per-page heads are untouched zero pages
+  // (head stored plus one) except where a page has been cached: 8 B per
+  // translation page, i.e. per 4 MiB of user space.
+  struct TpageSlots {
+    std::uint32_t head_plus1;  // 0: none cached
+    std::uint32_t count;
+  };
+  ZeroArray<TpageSlots> tpage_slots_;
+  std::vector<std::uint32_t> tp_next_, tp_prev_;  // per slot
   std::unique_ptr<MapEvictionPolicy> policy_;
 };
 

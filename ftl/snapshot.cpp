@@ -95,12 +95,24 @@ void MappingTable::archive(StateArchive& ar) {
 }
 
 void MapCache::archive(StateArchive& ar) {
+  // Per slot only: the segment index and the per-page lists are derived
+  // from seg_of_ (their layout depends on the order of past inserts, so
+  // storing them would make equal states give different files).
   ar.pod(used_);
-  ar.vec(slot_of_, true);
   ar.vec(seg_of_, true);
   ar.vec(dirty_, true);
   ar.vec(free_slots_);
   if (policy_) policy_->archive(ar);
+  if (!ar.loading()) return;
+  std::uint32_t held = 0;
+  for (const std::uint32_t seg : seg_of_) {
+    if (seg == kNone) continue;
+    if (seg >= segments_) ar.fail("a map-cache segment past the drive's end");
+    ++held;
+  }
+  if (held != used_ || held + free_slots_.size() != capacity_)
+    ar.fail("a map cache whose slots do not add up");
+  rebuild();
 }
 
 void Verifier::archive(StateArchive& ar) {
@@ -172,7 +184,7 @@ void FtlCore::archive(StateArchive& ar) {
 }
 
 void Ftl::archive(StateArchive& ar) {
-  if (!quiescent() || fast_)
+  if (!quiescent() || fast_ || !loads_.empty())
     throw std::logic_error("drive-state snapshot of an FTL that is not quiescent");
   core_.archive(ar);
   buffer_.archive(ar);

@@ -2032,3 +2032,91 @@ workload:
   CHECK(img.account.failed_pages > 0);
   CHECK(rec.lost_pages == img.account.allowed_loss());
 }
+
+// ---------------------------------------------------------------------------
+// MapCache bookkeeping against a plain model: residency, dirt, the per-page
+// checks, and what an eviction reports (the victims are the policy's).
+#include <map>
+
+#include "ftl/map_cache.h"
+#include "sim/rng.h"
+
+TEST_CASE("map cache residency, dirt and translation-page checks match a plain model", "[ftl][map]") {
+  // 5000 logical pages: the last translation page is partial.
+  const std::uint64_t pages = 5000;
+  for (const std::uint32_t segment : {4u, 64u, 1024u}) {
+    MapCacheConfig cfg;
+    cfg.location = MapCacheConfig::Location::kSram;
+    cfg.segment_bytes = segment;
+    cfg.size_bytes = 1536 * 4;  // 1536 entries: more than a translation page
+    MapCache mc(cfg, pages);
+    INFO("segment " << segment << " B");
+    REQUIRE_FALSE(mc.whole_table());
+    const std::uint32_t segs = mc.segments();
+    const std::uint32_t per_tp = mc.segments_per_tpage();
+    const std::uint32_t tpages = (segs + per_tp - 1) / per_tp;
+    std::map<std::uint32_t, bool> model;  // resident segment -> dirty
+    Rng rng(7);
+    std::uint32_t cursor = 0, evictions = 0, full_pages = 0;
+    for (int step = 0; step < 60000; ++step) {
+      // Sequential sweeps (pages become fully resident) alternate with
+      // random mixes of every operation.
+      const bool sweep = (step / 3000) % 2 == 0;
+      const std::uint64_t op = sweep ? (step % 8 == 0 ? 4 : 0) : rng.below(5);
+      const std::uint32_t seg =
+          sweep ? (op == 0 ? cursor++ : cursor) % segs : static_cast<std::uint32_t>(rng.below(segs));
+      switch (op) {
+        case 0:
+        case 1: {
+          const bool dirty = rng.below(2) != 0;
+          const auto ev = mc.insert(seg, dirty);
+          if (model.count(seg)) {
+            REQUIRE(ev.seg == MapCache::kNone);
+            model[seg] = model[seg] || dirty;
+            break;
+          }
+          if (model.size() == mc.capacity_segments()) {
+            REQUIRE(ev.seg != MapCache::kNone);
+            REQUIRE(model.count(ev.seg) == 1);
+            REQUIRE(ev.dirty == model[ev.seg]);
+            model.erase(ev.seg);
+            ++evictions;
+          } else {
+            REQUIRE(ev.seg == MapCache::kNone);
+          }
+          model[seg] = dirty;
+          break;
+        }
+        case 2:
+          REQUIRE(mc.lookup(seg) == (model.count(seg) == 1));
+          if (model.count(seg)) {
+            mc.set_dirty(seg);
+            model[seg] = true;
+          }
+          break;
+        case 3: {
+          const std::uint32_t tp = mc.tpage_of_segment(seg);
+          mc.clean_tpage(tp);
+          for (auto& [s, d] : model)
+            if (mc.tpage_of_segment(s) == tp) d = false;
+          break;
+        }
+        default: {
+          // The page the sweep finished last, or any.
+          const std::uint32_t tp = rng.below(2) ? (mc.tpage_of_segment(seg) + tpages - 1) % tpages
+                                                : static_cast<std::uint32_t>(rng.below(tpages));
+          bool all = true;
+          for (std::uint32_t s = tp * per_tp; s < std::min(segs, (tp + 1) * per_tp); ++s)
+            all = all && model.count(s) == 1;
+          REQUIRE(mc.tpage_fully_resident(tp) == all);
+          full_pages += all;
+          break;
+        }
+      }
+      REQUIRE(mc.resident_segments() == model.size());
+      REQUIRE(mc.resident(seg) == (model.count(seg) == 1));
+    }
+    CHECK(evictions > 1000);
+    CHECK(full_pages > 0);
+  }
+}

@@ -805,3 +805,134 @@ TEST_CASE("a result file in a folder that is not one is an error naming it", "[s
   CHECK_THROWS_WITH(ssdtwin::write_output_file(path, "x"),
                     Catch::StartsWith(path + ": cannot create"));
 }
+
+// ---------------------------------------------------------------------------
+// FlatMap (sim/flat_map.h): open addressing, linear probing, backward-shift
+// deletion.
+#include <map>
+
+#include "sim/flat_map.h"
+
+namespace {
+
+// The first `n` keys at or above `from` whose home bucket is `bucket`.
+std::vector<std::uint32_t> keys_homed_at(const ssdtwin::FlatMap<std::uint32_t>& m, std::size_t bucket,
+                                         std::size_t n, std::uint32_t from = 0) {
+  std::vector<std::uint32_t> keys;
+  for (std::uint32_t k = from; keys.size() < n; ++k)
+    if (m.home(k) == bucket) keys.push_back(k);
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("FlatMap inserts, finds and erases keys") {
+  ssdtwin::FlatMap<std::uint32_t> m(4);
+  CHECK(m.buckets() == 8);
+  CHECK(m.empty());
+  CHECK(m.find(7) == nullptr);
+  m.insert(7, 70);
+  m.insert(0, 1);
+  m.insert(123456789, 5);
+  CHECK(m.size() == 3);
+  REQUIRE(m.find(7) != nullptr);
+  CHECK(*m.find(7) == 70);
+  CHECK(*m.find(0) == 1);
+  CHECK(*m.find(123456789) == 5);
+  *m.find(7) = 71;
+  CHECK(*m.find(7) == 71);
+  CHECK(m.erase(7));
+  CHECK_FALSE(m.erase(7));
+  CHECK(m.find(7) == nullptr);
+  CHECK(m.size() == 2);
+  CHECK_THROWS_AS(m.insert(ssdtwin::FlatMap<std::uint32_t>::kEmpty, 0), std::logic_error);
+  m.clear();
+  CHECK(m.empty());
+  CHECK(m.find(0) == nullptr);
+}
+
+TEST_CASE("FlatMap sized for n entries holds n without growing") {
+  ssdtwin::FlatMap<std::uint32_t> m(1000);
+  const std::size_t buckets = m.buckets();
+  CHECK(buckets == 2048);
+  for (std::uint32_t k = 0; k < 1024; ++k) m.insert(k * 4, k);  // half full: the limit
+  CHECK(m.buckets() == buckets);
+  for (std::uint32_t k = 0; k < 1024; ++k) CHECK(*m.find(k * 4) == k);
+  // One more and it doubles, keeping every entry.
+  m.insert(1, 9);
+  CHECK(m.buckets() == 2 * buckets);
+  for (std::uint32_t k = 0; k < 1024; ++k) CHECK(*m.find(k * 4) == k);
+  CHECK(*m.find(1) == 9);
+}
+
+TEST_CASE("FlatMap probe runs wrap around the end of the table") {
+  ssdtwin::FlatMap<std::uint32_t> m(4);  // 8 buckets
+  const std::size_t last = m.buckets() - 1;
+  const auto k = keys_homed_at(m, last, 3);
+  for (std::uint32_t i = 0; i < 3; ++i) m.insert(k[i], i);  // buckets 7, 0, 1
+  for (std::uint32_t i = 0; i < 3; ++i) CHECK(*m.find(k[i]) == i);
+  // Erasing the one in the last bucket shifts the run back across the end.
+  CHECK(m.erase(k[0]));
+  CHECK(m.find(k[0]) == nullptr);
+  CHECK(*m.find(k[1]) == 1);
+  CHECK(*m.find(k[2]) == 2);
+  std::vector<std::uint32_t> order;
+  m.for_each([&](std::uint32_t key, std::uint32_t) { order.push_back(key); });
+  // k[2] now sits in bucket 0 (wrapped), k[1] in bucket 7.
+  CHECK(order == std::vector<std::uint32_t>{k[2], k[1]});
+}
+
+TEST_CASE("FlatMap backward shift moves only entries the hole would strand") {
+  ssdtwin::FlatMap<std::uint32_t> m(4);  // 8 buckets
+  const auto a = keys_homed_at(m, 2, 2);  // -> buckets 2 and 3
+  const auto c = keys_homed_at(m, 4, 1);  // home 4 -> bucket 4: stays when 2 empties
+  const auto d = keys_homed_at(m, 3, 1);  // home 3 -> bucket 5 (3 and 4 taken): moves
+  m.insert(a[0], 0);
+  m.insert(a[1], 1);
+  m.insert(c[0], 2);
+  m.insert(d[0], 3);
+  CHECK(m.erase(a[0]));
+  // a[1] moves into bucket 2, d into bucket 3; c stays in its home.
+  std::vector<std::uint32_t> order;
+  m.for_each([&](std::uint32_t key, std::uint32_t) { order.push_back(key); });
+  CHECK(order == std::vector<std::uint32_t>{a[1], d[0], c[0]});
+  CHECK(*m.find(a[1]) == 1);
+  CHECK(*m.find(c[0]) == 2);
+  CHECK(*m.find(d[0]) == 3);
+  // Erasing an entry whose successor is at home leaves the successor alone.
+  CHECK(m.erase(d[0]));
+  CHECK(*m.find(c[0]) == 2);
+  CHECK(*m.find(a[1]) == 1);
+  CHECK(m.size() == 2);
+}
+
+TEST_CASE("FlatMap agrees with std::map over random inserts and erases in a crowded table") {
+  ssdtwin::Rng rng(42);
+  ssdtwin::FlatMap<std::uint32_t> m(32);  // 64 buckets, kept at most half full
+  std::map<std::uint32_t, std::uint32_t> ref;
+  for (int step = 0; step < 200000; ++step) {
+    // Few distinct keys, so runs form, wrap and get erased from inside.
+    const std::uint32_t key = static_cast<std::uint32_t>(rng.below(96)) * 0x10001u;
+    const auto it = ref.find(key);
+    if (it == ref.end()) {
+      if (ref.size() < 32) {
+        m.insert(key, static_cast<std::uint32_t>(step));
+        ref.emplace(key, static_cast<std::uint32_t>(step));
+      }
+    } else {
+      REQUIRE(m.erase(key));
+      ref.erase(it);
+    }
+    if (step % 97 == 0) {
+      REQUIRE(m.size() == ref.size());
+      for (std::uint32_t k = 0; k < 96; ++k) {
+        const std::uint32_t key2 = k * 0x10001u;
+        const auto r = ref.find(key2);
+        const std::uint32_t* v = m.find(key2);
+        REQUIRE((v != nullptr) == (r != ref.end()));
+        if (v) REQUIRE(*v == r->second);
+      }
+    }
+  }
+  CHECK(m.buckets() == 64);
+}

@@ -1,0 +1,130 @@
+// A hash map from 32-bit keys to small trivially copyable values, in one
+// flat array: open addressing with linear probing, and backward-shift
+// deletion, so an erase leaves no tombstone and lookups never slow down as
+// entries come and go. It exists so that state kept for a few entries of a
+// huge key space (the map cache's resident segments, the map loads in
+// flight) costs memory by the entries, not by the key space: a per-entry
+// map cache over a 4 TB drive would otherwise need a slot per logical page.
+//
+// The table keeps at most half its buckets full (short probe runs); past
+// that it doubles. Sized at construction for the most entries it will hold,
+// it never allocates again. Iteration order is the bucket order, which
+// depends on the history of inserts and erases: callers that need a
+// canonical order (snapshots) must not rely on it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace ssdtwin {
+
+template <class V>
+class FlatMap {
+  static_assert(std::is_trivially_copyable_v<V>);
+
+ public:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;  // the one key that cannot be stored
+
+  // Room for `entries` without growing.
+  explicit FlatMap(std::size_t entries = 0) { allocate(buckets_for(entries)); }
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  std::size_t buckets() const { return buckets_.size(); }
+  // The bucket a key probes first (exposed for tests of probe-run cases).
+  std::size_t home(std::uint32_t key) const {
+    // Fibonacci hashing: consecutive keys (the segments of one translation
+    // page) land far apart, so they do not form one long probe run.
+    return static_cast<std::size_t>((std::uint64_t{key} * 0x9E3779B97F4A7C15ull) >> shift_);
+  }
+
+  V* find(std::uint32_t key) {
+    for (std::size_t i = home(key);; i = (i + 1) & mask_) {
+      Bucket& b = buckets_[i];
+      if (b.key == key) return &b.value;
+      if (b.key == kEmpty) return nullptr;
+    }
+  }
+  const V* find(std::uint32_t key) const { return const_cast<FlatMap*>(this)->find(key); }
+
+  // Adds `key`, which must be absent; returns its stored value.
+  V& insert(std::uint32_t key, const V& value) {
+    if (key == kEmpty) throw std::logic_error("FlatMap: the empty-bucket key cannot be stored");
+    if (2 * (size_ + 1) > buckets_.size()) grow();
+    std::size_t i = home(key);
+    while (buckets_[i].key != kEmpty) i = (i + 1) & mask_;
+    buckets_[i] = Bucket{key, value};
+    ++size_;
+    return buckets_[i].value;
+  }
+
+  // Removes `key`; false when it was absent.
+  bool erase(std::uint32_t key) {
+    std::size_t hole = home(key);
+    while (buckets_[hole].key != key) {
+      if (buckets_[hole].key == kEmpty) return false;
+      hole = (hole + 1) & mask_;
+    }
+    // Backward shift: each later entry of the run whose home is not in
+    // (hole, j] would become unreachable past the hole, so it moves into it.
+    for (std::size_t j = (hole + 1) & mask_; buckets_[j].key != kEmpty; j = (j + 1) & mask_) {
+      const std::size_t dist_home = (j - home(buckets_[j].key)) & mask_;
+      const std::size_t dist_hole = (j - hole) & mask_;
+      if (dist_home >= dist_hole) {
+        buckets_[hole] = buckets_[j];
+        hole = j;
+      }
+    }
+    buckets_[hole].key = kEmpty;
+    --size_;
+    return true;
+  }
+
+  void clear() {
+    for (Bucket& b : buckets_) b.key = kEmpty;
+    size_ = 0;
+  }
+
+  // Every entry, in bucket order: f(key, value).
+  template <class F>
+  void for_each(F f) const {
+    for (const Bucket& b : buckets_)
+      if (b.key != kEmpty) f(b.key, b.value);
+  }
+
+ private:
+  struct Bucket {
+    std::uint32_t key;
+    V value;
+  };
+
+  static std::size_t buckets_for(std::size_t entries) {
+    std::size_t n = 8;
+    while (n < 2 * entries) n *= 2;
+    return n;
+  }
+  void allocate(std::size_t n) {
+    buckets_.assign(n, Bucket{kEmpty, V{}});
+    mask_ = n - 1;
+    shift_ = 64;
+    for (std::size_t m = n; m > 1; m >>= 1) --shift_;
+    size_ = 0;
+  }
+  void grow() {
+    std::vector<Bucket> old;
+    old.swap(buckets_);
+    allocate(old.size() * 2);
+    for (const Bucket& b : old)
+      if (b.key != kEmpty) insert(b.key, b.value);
+  }
+
+  std::vector<Bucket> buckets_;
+  std::size_t mask_ = 0;
+  unsigned shift_ = 64;
+  std::size_t size_ = 0;
+};
+
+}  // namespace ssdtwin
