@@ -55,7 +55,7 @@ rows=(
 )
 
 want=" $* "
-echo "SSDTwin $(git rev-parse --short HEAD 2>/dev/null || echo '?') ($bin), $runs runs per row (fast: $fast_runs), $(nproc) cores"
+echo "SSDTwin binary $bin (this tree at $(git rev-parse --short HEAD 2>/dev/null || echo '?')), $runs runs per row (fast: $fast_runs), $(nproc) cores"
 echo
 echo "| row | MQSim | SSDTwin wall (median, min-max) | ratio | set-up (build_seconds) | host IOs per wall s (whole run; simulation alone) | peak memory | command |"
 echo "|---|---|---|---|---|---|---|---|"
