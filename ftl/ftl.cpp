@@ -338,28 +338,30 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
 
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   if (!pad && buffer_.valid_entries() < flush_need_) return false;
-  const std::uint32_t dies = core_.geo.dies();
   std::uint32_t need = UINT32_MAX;
-  for (std::uint32_t i = 0; i < dies; ++i) {
-    const std::uint32_t d = (next_die_ + i) % dies;
-    if (core_.host_programs[d] >= core_.cfg.programs_queued_per_die || core_.die_offline[d]) continue;
-    const HostTarget target = slc_->host_target(d);
-    if (target == HostTarget::kWait) continue;
+  // Round-robin over the dies that can take another program (the others
+  // would be skipped first thing).
+  const std::uint32_t d = core_.flush_ready.find_from(next_die_, [&](std::uint32_t die) {
+    const HostTarget target = slc_->host_target(die);
+    if (target == HostTarget::kWait) return false;
     std::uint32_t unit = slc_->unit_slots();
     if (target == HostTarget::kNative) {
-      if (!core_.blocks.can_allocate(d, Stream::kHost, core_.pages_per_program)) continue;
+      if (!core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program)) return false;
       unit = core_.unit_slots;
     }
     // While GC collects on a die short of erased blocks, the host takes no
     // more space there than the collection has freed.
-    if (gc_->pacing(d) && !core_.pacing.covers(d, unit)) continue;
+    if (gc_->pacing(die) && !core_.pacing.covers(die, unit)) return false;
     // A partial unit waits for more data unless this is an idle flush.
     if (buffer_.valid_entries() < unit && !pad) {
       need = std::min(need, unit);
-      continue;
+      return false;
     }
-    next_die_ = (d + 1) % dies;
-    out = FlushChoice{d, target, unit};
+    out = FlushChoice{die, target, unit};
+    return true;
+  });
+  if (d != DieSet::kNone) {
+    next_die_ = (d + 1) % core_.geo.dies();
     flush_need_ = 0;
     return true;
   }
@@ -417,14 +419,14 @@ void Ftl::flush_unit(const FlushChoice& c) {
   FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
   t->buffer_slots = taken;
   core_.nand.submit(t);
-  ++core_.host_programs[c.die];
+  core_.host_program_started(c.die);
   core_.pacing.host_programmed(c.die, unit->slots, gc_->pacing(c.die));
   const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
   if (core_.rain_due(*unit, mode)) {
     const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
     const auto parity = core_.take_parity_unit(c.die, stream, ppp, mode, pool);
     core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
-    ++core_.host_programs[c.die];
+    core_.host_program_started(c.die);
   }
   note_free(c.die);
   gc_->check(c.die);
@@ -475,6 +477,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     const auto die = static_cast<std::uint32_t>(arg);
     if (core_.die_offline[die]) return;
     core_.die_offline[die] = 1;
+    core_.update_flush_ready(die);
     ++core_.stats.failed_dies;
     recovery_.note_failed_block();
     for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b)
@@ -621,7 +624,7 @@ void Ftl::deliver(FlashTxn* t) {
       return;
     case TxnSource::kHostWrite: {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
-      --core_.host_programs[t->die];
+      core_.host_program_done(t->die);
       buffer_.release(t->buffer_slots);
       const std::uint32_t die = t->die;
       core_.txns.put(t);

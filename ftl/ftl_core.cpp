@@ -26,10 +26,11 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
       native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
       unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
-      host_programs(geo.dies(), 0), pacing(cfg, blocks, unit_slots),
+      host_programs(geo.dies(), 0), flush_ready(geo.dies()), pacing(cfg, blocks, unit_slots),
       stripes(c.rain_stripe), fault_rng(fault_seed(0)),
       die_offline(geo.dies(), 0) {
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);
+  refresh_flush_ready();
 }
 
 FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {

@@ -11,6 +11,7 @@
 
 #include "ftl/address.h"
 #include "ftl/block_manager.h"
+#include "ftl/die_set.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
 #include "ftl/gc_pacing.h"
@@ -73,8 +74,26 @@ struct FtlCore {
   bool host_idle = false;           // no host IO for the SLC cache's fold idle time
   bool gc_idle = false;             // no host IO for the background-GC idle time
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
-  // Host programs submitted and not yet finished, per die.
+  // Host programs submitted and not yet finished, per die; `flush_ready`
+  // holds the dies that may take another (below ftl.programs_queued_per_die
+  // and not failed). Change host_programs and die_offline through the
+  // functions below, which keep the two in step.
   std::vector<std::uint32_t> host_programs;
+  DieSet flush_ready;
+  void host_program_started(std::uint32_t die) {
+    ++host_programs[die];
+    update_flush_ready(die);
+  }
+  void host_program_done(std::uint32_t die) {
+    --host_programs[die];
+    update_flush_ready(die);
+  }
+  void update_flush_ready(std::uint32_t die) {
+    flush_ready.set(die, host_programs[die] < cfg.programs_queued_per_die && !die_offline[die]);
+  }
+  void refresh_flush_ready() {
+    for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
+  }
   GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's

@@ -245,6 +245,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   core_.blocks.rebuild_pools();
   core_.poisoned = img.poisoned;
   core_.die_offline = img.die_offline;
+  core_.refresh_flush_ready();
   core_.poisoned_pages = 0;
   for (const std::uint64_t w : core_.poisoned) core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)

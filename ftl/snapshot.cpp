@@ -177,6 +177,7 @@ void FtlCore::archive(StateArchive& ar) {
   ar.vec(host_programs, true);
   ar.pods(fault_rng, power_cycles);
   ar.vec(die_offline, true);
+  if (ar.loading()) refresh_flush_ready();  // derived from the two above
   ar.vec(poisoned);
   ar.pods(poisoned_pages, program_seq, checkpoint_seq, checkpointed, bytes_since_checkpoint);
   ar.vec(tpage_dirty, true);
