@@ -35,10 +35,18 @@ class FlatMap {
   bool empty() const { return size_ == 0; }
   std::size_t buckets() const { return buckets_.size(); }
   // The bucket a key probes first (exposed for tests of probe-run cases).
+  // The kGroup keys that differ only in their low bits are a group, homed
+  // side by side in a block of kGroup buckets (a 64-byte cache line of
+  // 8-byte buckets) chosen by Fibonacci hashing: a run over consecutive
+  // keys (a sequential write's segments) then touches one line per group,
+  // nearly as a per-segment array did, and a window of consecutive groups
+  // spreads evenly over the table; uniformly random keys still get
+  // uniformly random homes. (One bucket per key made a whole-drive fill
+  // with a per-entry map cache 6x slower than the array, on cache misses;
+  // blocks of 2 x kGroup buckets lengthened the probes.)
   std::size_t home(std::uint32_t key) const {
-    // Fibonacci hashing: consecutive keys (the segments of one translation
-    // page) land far apart, so they do not form one long probe run.
-    return static_cast<std::size_t>((std::uint64_t{key} * 0x9E3779B97F4A7C15ull) >> shift_);
+    const std::uint64_t block = (std::uint64_t{key >> kGroupBits} * 0x9E3779B97F4A7C15ull) >> shift_;
+    return static_cast<std::size_t>(block << kGroupBits) | (key & (kGroup - 1));
   }
 
   V* find(std::uint32_t key) {
@@ -96,20 +104,22 @@ class FlatMap {
   }
 
  private:
+  static constexpr unsigned kGroupBits = 3;
+  static constexpr std::size_t kGroup = std::size_t{1} << kGroupBits;
   struct Bucket {
     std::uint32_t key;
     V value;
   };
 
   static std::size_t buckets_for(std::size_t entries) {
-    std::size_t n = 8;
+    std::size_t n = 2 * kGroup;  // at least two blocks: shift_ stays below 64
     while (n < 2 * entries) n *= 2;
     return n;
   }
   void allocate(std::size_t n) {
     buckets_.assign(n, Bucket{kEmpty, V{}});
     mask_ = n - 1;
-    shift_ = 64;
+    shift_ = 64 + kGroupBits;  // 64 minus log2 of the number of blocks
     for (std::size_t m = n; m > 1; m >>= 1) --shift_;
     size_ = 0;
   }
@@ -123,7 +133,7 @@ class FlatMap {
 
   std::vector<Bucket> buckets_;
   std::size_t mask_ = 0;
-  unsigned shift_ = 64;
+  unsigned shift_ = 63;
   std::size_t size_ = 0;
 };
 

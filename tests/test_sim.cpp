@@ -819,8 +819,9 @@ namespace {
 std::vector<std::uint32_t> keys_homed_at(const ssdtwin::FlatMap<std::uint32_t>& m, std::size_t bucket,
                                          std::size_t n, std::uint32_t from = 0) {
   std::vector<std::uint32_t> keys;
-  for (std::uint32_t k = from; keys.size() < n; ++k)
+  for (std::uint32_t k = from; keys.size() < n && k - from < 1000000; ++k)
     if (m.home(k) == bucket) keys.push_back(k);
+  REQUIRE(keys.size() == n);  // `bucket` is some key's home
   return keys;
 }
 
@@ -828,7 +829,7 @@ std::vector<std::uint32_t> keys_homed_at(const ssdtwin::FlatMap<std::uint32_t>& 
 
 TEST_CASE("FlatMap inserts, finds and erases keys") {
   ssdtwin::FlatMap<std::uint32_t> m(4);
-  CHECK(m.buckets() == 8);
+  CHECK(m.buckets() == 16);  // two blocks at the least
   CHECK(m.empty());
   CHECK(m.find(7) == nullptr);
   m.insert(7, 70);
@@ -866,24 +867,33 @@ TEST_CASE("FlatMap sized for n entries holds n without growing") {
 }
 
 TEST_CASE("FlatMap probe runs wrap around the end of the table") {
-  ssdtwin::FlatMap<std::uint32_t> m(4);  // 8 buckets
-  const std::size_t last = m.buckets() - 1;
-  const auto k = keys_homed_at(m, last, 3);
-  for (std::uint32_t i = 0; i < 3; ++i) m.insert(k[i], i);  // buckets 7, 0, 1
-  for (std::uint32_t i = 0; i < 3; ++i) CHECK(*m.find(k[i]) == i);
-  // Erasing the one in the last bucket shifts the run back across the end.
-  CHECK(m.erase(k[0]));
-  CHECK(m.find(k[0]) == nullptr);
-  CHECK(*m.find(k[1]) == 1);
-  CHECK(*m.find(k[2]) == 2);
+  ssdtwin::FlatMap<std::uint32_t> m(16);  // 32 buckets
+  std::size_t last_home = 0;
+  for (std::uint32_t k = 0; k < 4096; ++k) last_home = std::max(last_home, m.home(k));
+  // Keys homed at the last home bucket fill the table to its end; three
+  // more wrap to buckets 0, 1 and 2.
+  const std::size_t to_end = m.buckets() - last_home;
+  const auto k = keys_homed_at(m, last_home, to_end + 3);
+  for (std::uint32_t i = 0; i < k.size(); ++i) m.insert(k[i], i);
+  for (std::uint32_t i = 0; i < k.size(); ++i) CHECK(*m.find(k[i]) == i);
   std::vector<std::uint32_t> order;
   m.for_each([&](std::uint32_t key, std::uint32_t) { order.push_back(key); });
-  // k[2] now sits in bucket 0 (wrapped), k[1] in bucket 7.
-  CHECK(order == std::vector<std::uint32_t>{k[2], k[1]});
+  REQUIRE(order.size() == k.size());
+  CHECK(order.front() == k[to_end]);  // bucket 0
+  // Erasing the first shifts the run back across the end.
+  CHECK(m.erase(k[0]));
+  CHECK(m.find(k[0]) == nullptr);
+  for (std::uint32_t i = 1; i < k.size(); ++i) CHECK(*m.find(k[i]) == i);
+  order.clear();
+  m.for_each([&](std::uint32_t key, std::uint32_t) { order.push_back(key); });
+  // Each moved one bucket back: k[to_end] from bucket 0 to the last one.
+  std::vector<std::uint32_t> expected(k.begin() + to_end + 1, k.end());
+  expected.insert(expected.end(), k.begin() + 1, k.begin() + to_end + 1);
+  CHECK(order == expected);
 }
 
 TEST_CASE("FlatMap backward shift moves only entries the hole would strand") {
-  ssdtwin::FlatMap<std::uint32_t> m(4);  // 8 buckets
+  ssdtwin::FlatMap<std::uint32_t> m(4);  // 16 buckets
   const auto a = keys_homed_at(m, 2, 2);  // -> buckets 2 and 3
   const auto c = keys_homed_at(m, 4, 1);  // home 4 -> bucket 4: stays when 2 empties
   const auto d = keys_homed_at(m, 3, 1);  // home 3 -> bucket 5 (3 and 4 taken): moves
