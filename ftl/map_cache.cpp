@@ -98,7 +98,7 @@ void MapCache::unlink(std::uint32_t slot) {
 
 bool MapCache::lookup(std::uint32_t seg) {
   if (whole_) return true;
-  const std::uint32_t* slot = slot_of_.find(seg);
+  const std::uint32_t* slot = slot_of(seg);
   if (!slot) return false;
   policy_->hit(*slot);
   return true;
@@ -106,13 +106,13 @@ bool MapCache::lookup(std::uint32_t seg) {
 
 void MapCache::set_dirty(std::uint32_t seg) {
   if (whole_) return;
-  dirty_[*slot_of_.find(seg)] = 1;
+  dirty_[*slot_of(seg)] = 1;
 }
 
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
-  if (const std::uint32_t* slot = slot_of_.find(seg)) {
+  if (const std::uint32_t* slot = slot_of(seg)) {
     if (dirty) dirty_[*slot] = 1;
     return ev;
   }
@@ -123,6 +123,7 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     policy_->removed(victim);
     unlink(victim);
     slot_of_.erase(ev.seg);
+    if (ev.seg == last_seg_) last_seg_ = kNone;
     seg_of_[victim] = kNone;
     dirty_[victim] = 0;
     free_slots_.push_back(victim);
@@ -154,6 +155,7 @@ bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
 
 void MapCache::rebuild() {
   slot_of_.clear();
+  last_seg_ = kNone;
   tpage_slots_.clear();
   std::fill(tp_next_.begin(), tp_next_.end(), kNone);
   std::fill(tp_prev_.begin(), tp_prev_.end(), kNone);

@@ -102,6 +102,16 @@ class MapCache {
   void unlink(std::uint32_t slot);
   // After a snapshot load: the index and the lists, from seg_of_.
   void rebuild();
+  // The slot of a resident segment, or nullptr. The last segment found is
+  // remembered: a write looks its segment up and then dirties it, and with
+  // page-sized segments a sequential run stays on one, so most calls skip
+  // the hash (as cheap as the per-segment array was).
+  const std::uint32_t* slot_of(std::uint32_t seg) {
+    if (seg == last_seg_) return &last_slot_;
+    const std::uint32_t* slot = slot_of_.find(seg);
+    if (slot) last_seg_ = seg, last_slot_ = *slot;
+    return slot;
+  }
 
   bool whole_;
   std::uint32_t per_segment_;
@@ -113,6 +123,7 @@ class MapCache {
   // cache over 4 TB has 2^30 segments): the resident segments' slots by
   // hash, and per slot its segment, dirt and place in its page's list.
   FlatMap<std::uint32_t> slot_of_;      // segment -> slot, resident segments only
+  std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
   std::vector<std::uint32_t> seg_of_;   // slot -> segment
   std::vector<std::uint8_t> dirty_;     // per slot
   std::vector<std::uint32_t> free_slots_;
