@@ -65,7 +65,14 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   if (whole_) return;
   segments_ = static_cast<std::uint32_t>(segments);
   capacity_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
-  slot_of_ = FlatMap<std::uint32_t>(capacity_);
+  // The direct index when it is small: no more than the hash would take
+  // (16 B per slot: twice the slots, 8 B a bucket) or 4 MiB (page-sized
+  // segments of a 4 TB drive), a sliver of the mapping tables' 2 MiB per
+  // GiB. Per-entry segments of a large drive take the hash.
+  constexpr std::uint64_t kDirectBytes = std::uint64_t{4} << 20;
+  if (std::uint64_t{segments_} * 4 <= std::max<std::uint64_t>(16ull * capacity_, kDirectBytes))
+    direct_ = ZeroArray<std::uint32_t>(segments_);
+  else slot_of_ = FlatMap<std::uint32_t>(capacity_);
   seg_of_.assign(capacity_, kNone);
   dirty_.assign(capacity_, 0);
   free_slots_.reserve(capacity_);
@@ -122,7 +129,7 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     ev.dirty = dirty_[victim] != 0;
     policy_->removed(victim);
     unlink(victim);
-    slot_of_.erase(ev.seg);
+    index_erase(ev.seg);
     if (ev.seg == last_seg_) last_seg_ = kNone;
     seg_of_[victim] = kNone;
     dirty_[victim] = 0;
@@ -131,7 +138,7 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   }
   const std::uint32_t slot = free_slots_.back();
   free_slots_.pop_back();
-  slot_of_.insert(seg, slot);
+  index_insert(seg, slot);
   seg_of_[slot] = seg;
   link(slot);
   dirty_[slot] = dirty ? 1 : 0;
@@ -155,13 +162,14 @@ bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
 
 void MapCache::rebuild() {
   slot_of_.clear();
+  direct_.clear();
   last_seg_ = kNone;
   tpage_slots_.clear();
   std::fill(tp_next_.begin(), tp_next_.end(), kNone);
   std::fill(tp_prev_.begin(), tp_prev_.end(), kNone);
   for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
     if (seg_of_[slot] == kNone) continue;
-    slot_of_.insert(seg_of_[slot], slot);
+    index_insert(seg_of_[slot], slot);
     link(slot);
   }
 }

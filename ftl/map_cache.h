@@ -76,7 +76,9 @@ class MapCache {
   std::uint32_t segments() const { return segments_; }
   Lpn first_lpn(std::uint32_t seg) const { return seg * per_segment_; }
 
-  bool resident(std::uint32_t seg) const { return whole_ || slot_of_.find(seg) != nullptr; }
+  bool resident(std::uint32_t seg) const {
+    return whole_ || (direct_.size() ? direct_[seg] != 0 : slot_of_.find(seg) != nullptr);
+  }
   // A lookup: true on a hit (and the policy hears of it).
   bool lookup(std::uint32_t seg);
   // Marks a resident segment modified.
@@ -106,11 +108,28 @@ class MapCache {
   // remembered: a write looks its segment up and then dirties it, and with
   // page-sized segments a sequential run stays on one, so most calls skip
   // the hash (as cheap as the per-segment array was).
+  // With few segments (page-sized ones: 4 B per 4 MiB of user space) a
+  // direct index (slot plus one, 0: not resident) is smaller than the
+  // cache's own state and an array read is cheaper than a probe.
   const std::uint32_t* slot_of(std::uint32_t seg) {
     if (seg == last_seg_) return &last_slot_;
+    if (direct_.size()) {
+      const std::uint32_t v = direct_[seg];
+      if (v == 0) return nullptr;
+      last_seg_ = seg, last_slot_ = v - 1;
+      return &last_slot_;
+    }
     const std::uint32_t* slot = slot_of_.find(seg);
     if (slot) last_seg_ = seg, last_slot_ = *slot;
     return slot;
+  }
+  void index_insert(std::uint32_t seg, std::uint32_t slot) {
+    if (direct_.size()) direct_[seg] = slot + 1;
+    else slot_of_.insert(seg, slot);
+  }
+  void index_erase(std::uint32_t seg) {
+    if (direct_.size()) direct_[seg] = 0;
+    else slot_of_.erase(seg);
   }
 
   bool whole_;
@@ -123,6 +142,7 @@ class MapCache {
   // cache over 4 TB has 2^30 segments): the resident segments' slots by
   // hash, and per slot its segment, dirt and place in its page's list.
   FlatMap<std::uint32_t> slot_of_;      // segment -> slot, resident segments only
+  ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
   std::vector<std::uint32_t> seg_of_;   // slot -> segment
   std::vector<std::uint8_t> dirty_;     // per slot

@@ -2042,15 +2042,16 @@ workload:
 #include "sim/rng.h"
 
 TEST_CASE("map cache residency, dirt and translation-page checks match a plain model", "[ftl][map]") {
-  // 5000 logical pages: the last translation page is partial.
-  const std::uint64_t pages = 5000;
-  for (const std::uint32_t segment : {4u, 64u, 1024u}) {
+  // 5000 logical pages: the last translation page is partial; the segments
+  // are indexed directly. 2 M pages in 4 B segments: by hash.
+  const std::pair<std::uint32_t, std::uint64_t> cases[] = {{4, 5000}, {64, 5000}, {1024, 5000}, {4, 2000000}};
+  for (const auto& [segment, pages] : cases) {
     MapCacheConfig cfg;
     cfg.location = MapCacheConfig::Location::kSram;
     cfg.segment_bytes = segment;
     cfg.size_bytes = 1536 * 4;  // 1536 entries: more than a translation page
     MapCache mc(cfg, pages);
-    INFO("segment " << segment << " B");
+    INFO("segment " << segment << " B, " << pages << " pages");
     REQUIRE_FALSE(mc.whole_table());
     const std::uint32_t segs = mc.segments();
     const std::uint32_t per_tp = mc.segments_per_tpage();
