@@ -312,18 +312,22 @@ const std::vector<PhaseMetric>& phase_metrics() {
   return table;
 }
 
+const PhaseMetric* find_phase_metric(const std::string& name) {
+  for (const PhaseMetric& m : phase_metrics())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
 double phase_metric(const PhaseView& v, const std::string& name) {
-  for (const PhaseMetric& m : phase_metrics()) {
-    if (m.name != name) continue;
-    const MetricValue val = m.value(v, m.arg);
-    switch (val.kind) {
-      case MetricValue::Kind::kInt:
-      case MetricValue::Kind::kBool: return static_cast<double>(val.i);
-      case MetricValue::Kind::kReal: return val.d;
-      default: return std::nan("");
-    }
+  const PhaseMetric* m = find_phase_metric(name);
+  if (!m) throw std::logic_error("no metric named '" + name + "'");
+  const MetricValue val = m->value(v, m->arg);
+  switch (val.kind) {
+    case MetricValue::Kind::kInt:
+    case MetricValue::Kind::kBool: return static_cast<double>(val.i);
+    case MetricValue::Kind::kReal: return val.d;
+    default: return std::nan("");
   }
-  throw std::logic_error("no metric named '" + name + "'");
 }
 
 void add_phase_metrics(const PhaseView& v, Json& j) {

@@ -30,6 +30,9 @@ using PhaseMetric = MetricDef<PhaseView>;
 // In report order: the order of summary.json's keys and metrics.csv's columns.
 const std::vector<PhaseMetric>& phase_metrics();
 
+// The metric of that name, or nullptr.
+const PhaseMetric* find_phase_metric(const std::string& name);
+
 // One metric of a phase by name, as a number (NaN when it does not apply or
 // has no value); throws std::logic_error for a name not in the table.
 double phase_metric(const PhaseView& v, const std::string& name);

@@ -24,6 +24,7 @@
 #include <boost/program_options.hpp>
 #include <nlohmann/json.hpp>
 
+#include "app/compare.h"
 #include "app/phase_metrics.h"
 #include "host/workload/axes.h"
 #include "sim/chart.h"
@@ -109,12 +110,6 @@ void plan_groups(SweepPlan& plan) {
     for (const std::size_t i : members) plan.points[i].group = static_cast<int>(plan.groups.size());
     plan.groups.push_back(groups.at(key));
   }
-}
-
-const PhaseMetric* find_metric(const std::string& name) {
-  for (const PhaseMetric& m : phase_metrics())
-    if (m.name == name) return &m;
-  return nullptr;
 }
 
 Json point_json(const SweepPlan& plan, std::size_t i) {
@@ -206,7 +201,7 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
 
   if (root.has("metrics")) {
     for (const std::string& m : root.get_value_texts("metrics")) {
-      const PhaseMetric* def = find_metric(m);
+      const PhaseMetric* def = find_phase_metric(m);
       if (!def || !in_metrics_csv(*def))
         root.fail("metrics", "expected metric names from 'ssdtwin metrics', got '" + m + "'");
       plan.metrics.push_back(m);
@@ -222,7 +217,7 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
     for (const ConfigNode& c : root.children("charts")) {
       SweepChart ch;
       ch.metric = c.get_string("metric");
-      if (!find_metric(ch.metric)) c.fail("metric", "expected a metric name from 'ssdtwin metrics'");
+      if (!find_phase_metric(ch.metric)) c.fail("metric", "expected a metric name from 'ssdtwin metrics'");
       ch.x = c.get_string("x");
       if (!keys.count(ch.x)) c.fail("x", "expected the key of one of the axes");
       ch.lines = c.get_string("lines", "");
@@ -384,9 +379,13 @@ bool ensure_state(const std::string& dir, const SweepPlan& plan, int g, const st
   return ok;
 }
 
-bool point_finished(const std::string& pdir, const std::string& expected_point_json) {
-  return fs::exists(fs::path(pdir) / "summary.json") &&
-         read_file((fs::path(pdir) / "point.json").string()) == expected_point_json;
+// point.json as a point's folder holds it: what the point ran.
+std::string point_text(const SweepPlan& plan, std::size_t i) { return point_json(plan, i).dump(1) + "\n"; }
+
+// Finished: the run's summary.json is there, for the same point.
+bool point_finished(const std::string& dir, const SweepPlan& plan, std::size_t i) {
+  const fs::path pdir = point_dir(dir, i);
+  return fs::exists(pdir / "summary.json") && read_file((pdir / "point.json").string()) == point_text(plan, i);
 }
 
 }  // namespace
@@ -398,12 +397,11 @@ int run_point(const std::string& dir, std::size_t index, const std::string& exe)
                       std::to_string(plan.points.size()) + ")");
   const SweepPoint& p = plan.points[index];
   const std::string pdir = point_dir(dir, index);
-  const std::string pjson = point_json(plan, index).dump(1) + "\n";
-  if (point_finished(pdir, pjson)) return 0;
+  if (point_finished(dir, plan, index)) return 0;
   fs::create_directories(pdir);
   remove_output_file((fs::path(pdir) / "error.txt").string());
   remove_output_file((fs::path(pdir) / "summary.json").string());
-  write_output_file((fs::path(pdir) / "point.json").string(), pjson);
+  write_output_file((fs::path(pdir) / "point.json").string(), point_text(plan, index));
   std::vector<std::string> args = run_args(exe, p, p.sets, pdir);
   if (p.group >= 0 && ensure_state(dir, plan, p.group, exe)) {
     args.push_back("--load-state");
@@ -466,9 +464,8 @@ struct Row {
 };
 
 void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const SweepChart& c, std::size_t k,
-                      const std::vector<Row>& rows, const std::vector<std::string>& all_metrics) {
-  const std::size_t col =
-      std::find(all_metrics.begin(), all_metrics.end(), c.metric) - all_metrics.begin();
+                      const std::vector<Row>& rows) {
+  const std::size_t col = std::find(plan.metrics.begin(), plan.metrics.end(), c.metric) - plan.metrics.begin();
   const std::size_t xa = axis_index(plan, c.x), la = axis_index(plan, c.lines);
   const XAxis x = x_axis(plan.axes[xa]);
   // The chart's phase: the one named, else the last phase of the first row's point.
@@ -501,11 +498,8 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
     text += "\n";
   }
   write_output_file(csv, text);
-  std::string unit;
-  for (const PhaseMetric& m : phase_metrics())
-    if (m.name == c.metric) unit = m.unit;
   Chart chart{c.title.empty() ? plan.name + ": " + c.metric + " (" + phase + ")" : c.title, x.label,
-              c.metric + " (" + unit + ")", {}, false};
+              c.metric + " (" + find_phase_metric(c.metric)->unit + ")", {}, false};
   for (std::size_t l = 0; l < lines.size(); ++l)
     chart.series.push_back({csv, 1, static_cast<int>(l) + 2,
                             la < plan.axes.size() ? c.lines + " = " + lines[l] : lines[l], "", false, true});
@@ -522,8 +516,7 @@ CollectCounts collect_sweep(const std::string& dir) {
   std::vector<Row> rows;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const fs::path pdir = point_dir(dir, i);
-    const std::string pjson = point_json(plan, i).dump(1) + "\n";
-    if (!point_finished(pdir.string(), pjson)) {
+    if (!point_finished(dir, plan, i)) {
       const fs::path err = pdir / "error.txt";
       std::string why = fs::exists(err) ? read_file(err.string()) : "not run yet";
       std::replace(why.begin(), why.end(), '\n', ' ');
@@ -531,26 +524,16 @@ CollectCounts collect_sweep(const std::string& dir) {
       continue;
     }
     ++n.finished;
-    std::ifstream f(pdir / "metrics.csv");
-    std::string units, header, line;
-    std::getline(f, units);
-    std::getline(f, header);
-    const auto names = split_csv_line(header);
-    if (!names || names->empty() || (*names)[0] != "phase")
-      throw ConfigError((pdir / "metrics.csv").string() + ":2: expected the header 'phase,...'");
-    std::vector<std::size_t> cols;
-    for (const std::string& m : plan.metrics)
-      cols.push_back(std::find(names->begin(), names->end(), m) - names->begin());
-    for (int ln = 3; std::getline(f, line); ++ln) {
-      const auto cells = split_csv_line(line);
-      if (!cells || cells->size() != names->size())
-        throw ConfigError((pdir / "metrics.csv").string() + ":" + std::to_string(ln) +
-                          ": expected " + std::to_string(names->size()) + " fields");
-      if (!plan.phases.empty() &&
-          std::find(plan.phases.begin(), plan.phases.end(), (*cells)[0]) == plan.phases.end())
+    // The same reader as the regression gate's: cells kept as the run wrote them.
+    const RunMetrics m = load_run_metrics(pdir.string());
+    for (const std::string& phase : m.phases) {
+      if (!plan.phases.empty() && std::find(plan.phases.begin(), plan.phases.end(), phase) == plan.phases.end())
         continue;
-      Row r{i, (*cells)[0], {}};
-      for (const std::size_t c : cols) r.cells.push_back(c < cells->size() ? (*cells)[c] : "");
+      Row r{i, phase, {}};
+      for (const std::string& metric : plan.metrics) {
+        const auto cell = m.cells.find({phase, metric});
+        r.cells.push_back(cell == m.cells.end() ? std::string() : cell->second);
+      }
       rows.push_back(std::move(r));
     }
   }
@@ -562,7 +545,7 @@ CollectCounts collect_sweep(const std::string& dir) {
   units += ",-";
   header += ",phase";
   for (const std::string& m : plan.metrics) {
-    units += std::string(",") + find_metric(m)->unit;
+    units += std::string(",") + find_phase_metric(m)->unit;
     header += "," + m;
   }
   std::string text = units + "\n" + header + "\n";
@@ -575,15 +558,14 @@ CollectCounts collect_sweep(const std::string& dir) {
   }
   write_output_file((fs::path(dir) / "results.csv").string(), text);
   n.rows = rows.size();
-  std::vector<std::string> chart_metrics = plan.metrics;
   for (std::size_t k = 0; k < plan.charts.size(); ++k) {
-    // A chart's metric may be outside the collected columns: read it too.
+    // A chart draws from the collected columns only.
     if (std::find(plan.metrics.begin(), plan.metrics.end(), plan.charts[k].metric) == plan.metrics.end()) {
       std::fprintf(stderr, "ssdtwin sweep: chart %zu: %s is not among the sweep's metrics; skipped\n", k,
                    plan.charts[k].metric.c_str());
       continue;
     }
-    draw_sweep_chart(dir, plan, plan.charts[k], k, rows, chart_metrics);
+    draw_sweep_chart(dir, plan, plan.charts[k], k, rows);
   }
   return n;
 }
@@ -611,7 +593,7 @@ int run_local(const SweepPlan& plan, const std::string& dir, unsigned workers, c
               bool quiet) {
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < plan.points.size(); ++i)
-    if (!point_finished(point_dir(dir, i), point_json(plan, i).dump(1) + "\n")) todo.push_back(i);
+    if (!point_finished(dir, plan, i)) todo.push_back(i);
   const std::size_t skipped = plan.points.size() - todo.size();
   if (!quiet && skipped > 0)
     std::fprintf(stderr, "sweep: %zu of %zu points already finished; skipped\n", skipped, plan.points.size());
@@ -662,13 +644,22 @@ int run_local(const SweepPlan& plan, const std::string& dir, unsigned workers, c
   return failed > 0 ? 1 : 0;
 }
 
+// collect_sweep, and what it found: each point not finished, then the tally.
+CollectCounts collect_and_report(const std::string& dir) {
+  const CollectCounts n = collect_sweep(dir);
+  for (const std::string& f : n.failures) std::fprintf(stderr, "sweep: %s\n", f.c_str());
+  std::printf("sweep: %zu of %zu points finished; %zu rows in %s\n", n.finished, n.points, n.rows,
+              (fs::path(dir) / "results.csv").c_str());
+  return n;
+}
+
 // The Slurm backend: a job array of the points not finished yet, each
 // task `ssdtwin sweep --run-point DIR $SLURM_ARRAY_TASK_ID`.
 int submit_slurm(const SweepPlan& plan, const std::string& dir, const std::string& exe, bool submit) {
   std::string array;
   std::size_t n = 0;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
-    if (point_finished(point_dir(dir, i), point_json(plan, i).dump(1) + "\n")) continue;
+    if (point_finished(dir, plan, i)) continue;
     array += (n++ ? "," : "") + std::to_string(i);
   }
   if (n == 0) {
@@ -752,13 +743,7 @@ int sweep_main(int argc, char** argv) {
         throw po::error("--run-point expects DIR and a point number");
       return run_point(run_point_args[0], std::stoul(run_point_args[1]), self_exe());
     }
-    if (!collect.empty()) {
-      const CollectCounts n = collect_sweep(collect);
-      for (const std::string& f : n.failures) std::fprintf(stderr, "sweep: %s\n", f.c_str());
-      std::printf("sweep: %zu of %zu points finished; %zu rows in %s\n", n.finished, n.points, n.rows,
-                  (fs::path(collect) / "results.csv").c_str());
-      return n.failures.empty() ? 0 : 1;
-    }
+    if (!collect.empty()) return collect_and_report(collect).failures.empty() ? 0 : 1;
     if (file.empty() || out.empty()) throw po::error("sweep needs a sweep file and --out DIR");
     if (backend != "local" && backend != "slurm") throw po::error("--backend expects local or slurm");
     if (jobs == 0) throw po::error("--jobs expects at least 1");
@@ -771,15 +756,15 @@ int sweep_main(int argc, char** argv) {
                    backend == "local" ? (", " + std::to_string(jobs) + " workers").c_str() : "");
     if (backend == "slurm") return submit_slurm(plan, out, exe, !no_submit);
     const int rc = run_local(plan, out, jobs, exe, quiet);
-    const CollectCounts n = collect_sweep(out);
-    for (const std::string& f : n.failures) std::fprintf(stderr, "sweep: %s\n", f.c_str());
-    std::printf("sweep: %zu of %zu points finished; %zu rows in %s\n", n.finished, n.points, n.rows,
-                (fs::path(out) / "results.csv").c_str());
+    collect_and_report(out);
     return rc;
   } catch (const po::error& e) {
     std::fprintf(stderr, "ssdtwin sweep: %s (see ssdtwin sweep --help)\n", e.what());
     return kExitBadInput;
   } catch (const ConfigError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return kExitBadInput;
+  } catch (const CompareInputError& e) {  // a point's metrics.csv that cannot be read
     std::fprintf(stderr, "%s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {
