@@ -241,13 +241,10 @@ namespace {
 
 // The snapshot options make sense for this workload.
 void check_snapshot_options(const WorkloadSpec& workload, const SnapshotOptions& s) {
-  if (s.save.empty() && s.load.empty()) {
-    if (s.stop) throw SnapshotError("--precondition-only: needs --save-state FILE");
-    return;
-  }
+  if (s.stop && s.save.empty()) throw SnapshotError("--precondition-only: needs --save-state FILE");
+  if (s.save.empty() && s.load.empty()) return;
   if (!s.save.empty() && !s.load.empty())
     throw SnapshotError("--save-state and --load-state: one or the other (a loaded state is already saved)");
-  if (s.stop && s.save.empty()) throw SnapshotError("--precondition-only: needs --save-state FILE");
   const std::string flag = s.save.empty() ? "--load-state" : "--save-state";
   if (precondition_phases(workload) == 0)
     throw SnapshotError(flag + ": workload '" + workload.name +
@@ -307,8 +304,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     // target, as an idle gap would), and the loading run starts from there;
     // a plain run goes straight on, as the workload says.
     const bool last_pre = i + 1 == preconditioning;
-    const bool boundary = i >= skip && last_pre &&
-                          (preconditioning < workload.phases.size() || snapshot_file);
+    const bool saving_here = snapshot_file && i >= skip && last_pre;
     bool stop = false;
     auto save = [&] {
       const SnapshotIo io = drive.save_state(*snapshot_file, snapshot_key(drive, snap, preconditioning), rng);
@@ -324,7 +320,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       timeless_result(drive, workload, pr.result);
     } else if (spec.fast) {
       run_fast_phase(drive, workload, spec, rng, progress, pr);
-      if (boundary && snapshot_file) save();
+      if (saving_here) save();
     } else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
     else {
       CutAt cut;
@@ -341,7 +337,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
       report.cut = cut_due(drive, opt.stop_at);
     }
-    const bool settle_here = boundary && snapshot_file && !spec.fast && !report.cut;
+    const bool settle_here = saving_here && !spec.fast && !report.cut;
     if (settle_here) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
     pr.nand_after = drive.nand.stats();
@@ -352,7 +348,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
     if (report.cut) break;
-    if (settle_here && snapshot_file) save();
+    if (settle_here) save();
     if (stop) {
       report.phases.resize(++i);
       break;
