@@ -1,6 +1,7 @@
 // ssdtwin: command-line front end.
 //
 //   ssdtwin run   --drive D.yaml --workload W.yaml --out DIR [--set k=v]... [--verify]
+//   ssdtwin run   --drive D.yaml --fio JOB.fio --out DIR [--output-format json|json+]
 //   ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...
 //   ssdtwin policies
 //   ssdtwin metrics
@@ -20,6 +21,7 @@
 
 #include "app/compare.h"
 #include "app/drive.h"
+#include "app/fio_report.h"
 #include "app/phase_metrics.h"
 #include "app/report.h"
 #include "app/runner.h"
@@ -43,6 +45,7 @@ constexpr int kExitVerify = 3;
 struct Args {
   std::string command;
   std::string drive, workload, out;
+  std::string fio, output_format = "json";  // --fio: an fio job file instead of --workload
   std::vector<std::string> sets;
   bool verify = false;
   bool quiet = false;
@@ -81,6 +84,7 @@ class SplitSink final : public spdlog::sinks::sink {
 
 void print_usage(const po::options_description& opts) {
   std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
+               "       ssdtwin run --drive D.yaml --fio JOB.fio --out DIR [--output-format json|json+]\n"
                "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
                "       ssdtwin compare --baseline FILE [--update] RUN_DIR...   (ssdtwin compare -h)\n"
                "       ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm]   (ssdtwin sweep -h)\n"
@@ -102,7 +106,20 @@ int run(const Args& a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
   std::unique_ptr<ConfigDoc> wl_doc;
   WorkloadSpec workload;
-  if (!a.workload.empty()) {
+  std::unique_ptr<FioWorkload> fio;
+  const FioOutputFormat fio_format = parse_fio_output_format(a.output_format);
+  if (!a.fio.empty()) {
+    for (const auto& s : a.sets)
+      if (s.rfind("workload.", 0) == 0)
+        throw ConfigError("--set " + s + ": an fio job file takes no workload overrides (use ${VAR} in it)");
+    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env));
+    workload = fio->workload;
+    if (!fio->ignored.empty()) {
+      std::string list;
+      for (const auto& o : fio->ignored) list += (list.empty() ? "" : ", ") + o;
+      spdlog::info("{}: host-only options ignored: {}", a.fio, list);
+    }
+  } else if (!a.workload.empty()) {
     wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
     workload = WorkloadSpec::from_config(wl_doc->root(), drive->user_bytes());
     wl_doc->check_unused();
@@ -156,7 +173,9 @@ int run(const Args& a) {
   opt.progress = !a.quiet;
   opt.snapshot = a.snapshot;
   opt.snapshot.drive_json = drive_doc->resolved_json();
-  opt.snapshot.workload_json = wl_doc->resolved_json();
+  const std::string workload_json = fio ? fio_job_json(*fio, a.fio).dump() : wl_doc->resolved_json();
+  opt.snapshot.workload_json = workload_json;
+  if (fio) prepare_fio_outputs(*fio);
   const RunReport report = run_with_faults(
       drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
   for (const PowerCutReport& c : report.power_cuts)
@@ -169,12 +188,13 @@ int run(const Args& a) {
   meta.build_seconds = build_seconds;
   meta.started = started;
   meta.drive_file = a.drive;
-  meta.workload_file = a.workload;
+  meta.workload_file = fio ? a.fio : a.workload;
   meta.drive_resolved_json = drive_doc->resolved_json();
-  meta.workload_resolved_json = wl_doc->resolved_json();
+  meta.workload_resolved_json = workload_json;
   meta.overrides = a.sets;
   meta.verify = verify;
   const auto write_start = std::chrono::steady_clock::now();
+  if (fio) write_fio_results(a.out, *drive, *fio, report, fio_format);  // before summary.json, the last
   write_results(a.out, *drive, workload, report, meta);
   const double write_seconds = seconds_since(write_start);
   spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
@@ -222,6 +242,9 @@ int main(int argc, char** argv) {
   opts.add_options()("help,h", "show this help")(
       "drive,d", po::value(&a.drive), "drive config (configs/drives/*.yaml)")(
       "workload,w", po::value(&a.workload), "workload file (configs/workloads/*.yaml)")(
+      "fio", po::value(&a.fio), "an fio job file to run instead of --workload (docs/FIO.md)")(
+      "output-format", po::value(&a.output_format),
+      "with --fio: fio.json as fio's json (default) or json+ (with latency bins)")(
       "out,o", po::value(&a.out), "output folder for results")(
       "set,s", po::value(&a.sets)->composing(),
       "override a config value: drive.a.b=value or workload.a.b=value (repeatable)")(
@@ -268,8 +291,9 @@ int main(int argc, char** argv) {
       return kExitBadInput;
     }
     if (a.drive.empty()) throw po::error("--drive is required");
-    if (a.command == "run" && (a.workload.empty() || a.out.empty()))
-      throw po::error("run needs --workload and --out");
+    if (a.command == "run" && ((a.workload.empty() && a.fio.empty()) || a.out.empty()))
+      throw po::error("run needs --workload (or --fio) and --out");
+    if (!a.workload.empty() && !a.fio.empty()) throw po::error("--workload and --fio: one or the other");
     spdlog::set_default_logger(std::make_shared<spdlog::logger>("", std::make_shared<SplitSink>()));
     spdlog::set_level(a.quiet ? spdlog::level::warn : spdlog::level::info);
     return run(a);

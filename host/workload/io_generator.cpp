@@ -1,18 +1,95 @@
 #include "host/workload/io_generator.h"
 
 #include <algorithm>
+#include <cinttypes>
 #include <cmath>
+#include <cstring>
+#include <stdexcept>
 
 namespace ssdtwin {
+
+IologWriter::IologWriter(const std::string& path, const std::string& device)
+    : path_(path), device_(device), buf_(1 << 20) {
+  // fio appends when several jobs name the same log; so do we.
+  f_ = std::fopen(path.c_str(), "a");
+  if (!f_) throw std::runtime_error("write_iolog: cannot write '" + path + "': " + std::strerror(errno));
+  used_ = static_cast<std::size_t>(std::snprintf(buf_.data(), buf_.size(), "fio version 3 iolog\n"));
+  line(0, "add", 0, 0, false);
+  line(0, "open", 0, 0, false);
+}
+
+IologWriter::~IologWriter() {
+  if (f_) std::fclose(f_);
+}
+
+void IologWriter::line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes,
+                       bool io) {
+  if (buf_.size() - used_ < 256) flush();
+  const auto ms = static_cast<unsigned long long>(since_start / kMs);
+  const int n = io ? std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s %" PRIu64 " %" PRIu64 "\n",
+                                   ms, device_.c_str(), action, offset, bytes)
+                   : std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s\n", ms,
+                                   device_.c_str(), action);
+  used_ += static_cast<std::size_t>(std::max(n, 0));
+}
+
+void IologWriter::io(Tick since_start, IoOp op, std::uint64_t offset, std::uint32_t bytes) {
+  static constexpr const char* kAction[] = {"read", "write", "trim"};
+  line(since_start, kAction[static_cast<int>(op)], offset, bytes, true);
+}
+
+void IologWriter::flush() {
+  if (used_ && std::fwrite(buf_.data(), 1, used_, f_) != used_)
+    throw std::runtime_error("write_iolog: cannot write '" + path_ + "'");
+  used_ = 0;
+}
+
+void IologWriter::close(Tick since_start) {
+  line(since_start, "close", 0, 0, false);
+  flush();
+  if (std::fclose(f_) != 0) {
+    f_ = nullptr;
+    throw std::runtime_error("write_iolog: cannot write '" + path_ + "'");
+  }
+  f_ = nullptr;
+}
+
+struct IoGenerator::Stream {
+  Stream(const PhaseSpec& s, Rng& shared)
+      : spec(s), own_rng(s.seed), rng(s.seed ? own_rng : shared), pattern(s, rng) {}
+  const PhaseSpec& spec;
+  Rng own_rng;
+  Rng& rng;
+  IoPattern pattern;
+  std::size_t index = 0;
+  std::uint32_t first_id = 0;
+  std::uint64_t issued_ios = 0, issued_bytes = 0, writes = 0;
+  std::uint32_t outstanding = 0;
+  Tick start = 0, measure_from = 0;
+  bool stopped = false, thinking = false, done = false;
+  std::uint32_t since_think = 0;
+  double offered_iops = 0;
+  std::vector<std::uint32_t> free_ids;  // command slots not in use (open loop, thinking)
+  Fifo<Tick> waiting;                   // arrival times waiting on the host
+  Tick issue_arrival = 0;               // arrival time of the command being issued
+  StreamResult* result = nullptr;
+  std::unique_ptr<IologWriter> iolog;
+};
 
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
                          Tick interval, std::uint64_t per_bytes, PhaseResult& result,
                          const Gauge* gauge, double offered_iops)
-    : engine_(engine), hif_(hif), spec_(spec), pattern_(spec, rng), result_(result),
-      gauge_(gauge), rng_(rng), offered_iops_(offered_iops) {
+    : engine_(engine), hif_(hif), spec_(spec), result_(result), gauge_(gauge) {
   result_.offered_iops = offered_iops;
   phase_start_ = engine_.now();
-  measure_from_ = phase_start_ + spec.ramp_time;
+  // The phase measures from the first stream's end of ramp (one stream: the
+  // phase's own ramp).
+  Tick first_measure = ~Tick{0};
+  for (std::size_t k = 0; k < spec.streams(); ++k) {
+    const PhaseSpec& s = spec.stream(k);
+    first_measure = std::min(first_measure, s.start_delay + s.ramp_time);
+  }
+  measure_from_ = phase_start_ + first_measure;
   result_.start = measure_from_;
   result_.end = measure_from_;
   result_.series = std::make_unique<IntervalSeries>(measure_from_, interval);
@@ -25,51 +102,113 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
     result_.steady = std::make_unique<SteadyStateMonitor>(measure_from_, spec.until_steady.round,
                                                           spec.until_steady.rounds,
                                                           spec.until_steady.tolerance);
+  if (spec.stream_results) result_.streams.resize(spec.streams());
+  std::uint32_t next_id = 0;
+  for (std::size_t k = 0; k < spec.streams(); ++k) {
+    const PhaseSpec& s = spec.stream(k);
+    auto st = std::make_unique<Stream>(s, rng);
+    st->index = k;
+    st->first_id = next_id;
+    next_id += s.iodepth;
+    st->start = phase_start_ + s.start_delay;
+    st->measure_from = st->start + s.ramp_time;
+    st->offered_iops = k == 0 ? offered_iops : s.rate.iops;
+    if (spec.stream_results) {
+      StreamResult& r = result_.streams[k];
+      r.start = r.end = st->measure_from;
+      r.samples.start = r.log.start = st->measure_from;
+      r.samples.interval = s.sample_interval;
+      r.log.interval = s.log_interval;
+      st->result = &r;
+    }
+    if (!s.iolog_out.empty()) st->iolog = std::make_unique<IologWriter>(s.iolog_out, s.iolog_device);
+    streams_.push_back(std::move(st));
+  }
+  stream_of_id_.resize(next_id);
+  for (const auto& st : streams_)
+    std::fill_n(stream_of_id_.begin() + st->first_id, st->spec.iodepth, static_cast<std::uint32_t>(st->index));
 }
+
+IoGenerator::~IoGenerator() = default;
 
 void IoGenerator::start() {
-  hif_.set_command_slots(spec_.iodepth);
+  hif_.set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
   hif_.set_sink(this);
-  if (offered_iops_ > 0) {
-    for (std::uint32_t id = spec_.iodepth; id-- > 0;) free_ids_.push_back(id);
-    engine_.schedule_at(engine_.now() + next_gap(), this, 0);
-    return;
-  }
-  for (std::uint32_t id = 0; id < spec_.iodepth && may_issue(); ++id) issue(id);
-  if (outstanding_ == 0) {
-    stopped_ = true;
-    finish();
+  for (const auto& st : streams_) {
+    if (st->spec.start_delay > 0) engine_.schedule_at(st->start, this, kStart, st->index);
+    else begin(*st);
   }
 }
 
-bool IoGenerator::may_issue() const {
-  if (spec_.io_bytes && issued_bytes_ >= spec_.io_bytes) return false;
-  if (spec_.ios && issued_ios_ >= spec_.ios) return false;
-  if (spec_.runtime && engine_.now() >= measure_from_ + spec_.runtime) return false;
+void IoGenerator::begin(Stream& s) {
+  if (s.offered_iops > 0) {
+    for (std::uint32_t id = s.spec.iodepth; id-- > 0;) s.free_ids.push_back(s.first_id + id);
+    engine_.schedule_at(engine_.now() + next_gap(s), this, kArrival, s.index);
+    return;
+  }
+  for (std::uint32_t id = 0; id < s.spec.iodepth && !s.thinking && may_issue(s); ++id)
+    issue(s, s.first_id + id);
+  // Slots left unissued by a think pause wait in the free list.
+  for (std::uint32_t id = s.spec.iodepth; id-- > 0;)
+    if (!hif_.command(s.first_id + id).in_use) s.free_ids.push_back(s.first_id + id);
+  if (s.outstanding == 0) stream_stopped(s);
+}
+
+bool IoGenerator::may_issue(const Stream& s) const {
+  const PhaseSpec& p = s.spec;
+  if (p.io_bytes && s.issued_bytes >= p.io_bytes) return false;
+  if (p.ios && s.issued_ios >= p.ios) return false;
+  if (p.runtime && engine_.now() >= s.measure_from + p.runtime) return false;
   if (result_.steady && result_.steady->steady()) return false;
   return true;
 }
 
-void IoGenerator::issue(std::uint32_t id) {
+void IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_.command(id);
   c = HostCommand{};
-  const IoPattern::Io io = pattern_.next();
+  const IoPattern::Io io = s.pattern.next();
   c.op = io.op;
   c.offset = io.offset;
   c.bytes = io.bytes;
   c.issued = engine_.now();
   c.in_use = true;
-  if (offered_iops_ > 0 && c.issued >= measure_from_)
-    result_.queue_delay[static_cast<int>(c.op)].record(c.issued - issue_arrival_);
-  ++issued_ios_;
-  issued_bytes_ += c.bytes;
+  if (s.offered_iops > 0 && c.issued >= measure_from_)
+    result_.queue_delay[static_cast<int>(c.op)].record(c.issued - s.issue_arrival);
+  ++s.issued_ios;
+  s.issued_bytes += c.bytes;
+  if (outstanding_ == 0) busy_since_ = c.issued;
   ++outstanding_;
+  ++s.outstanding;
+  if (s.result) {
+    int level = 0;
+    while (level < 6 && (1u << level) < s.outstanding) ++level;
+    ++s.result->depth_levels[level];
+    if (c.op == IoOp::kWrite && s.spec.fsync_every != 0 && ++s.writes % s.spec.fsync_every == 0)
+      ++s.result->syncs;
+  }
+  if (s.iolog) s.iolog->io(c.issued - s.start, c.op, c.offset, c.bytes);
+  if (s.spec.thinktime > 0 && ++s.since_think >= s.spec.thinktime_blocks) {
+    // fio's think time: after thinktime_blocks IOs the job waits for its
+    // commands to complete, then pauses.
+    s.since_think = 0;
+    s.thinking = true;
+  }
   hif_.issue(id);
   result_.peak_device_qd = std::max(result_.peak_device_qd, hif_.in_device());
 }
 
+void IoGenerator::fill(Stream& s) {
+  while (!s.free_ids.empty() && !s.thinking && may_issue(s)) {
+    const std::uint32_t id = s.free_ids.back();
+    s.free_ids.pop_back();
+    issue(s, id);
+  }
+  if (!s.thinking && s.outstanding == 0) stream_stopped(s);
+}
+
 void IoGenerator::on_complete(std::uint32_t id) {
   HostCommand& c = hif_.command(id);
+  Stream& s = *streams_[stream_of_id_[id]];
   const Tick now = engine_.now();
   const int op = static_cast<int>(c.op);
   if (now >= measure_from_ && c.issued >= measure_from_) {
@@ -86,60 +225,95 @@ void IoGenerator::on_complete(std::uint32_t id) {
     if (result_.steady) result_.steady->add(now);
     result_.end = now;
   }
+  if (s.result && now >= s.measure_from && c.issued >= s.measure_from) {
+    StreamResult& r = *s.result;
+    r.latency[op].record(now - c.issued);
+    ++r.ios[op];
+    r.bytes[op] += c.bytes;
+    r.samples.add(now, op, c.bytes, now - c.issued);
+    r.log.add(now, op, c.bytes, now - c.issued);
+    r.end = now;
+  }
   c.in_use = false;
-  --outstanding_;
-  if (offered_iops_ > 0) {
+  if (--outstanding_ == 0) result_.busy += now - busy_since_;
+  --s.outstanding;
+  if (s.offered_iops > 0) {
     // Open loop: the slot goes to the oldest arrival waiting on the host.
-    if (!waiting_.empty()) {
-      issue_arrival_ = waiting_.pop();
-      issue(id);
+    if (!s.waiting.empty()) {
+      s.issue_arrival = s.waiting.pop();
+      issue(s, id);
     } else {
-      free_ids_.push_back(id);
+      s.free_ids.push_back(id);
     }
-    if (stopped_ && outstanding_ == 0) finish();
+    if (s.stopped && s.outstanding == 0) stream_stopped(s);
     return;
   }
-  if (!stopped_ && may_issue()) {
-    issue(id);
+  if (s.thinking) {
+    s.free_ids.push_back(id);
+    if (s.outstanding == 0) engine_.schedule_at(now + s.spec.thinktime, this, kThinkDone, s.index);
+    return;
+  }
+  if (!s.stopped && may_issue(s)) {
+    issue(s, id);
   } else {
-    stopped_ = true;
-    if (outstanding_ == 0) finish();
+    s.free_ids.push_back(id);
+    s.stopped = true;
+    if (s.outstanding == 0) stream_stopped(s);
   }
 }
 
-Tick IoGenerator::next_gap() {
-  const double mean_ns = 1e9 / offered_iops_;
-  const double gap = spec_.rate.arrival == Arrival::kPoisson
-                         ? -std::log(1.0 - rng_.uniform()) * mean_ns
+Tick IoGenerator::next_gap(Stream& s) {
+  const double mean_ns = 1e9 / s.offered_iops;
+  const double gap = s.spec.rate.arrival == Arrival::kPoisson
+                         ? -std::log(1.0 - s.rng.uniform()) * mean_ns
                          : mean_ns;
   return std::max<Tick>(1, static_cast<Tick>(std::llround(gap)));
 }
 
-void IoGenerator::on_event(std::uint32_t, std::uint64_t) {
-  // An arrival. Only one is ever scheduled, and none after the stop, so no
-  // event outlives the phase.
-  if (!may_issue()) {
-    stop_arrivals();
+void IoGenerator::on_event(std::uint32_t kind, std::uint64_t arg) {
+  Stream& s = *streams_[arg];
+  if (kind == kStart) {
+    begin(s);
+    return;
+  }
+  if (kind == kThinkDone) {
+    s.thinking = false;
+    fill(s);
+    return;
+  }
+  // An arrival. Only one is ever scheduled per stream, and none after its
+  // stop, so no event outlives the phase.
+  if (!may_issue(s)) {
+    stop_arrivals(s);
     return;
   }
   const Tick now = engine_.now();
   if (now >= measure_from_) ++result_.arrivals;
-  if (!free_ids_.empty()) {
-    const std::uint32_t id = free_ids_.back();
-    free_ids_.pop_back();
-    issue_arrival_ = now;
-    issue(id);
+  if (!s.free_ids.empty()) {
+    const std::uint32_t id = s.free_ids.back();
+    s.free_ids.pop_back();
+    s.issue_arrival = now;
+    issue(s, id);
   } else {
-    waiting_.push(now);
+    s.waiting.push(now);
   }
-  engine_.schedule_at(now + next_gap(), this, 0);
+  engine_.schedule_at(now + next_gap(s), this, kArrival, s.index);
 }
 
-void IoGenerator::stop_arrivals() {
-  stopped_ = true;
-  result_.left_on_host = waiting_.size();
-  waiting_.clear();
-  if (outstanding_ == 0) finish();
+void IoGenerator::stop_arrivals(Stream& s) {
+  s.stopped = true;
+  result_.left_on_host += s.waiting.size();
+  s.waiting.clear();
+  if (s.outstanding == 0) stream_stopped(s);
+}
+
+void IoGenerator::stream_stopped(Stream& s) {
+  s.stopped = true;
+  if (s.done) return;
+  s.done = true;
+  if (s.result && s.spec.end_fsync) ++s.result->syncs;
+  if (s.iolog) s.iolog->close(engine_.now() - s.start);
+  if (++done_streams_ == streams_.size()) finish();
 }
 
 void IoGenerator::finish() {
@@ -147,13 +321,18 @@ void IoGenerator::finish() {
 }
 
 double IoGenerator::progress() const {
-  double p = 0;
-  if (spec_.io_bytes) p = std::max(p, static_cast<double>(issued_bytes_) / static_cast<double>(spec_.io_bytes));
-  if (spec_.ios) p = std::max(p, static_cast<double>(issued_ios_) / static_cast<double>(spec_.ios));
-  if (spec_.runtime)
-    p = std::max(p, static_cast<double>(engine_.now() - phase_start_) /
-                        static_cast<double>(spec_.ramp_time + spec_.runtime));
-  return std::min(p, 1.0);
+  double most = 0;
+  for (const auto& st : streams_) {
+    const PhaseSpec& p = st->spec;
+    double d = 0;
+    if (p.io_bytes) d = std::max(d, static_cast<double>(st->issued_bytes) / static_cast<double>(p.io_bytes));
+    if (p.ios) d = std::max(d, static_cast<double>(st->issued_ios) / static_cast<double>(p.ios));
+    if (p.runtime)
+      d = std::max(d, static_cast<double>(engine_.now() - phase_start_) /
+                          static_cast<double>(p.start_delay + p.ramp_time + p.runtime));
+    most = std::max(most, d);
+  }
+  return std::min(most, 1.0);
 }
 
 }  // namespace ssdtwin

@@ -8,10 +8,18 @@
 // is issued at once when fewer than `iodepth` commands are out, else it
 // waits on the host in arrival order. Arrivals stop at the stop condition;
 // those still waiting then are counted (left_on_host), not issued.
+//
+// A phase may hold several concurrent streams (PhaseSpec::concurrent: fio's
+// jobs between stonewalls and their numjobs clones). Each owns `iodepth` of
+// the host's command slots, its own pattern, stop conditions, start delay
+// and think time, and the phase ends when the last stream has. The phase's
+// result sums them all; with stream_results each also gets its own.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <vector>
 
 #include "host/host_interface.h"
 #include "host/workload/phase_result.h"
@@ -25,47 +33,71 @@
 
 namespace ssdtwin {
 
+// fio's write_iolog (version 3: milliseconds from the job's start, file,
+// action, offset, length), buffered and written a buffer at a time.
+class IologWriter {
+ public:
+  // Throws std::runtime_error naming `path` when it cannot be written.
+  IologWriter(const std::string& path, const std::string& device);
+  ~IologWriter();
+  IologWriter(const IologWriter&) = delete;
+  IologWriter& operator=(const IologWriter&) = delete;
+  void io(Tick since_start, IoOp op, std::uint64_t offset, std::uint32_t bytes);
+  void close(Tick since_start);
+
+ private:
+  void line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes, bool io);
+  void flush();
+  std::string path_, device_;
+  std::FILE* f_ = nullptr;
+  std::vector<char> buf_;
+  std::size_t used_ = 0;
+};
+
 class IoGenerator : public CompletionSink, public EventTarget {
  public:
   // `gauge` (optional) is sampled into the interval series as IOs complete;
-  // `offered_iops` > 0 runs the phase open loop at that rate.
+  // `offered_iops` > 0 runs the phase's first stream open loop at that rate
+  // (the others at their own rate.iops).
   IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
               Tick interval, std::uint64_t per_bytes, PhaseResult& result,
               const Gauge* gauge = nullptr, double offered_iops = 0);
+  ~IoGenerator() override;
 
   void start();
-  bool finished() const { return stopped_ && outstanding_ == 0; }
+  bool finished() const { return done_streams_ == streams_.size(); }
   // Measurement starts after the phase's ramp time.
   bool measuring() const { return engine_.now() >= measure_from_; }
   // Fraction of the phase done, by its stop condition (for progress lines).
   double progress() const;
   void on_complete(std::uint32_t id) override;
-  void on_event(std::uint32_t kind, std::uint64_t arg) override;  // an arrival
+  void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  bool may_issue() const;
-  void issue(std::uint32_t id);
-  void finish();  // the last command has completed
-  Tick next_gap();
-  void stop_arrivals();
+  struct Stream;
+  enum EventKind : std::uint32_t { kArrival, kStart, kThinkDone };
+
+  bool may_issue(const Stream& s) const;
+  void begin(Stream& s);
+  void issue(Stream& s, std::uint32_t id);
+  void fill(Stream& s);         // issue into free slots while allowed
+  void stream_stopped(Stream& s);  // issues no more; done once its commands are
+  void finish();                // the last command of the last stream has completed
+  Tick next_gap(Stream& s);
+  void stop_arrivals(Stream& s);
 
   EventEngine& engine_;
   HostInterface& hif_;
   const PhaseSpec& spec_;
-  IoPattern pattern_;
   PhaseResult& result_;
   const Gauge* gauge_;
-  std::uint64_t issued_ios_ = 0, issued_bytes_ = 0;
+  std::vector<std::unique_ptr<Stream>> streams_;
+  std::vector<std::uint32_t> stream_of_id_;  // command slot -> stream
+  std::size_t done_streams_ = 0;
   std::uint32_t outstanding_ = 0;
+  Tick busy_since_ = 0;  // when outstanding_ last rose from 0
   Tick phase_start_ = 0;
   Tick measure_from_ = 0;
-  bool stopped_ = false;
-  // Open loop.
-  Rng& rng_;
-  double offered_iops_ = 0;
-  std::vector<std::uint32_t> free_ids_;   // command slots not in use
-  Fifo<Tick> waiting_;                    // arrival times waiting on the host
-  Tick issue_arrival_ = 0;                // arrival time of the command being issued
 };
 
 }  // namespace ssdtwin

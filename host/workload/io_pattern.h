@@ -4,16 +4,61 @@
 // wrap; random jobs pick whole blocks uniformly in the range; randrw picks
 // the op by the read share). The timed generator and fast preconditioning
 // both draw from it, so a fast phase writes what its timed run would.
+//
+// The fio options beyond that (PhaseSpec's fio block) follow fio 3.33:
+// bsrange sizes, blockalign, the random map, skewed random distributions,
+// rw=...:N offset modifiers, strided zones and trimwrite's trim-then-write.
+// Everything a pattern needs is sized when it is built; next() allocates
+// nothing.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "ftl/host_command.h"
 #include "host/workload/workload.h"
 #include "sim/rng.h"
 
 namespace ssdtwin {
+
+// fio's random map: which blocks of a range this pass has touched, so that
+// random IOs cover each block once before any repeats. A summary word per
+// 64 words skips full stretches, so finding the next free block stays
+// cheap as the pass fills up.
+class BlockMap {
+ public:
+  explicit BlockMap(std::uint64_t blocks = 0);
+  std::uint64_t blocks() const { return blocks_; }
+  bool full() const { return used_ == blocks_; }
+  bool used(std::uint64_t b) const { return (words_[b >> 6] >> (b & 63)) & 1; }
+  void set(std::uint64_t b);
+  // The first free block at or after `b`, wrapping; blocks() when full.
+  std::uint64_t next_free(std::uint64_t b) const;
+  void clear();
+
+ private:
+  std::uint64_t blocks_ = 0, used_ = 0;
+  std::vector<std::uint64_t> words_;  // bit per block
+  std::vector<std::uint64_t> full_;   // bit per word: all 64 blocks used
+};
+
+// Ranks [0, n) drawn by a skewed distribution (fio's zipf, pareto, normal)
+// and spread over the range by a fixed permutation.
+class SkewedDraw {
+ public:
+  SkewedDraw() = default;
+  SkewedDraw(const RandomDistribution& d, std::uint64_t n, std::uint64_t seed);
+  std::uint64_t next(Rng& rng) const;  // a position in [0, n)
+  std::uint64_t rank_to_position(std::uint64_t rank) const;
+
+ private:
+  RandomDist kind_ = RandomDist::kUniform;
+  std::uint64_t n_ = 0;
+  double theta_ = 0, zetan_ = 0, zeta2_ = 0, alpha_ = 0, eta_ = 0;  // zipf
+  double pareto_pow_ = 0;
+  double stddev_ = 0;  // normal, in positions
+  std::uint64_t mask_ = 0, mul_ = 0, add_ = 0;  // the permutation
+};
 
 class IoPattern {
  public:
@@ -23,49 +68,35 @@ class IoPattern {
     std::uint32_t bytes;
   };
 
-  IoPattern(const PhaseSpec& spec, Rng& rng)
-      : spec_(spec), rng_(rng), blocks_in_span_(spec.span / spec.bs) {}
+  IoPattern(const PhaseSpec& spec, Rng& rng);
 
-  Io next() {
-    Io io{IoOp::kRead, 0, spec_.bs};
-    std::uint64_t blocks = blocks_in_span_;
-    if (!spec_.bssplit.empty()) {
-      // fio's bssplit: the size by weight; a random IO is aligned to its size.
-      const double u = rng_.uniform();
-      std::size_t k = 0;
-      while (k + 1 < spec_.bssplit.size() && u >= spec_.bssplit[k].cumulative) ++k;
-      io.bytes = spec_.bssplit[k].bs;
-      blocks = spec_.span / io.bytes;
-    }
-    bool random = true;
-    switch (spec_.rw) {
-      case RwKind::kRead: io.op = IoOp::kRead; random = false; break;
-      case RwKind::kWrite: io.op = IoOp::kWrite; random = false; break;
-      case RwKind::kTrim: io.op = IoOp::kTrim; random = false; break;
-      case RwKind::kRandRead: io.op = IoOp::kRead; break;
-      case RwKind::kRandWrite: io.op = IoOp::kWrite; break;
-      case RwKind::kTrace:  // replays draw from their trace, not from here
-        break;
-      case RwKind::kRandRw:
-        io.op = rng_.uniform() < spec_.read_share ? IoOp::kRead : IoOp::kWrite;
-        break;
-    }
-    if (random) {
-      io.offset = spec_.offset + rng_.below(blocks) * io.bytes;
-    } else {
-      if (next_seq_offset_ >= spec_.span) next_seq_offset_ = 0;
-      io.offset = spec_.offset + next_seq_offset_;
-      io.bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(io.bytes, spec_.span - next_seq_offset_));
-      next_seq_offset_ += io.bytes;
-    }
-    return io;
-  }
+  Io next();
 
  private:
+  std::uint64_t random_offset(std::uint32_t& bytes);
+  std::uint64_t sequential_offset(IoOp op, std::uint32_t& bytes);
+  std::uint64_t range_base() const { return spec_.offset + zone_start_; }
+  std::uint64_t range_len() const;
+  void zone_advance(std::uint32_t bytes);
+
   const PhaseSpec& spec_;
   Rng& rng_;
   std::uint64_t blocks_in_span_;
-  std::uint64_t next_seq_offset_ = 0;
+  std::uint64_t next_seq_[3] = {};  // per op, relative to the range (fio's last_pos)
+  // trimwrite: the trim just issued, whose block the next IO writes.
+  bool write_pending_ = false;
+  Io last_trim_{IoOp::kTrim, 0, 0};
+  // rw=randread:N: IOs left in the current run and where the next goes.
+  std::uint32_t run_left_ = 0;
+  std::uint64_t run_offset_ = 0, run_next_ = 0;
+  // zonemode=strided
+  std::uint64_t zone_start_ = 0, zone_bytes_ = 0;
+  // Skewed distributions and zones over positions of `align_` bytes.
+  std::uint64_t align_ = 0;
+  SkewedDraw skew_;
+  std::vector<double> zone_cumulative_;
+  std::vector<std::uint64_t> zone_first_, zone_positions_;
+  BlockMap map_;
 };
 
 }  // namespace ssdtwin

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "sim/histogram.h"
 #include "sim/steady_state.h"
@@ -12,6 +13,46 @@
 #include "sim/timeseries.h"
 
 namespace ssdtwin {
+
+// Bytes, IOs and latency summed per fixed interval from a start time, per
+// op (fio's bandwidth and IOPS samples, and its averaged logs). A row per
+// interval, added as time reaches it: no allocation per IO.
+struct IntervalTotals {
+  static constexpr int kOps = 3;
+  struct Bin {
+    std::uint64_t bytes[kOps] = {};
+    std::uint64_t ios[kOps] = {};
+    double latency_ns[kOps] = {};
+  };
+  Tick start = 0, interval = 0;  // interval 0: not kept
+  std::vector<Bin> bins;
+  void add(Tick t, int op, std::uint64_t b, Tick latency) {
+    if (interval == 0 || t < start) return;
+    const std::size_t i = static_cast<std::size_t>((t - start) / interval);
+    if (i >= bins.size()) {
+      check_interval_index(i, interval);
+      bins.resize(i + 1);
+    }
+    bins[i].bytes[op] += b;
+    ++bins[i].ios[op];
+    bins[i].latency_ns[op] += static_cast<double>(latency);
+  }
+};
+
+// What one stream of a phase (an fio job) measured, for fio's per-job output.
+struct StreamResult {
+  static constexpr int kOps = 3;
+  LatencyHistogram latency[kOps];
+  std::uint64_t ios[kOps] = {};
+  std::uint64_t bytes[kOps] = {};
+  Tick start = 0, end = 0;  // the measured window: after startdelay and ramp, to the last completion
+  std::uint64_t syncs = 0;  // fsync/fdatasync counted (the drive has no flush command)
+  // Commands outstanding when each IO was issued, by fio's iodepth_level
+  // buckets: 1, 2, 4, 8, 16, 32, >=64.
+  std::uint64_t depth_levels[7] = {};
+  IntervalTotals samples;   // fio's bw/iops samples (bwavgtime)
+  IntervalTotals log;       // write_*_log rows (log_avg_msec)
+};
 
 struct PhaseResult {
   static constexpr int kOps = 3;  // indexed by IoOp
@@ -45,6 +86,11 @@ struct PhaseResult {
   LatencyHistogram queue_delay[kOps];
   std::uint64_t arrivals = 0;
   std::uint64_t left_on_host = 0;
+  // Time with at least one of the phase's commands issued and not yet
+  // complete (what a host's disk statistics call busy: fio's disk_util).
+  Tick busy = 0;
+  // Phases with stream_results: one per stream (PhaseSpec::stream(k)).
+  std::vector<StreamResult> streams;
 };
 
 }  // namespace ssdtwin

@@ -17,6 +17,9 @@ const char* rw_kind_name(RwKind k) {
     case RwKind::kRandRw: return "randrw";
     case RwKind::kTrim: return "trim";
     case RwKind::kTrace: return "trace";
+    case RwKind::kReadWrite: return "readwrite";
+    case RwKind::kRandTrim: return "randtrim";
+    case RwKind::kTrimWrite: return "trimwrite";
   }
   return "?";
 }
@@ -41,6 +44,9 @@ RwKind parse_rw(const std::string& s) {
   if (s == "randwrite") return RwKind::kRandWrite;
   if (s == "randrw") return RwKind::kRandRw;
   if (s == "trace") return RwKind::kTrace;
+  if (s == "readwrite") return RwKind::kReadWrite;
+  if (s == "randtrim") return RwKind::kRandTrim;
+  if (s == "trimwrite") return RwKind::kTrimWrite;
   return RwKind::kTrim;
 }
 

@@ -24,7 +24,21 @@ namespace ssdtwin {
 class ConfigNode;
 
 // kTrace: replay of a block trace (host/trace/trace_phase.h), not a synthetic pattern.
-enum class RwKind : std::uint8_t { kRead, kWrite, kRandRead, kRandWrite, kRandRw, kTrim, kTrace };
+// kReadWrite: sequential reads and writes mixed by the read share, each op
+// walking its own position (fio's rw=readwrite); kRandTrim: random trims;
+// kTrimWrite: each block trimmed, then written (fio's trimwrite).
+enum class RwKind : std::uint8_t {
+  kRead,
+  kWrite,
+  kRandRead,
+  kRandWrite,
+  kRandRw,
+  kTrim,
+  kTrace,
+  kReadWrite,
+  kRandTrim,
+  kTrimWrite,
+};
 
 const char* rw_kind_name(RwKind k);
 
@@ -72,6 +86,25 @@ struct UntilSteady {
   Tick round = 0;  // 0: not set
   std::uint32_t rounds = 5;
   double tolerance = 0.10;
+};
+
+// Where random IOs land (fio's random_distribution). Skewed kinds pick a
+// rank by the distribution and place it through a fixed permutation of the
+// range's blocks, so the hot blocks are spread over the range as fio's
+// hashing spreads them. Zones: the first zone takes the first `share` of the
+// IOs on the range's first `bytes`, and so on.
+enum class RandomDist : std::uint8_t { kUniform, kZipf, kPareto, kNormal, kZoned };
+
+struct AccessZone {
+  double share = 0;         // of the IOs, 0..1
+  double range_share = 0;   // of the range (zoned), 0..1; or
+  std::uint64_t bytes = 0;  // absolute size (zoned_abs), when range_share is 0
+};
+
+struct RandomDistribution {
+  RandomDist kind = RandomDist::kUniform;
+  double param = 0;  // zipf theta, pareto h, normal deviation (% of the range)
+  std::vector<AccessZone> zones;
 };
 
 struct PhaseSpec {
@@ -123,6 +156,43 @@ struct PhaseSpec {
   UntilSteady until_steady;
   OfferedRate rate;  // open-loop arrivals (rate: or a load_curve step)
   RecoveryRole role = RecoveryRole::kNone;
+
+  // fio semantics (host/fio maps job options onto these; the YAML keys of
+  // the same names, README). Defaults keep the plain behaviour above.
+  RandomDistribution distribution;
+  // fio's random map: each block of the range once per pass before any
+  // repeats (without it, draws repeat as they fall).
+  bool random_map = false;
+  std::uint32_t bs_min = 0;       // bsrange: sizes drawn in [bs_min, bs] (0: fixed)
+  std::uint32_t block_align = 0;  // random offsets on this grid (0: each IO's own size)
+  std::uint64_t seq_skip = 0;     // rw=write:N: bytes skipped after each sequential IO
+  std::uint32_t rand_run = 0;     // rw=randread:N: IOs per random offset (0, 1: each its own)
+  bool run_identical = false;     // rw_sequencer=identical: the run repeats its offset
+  // zonemode=strided: IO stays in a zone of zone_range bytes until zone_size
+  // bytes moved, then skips to zone_range + zone_skip further on.
+  std::uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
+  Tick thinktime = 0;             // after each thinktime_blocks IOs: drain, then pause
+  std::uint32_t thinktime_blocks = 1;
+  Tick start_delay = 0;           // the stream starts this long after the phase
+  std::uint32_t fsync_every = 0;  // count a sync after every N writes (no flush command)
+  bool end_fsync = false;         // and one at the end
+  // Non-zero: this stream draws from a random stream of its own seeded so
+  // (concurrent streams); 0: the workload's stream.
+  std::uint64_t seed = 0;
+  std::string iolog_out;          // write an fio iolog (v3) of the IOs issued
+  std::string iolog_device;       // the file name the iolog names
+  // Streams that run concurrently with this one in the same phase (fio's
+  // jobs between stonewalls, and numjobs clones); each keeps its own
+  // iodepth, pattern and stop conditions, and the phase ends with the last.
+  std::vector<PhaseSpec> concurrent;
+  // Per-stream results (PhaseResult::streams), and the interval of their
+  // throughput samples and of their logs (0: none).
+  bool stream_results = false;
+  Tick sample_interval = 0;
+  Tick log_interval = 0;
+
+  std::size_t streams() const { return 1 + concurrent.size(); }
+  const PhaseSpec& stream(std::size_t k) const { return k == 0 ? *this : concurrent[k - 1]; }
 };
 
 struct WorkloadSpec {
