@@ -368,11 +368,12 @@ void write_log(const std::string& path, const StreamResult& r, int kind) {
   const IntervalTotals& t = r.log;
   bool dirs[3] = {};
   for (int op = 0; op < 3; ++op) dirs[op] = r.ios[op] > 0;
-  const Tick length = r.end - r.start;
-  for (std::size_t i = 0; i < t.bins.size(); ++i) {
-    const Tick from = i * t.interval;
-    const Tick to = std::min<Tick>((i + 1) * t.interval, std::max(length, from + 1));
-    const double secs = to_seconds(to - from);
+  // Whole intervals of the measured window, as fio's bw/iops samples: the
+  // commands completing after the runtime do not make a short last row.
+  const std::size_t whole = std::min<std::size_t>(t.bins.size(), (r.end - r.start) / std::max<Tick>(t.interval, 1));
+  for (std::size_t i = 0; i < whole; ++i) {
+    const Tick to = (i + 1) * t.interval;
+    const double secs = to_seconds(t.interval);
     for (int op = 0; op < 3; ++op) {
       if (!dirs[op]) continue;
       const IntervalTotals::Bin& b = t.bins[i];

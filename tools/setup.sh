@@ -5,7 +5,9 @@
 #   tools/setup.sh --fuzz   also clang and its libFuzzer/sanitizer runtimes (tools/fuzz.sh)
 #   tools/setup.sh --slurm  also Slurm and munge (tools/slurm_cluster.sh install, for tools/slurm_test.sh)
 set -euo pipefail
-PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev)
+# fio: the tests run fio job files through fio's own parser and compare fio.json
+# with fio's output (ioengine=null; no device is touched).
+PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev fio)
 # libclang-rt-14-dev holds libFuzzer; clang only recommends it, and apt runs
 # here without recommends.
 if [ "${1:-}" = "--fuzz" ]; then PKGS+=(clang libclang-rt-14-dev); fi

@@ -775,9 +775,16 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
   std::size_t job_number = 0;
   std::set<std::string> phase_names;
   bool phase_fresh = false;  // the last phase has no stream yet
+  std::vector<bool> own_seed;  // per phase: a job of it gave its own randseed
+  std::uint64_t workload_seed = 1;  // the YAML default
   for (const FioSection& sec : sections) {
     if (sec.name == "global") {
       for (const FioOption& o : sec.options) {
+        if (o.key == "randseed") {
+          char* end = nullptr;
+          workload_seed = std::strtoull(o.value.c_str(), &end, 10);
+          if (o.value.empty() || *end != '\0') fail_opt(o, "expected an integer seed");
+        }
         globals.push_back(o);
         if (!o.flag) w.global_options.emplace_back(o.key, o.value);
       }
@@ -787,10 +794,14 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     job.opts = globals;
     job.opts.insert(job.opts.end(), sec.options.begin(), sec.options.end());
     Mapped m = map_job(sec, job, user_bytes, path, out_dir, w.ignored);
-    // fio seeds each job from randseed (default 0x89) and its number; a
-    // job's random stream never depends on the others.
-    std::uint64_t base_seed = 0x89;
-    if (const FioOption* o = job.find("randseed")) base_seed = std::strtoull(o->value.c_str(), nullptr, 10);
+    // Concurrent streams: each seeded from randseed and its job number, so
+    // none depends on the others. A job's own randseed gives it its own
+    // stream even alone; [global]'s seeds the workload's.
+    std::uint64_t base_seed = workload_seed;
+    const FioOption* seed_opt = job.find("randseed");
+    if (seed_opt) base_seed = std::strtoull(seed_opt->value.c_str(), nullptr, 10);
+    bool job_seed = false;
+    for (const FioOption& o : sec.options) job_seed |= o.key == "randseed";
     for (const FioOption& o : sec.options)
       if (!o.flag) m.info.options.emplace_back(o.key, o.value);
     const bool first = w.workload.phases.empty();
@@ -800,8 +811,10 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
       PhaseSpec phase;
       phase.stream_results = true;
       w.workload.phases.push_back(phase);
+      own_seed.push_back(false);
       phase_fresh = true;
     }
+    if (job_seed) own_seed.back() = true;
     const std::size_t pi = w.workload.phases.size() - 1;
     PhaseSpec& phase = w.workload.phases[pi];
     const bool phase_empty = phase_fresh;
@@ -833,7 +846,26 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     w.jobs.push_back(m.info);
   }
   if (w.jobs.empty()) throw ConfigError(path + ": no job sections (only [global])");
-  for (std::size_t i = 0; i < w.workload.phases.size(); ++i) w.workload.phases[i].source_index = i;
+  for (std::size_t i = 0; i < w.workload.phases.size(); ++i) {
+    PhaseSpec& phase = w.workload.phases[i];
+    phase.source_index = i;
+    // A job running alone draws from the workload's random stream, as a
+    // YAML phase does (so a job file and its YAML version issue the same
+    // IOs); concurrent streams each draw from their own.
+    if (phase.streams() == 1 && !own_seed[i]) phase.seed = 0;
+    // The start delay every stream of a phase waits is idle time after the
+    // phase before (fio starts the next group's jobs when the last one
+    // ends, and they wait startdelay): counted with that phase, as a YAML
+    // idle_after, so that the drive's work in it is not this phase's.
+    if (i == 0) continue;
+    Tick common = phase.start_delay;
+    for (std::size_t k = 1; k < phase.streams(); ++k) common = std::min(common, phase.stream(k).start_delay);
+    if (common == 0) continue;
+    w.workload.phases[i - 1].idle_after += common;
+    phase.start_delay -= common;
+    for (PhaseSpec& c : phase.concurrent) c.start_delay -= common;
+  }
+  w.workload.seed = workload_seed;
   w.workload.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
                                    1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};
   return w;

@@ -25,10 +25,11 @@ IologWriter::~IologWriter() {
 void IologWriter::line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes,
                        bool io) {
   if (buf_.size() - used_ < 256) flush();
-  const auto ms = static_cast<unsigned long long>(since_start / kMs);
+  // fio stamps v3 lines with utime_since_now(): microseconds.
+  const auto us = static_cast<unsigned long long>(since_start / kUs);
   const int n = io ? std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s %" PRIu64 " %" PRIu64 "\n",
-                                   ms, device_.c_str(), action, offset, bytes)
-                   : std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s\n", ms,
+                                   us, device_.c_str(), action, offset, bytes)
+                   : std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s\n", us,
                                    device_.c_str(), action);
   used_ += static_cast<std::size_t>(std::max(n, 0));
 }

@@ -33,7 +33,7 @@
 
 namespace ssdtwin {
 
-// fio's write_iolog (version 3: milliseconds from the job's start, file,
+// fio's write_iolog (version 3: microseconds from the job's start, file,
 // action, offset, length), buffered and written a buffer at a time.
 class IologWriter {
  public:
