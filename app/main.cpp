@@ -159,6 +159,8 @@ int run(const Args& a) {
                   p.name.c_str(), p.trace.file.c_str(), static_cast<unsigned long long>(t.lines),
                   static_cast<unsigned long long>(t.total_records()));
     }
+    if (fio)
+      std::printf("%s: ok (%zu jobs in %zu phases)\n", a.fio.c_str(), fio->jobs.size(), workload.phases.size());
     std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive->name.c_str(),
                 static_cast<double>(drive->user_bytes()) / 1e9,
                 static_cast<double>(drive->geo.raw_bytes()) / (1ull << 30));

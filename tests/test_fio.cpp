@@ -783,3 +783,54 @@ TEST_CASE("configs/fio: each review procedure's fio version gives the figures of
     CHECK(compared > 50 * y.size());
   }
 }
+
+// ---- the same keys in YAML workloads ---------------------------------------
+
+TEST_CASE("YAML workloads take fio's keys too: random_distribution, random_map, blockalign, thinktime, numjobs, offset_increment") {
+  TestDrive d = make_drive(kTlc);
+  const std::uint64_t user = d.drive->user_bytes();
+  const WorkloadSpec w = make_workload(R"(
+workload:
+  phases:
+    - {name: hot, rw: randread, bs: 4KiB, size: 256MiB, number_ios: 20000, random_distribution: "zoned_abs:90/16MiB:10/240MiB"}
+    - {name: once, rw: randwrite, bs: 4KiB, size: 64MiB, io_size: 64MiB, random_map: true}
+    - {name: grid, rw: randread, bs: 16KiB, blockalign: 4KiB, size: 64MiB, number_ios: 1000}
+    - {name: clones, rw: randread, bs: 4KiB, iodepth: 4, size: 64MiB, numjobs: 3, offset_increment: 128MiB, number_ios: 500}
+    - {name: think, rw: randread, bs: 4KiB, number_ios: 64, thinktime: 1ms, thinktime_blocks: 16}
+)", user);
+  const PhaseSpec& hot = w.phases[0];
+  CHECK(hot.distribution.kind == RandomDist::kZoned);
+  CHECK(hot.distribution.zones[0].bytes == 16 * kMiB);
+  std::uint64_t in_hot = 0;
+  for (const auto& io : draw(hot, 20000)) in_hot += io.offset < 16 * kMiB;
+  CHECK(share(in_hot, 20000) == Approx(0.9).margin(0.01));
+  std::set<std::uint64_t> seen;
+  for (const auto& io : draw(w.phases[1], 64 * kMiB / 4096)) seen.insert(io.offset);
+  CHECK(seen.size() == 64 * kMiB / 4096);
+  CHECK(w.phases[2].block_align == 4096);
+  const PhaseSpec& clones = w.phases[3];
+  REQUIRE(clones.streams() == 3);
+  CHECK(clones.stream(2).offset == 256 * kMiB);
+  CHECK(clones.stream(1).seed != clones.stream(2).seed);
+  CHECK(clones.stream(2).ios == 500);
+  const RunReport r = run_quiet(*d.drive, w);
+  CHECK(r.phases[3].result.ios[0] == 1500);
+  CHECK(r.phases[3].result.peak_device_qd == 12);
+  CHECK(seconds_of(r.phases[4]) >= 0.003);  // 64 IOs: 3 pauses of 1 ms between bursts of 16
+
+  auto error = [&](const std::string& yaml) {
+    try {
+      make_workload(yaml, user);
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: \"zipf:1\"}\n"),
+             Contains("random_distribution") && Contains("theta"));
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: zipf, random_map: true}\n"),
+             Contains("random_map"));
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, numjobs: 2, offset_increment: 900MB}\n"),
+             Contains("offset_increment"));
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, norandommap: true}\n"), Contains("norandommap"));
+}

@@ -184,17 +184,6 @@ std::optional<Tick> parse_time_raw(const std::string& v, Tick unit) {
   return static_cast<Tick>(std::llround(x * static_cast<double>(u)));
 }
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  for (;;) {
-    const std::size_t b = s.find(sep, a);
-    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) return out;
-    a = b + 1;
-  }
-}
-
 // --- options --------------------------------------------------------------
 
 // Options that only concern the host side (engine, files, CPUs, buffers'
@@ -289,7 +278,7 @@ struct Reader {
 // (0 read, 1 write, 2 trim): fio reuses the first for a missing later part
 // ("4k" is 4k for all), and an empty part keeps the default.
 std::string dir_part(const std::string& v, int dir) {
-  const auto parts = split(v, ',');
+  const auto parts = split_at(v, ',');
   if (static_cast<std::size_t>(dir) < parts.size()) return trim(parts[static_cast<std::size_t>(dir)]);
   return parts.size() == 1 ? trim(parts[0]) : "";
 }
@@ -335,67 +324,15 @@ std::string one_value_for(const FioOption& o, RwKind rw, const char* what) {
 }
 
 RandomDistribution parse_distribution(const Reader& r, const FioOption& o) {
-  RandomDistribution d;
-  const std::string v = lower(o.value);
-  const std::size_t colon = v.find(':');
-  const std::string kind = v.substr(0, colon);
-  const std::string arg = colon == std::string::npos ? "" : v.substr(colon + 1);
-  if (arg.find(',') != std::string::npos)
-    fail_opt(o, "per-direction distributions (',') are not supported: give one for all directions");
-  auto number = [&](double def) {
-    if (arg.empty()) return def;
-    char* end = nullptr;
-    const double x = std::strtod(arg.c_str(), &end);
-    if (*end != '\0') fail_opt(o, "expected " + kind + ":<number> (a center ':c' is not supported)");
-    return x;
-  };
-  if (kind == "random") return d;
-  if (kind == "zipf") {
-    d.kind = RandomDist::kZipf;
-    d.param = number(1.1);  // fio's default theta (FIO_DEF_ZIPF)
-    if (!(d.param > 0) || d.param == 1.0) fail_opt(o, "expected a zipf theta above 0 and not 1.0");
-  } else if (kind == "pareto") {
-    d.kind = RandomDist::kPareto;
-    d.param = number(0.2);  // fio's default h (FIO_DEF_PARETO)
-    if (!(d.param > 0 && d.param < 1)) fail_opt(o, "expected a pareto h between 0 and 1");
-  } else if (kind == "normal" || kind == "gauss") {
-    d.kind = RandomDist::kNormal;
-    // fio's normal with no deviation is the mean of 12 uniform draws over
-    // the range: a standard deviation of 1/12 of it.
-    d.param = number(100.0 / 12.0);
-    if (!(d.param > 0 && d.param <= 100)) fail_opt(o, "expected a deviation from 0 to 100 (% of the range)");
-  } else if (kind == "zoned" || kind == "zoned_abs") {
-    d.kind = RandomDist::kZoned;
-    const bool abs = kind == "zoned_abs";
-    double share = 0, range = 0;
-    for (const std::string& z : split(arg, ':')) {
-      const auto parts = split(z, '/');
-      if (parts.size() != 2 || parts[0].empty())
-        fail_opt(o, "expected zones as access%/range" + std::string(abs ? "size" : "%") + ":... such as 50/5:30/15:20/");
-      AccessZone az;
-      char* end = nullptr;
-      az.share = std::strtod(parts[0].c_str(), &end) / 100.0;
-      if (*end != '\0' || az.share < 0) fail_opt(o, "expected an access percentage in '" + z + "'");
-      if (abs) {
-        if (parts[1].empty()) fail_opt(o, "zoned_abs: expected a size in every zone");
-        az.bytes = static_cast<std::uint64_t>(r.size_of(o, parts[1]));
-        if (az.bytes == 0) fail_opt(o, "zoned_abs: expected zone sizes above 0");
-      } else {
-        // An empty range is the rest of it (fio's "20/").
-        az.range_share = parts[1].empty() ? 1.0 - range : std::strtod(parts[1].c_str(), &end) / 100.0;
-        if (!parts[1].empty() && *end != '\0') fail_opt(o, "expected a range percentage in '" + z + "'");
-        if (az.range_share <= 0) fail_opt(o, "expected zones with a range above 0%");
-      }
-      share += az.share;
-      range += az.range_share;
-      d.zones.push_back(az);
-    }
-    if (std::fabs(share - 1.0) > 1e-6) fail_opt(o, "expected access percentages adding up to 100");
-    if (!abs && range > 1.0 + 1e-6) fail_opt(o, "expected range percentages adding up to at most 100");
-  } else {
-    fail_opt(o, "expected random, zipf[:theta], pareto[:h], normal[:dev], zoned:... or zoned_abs:...");
+  try {
+    return parse_random_distribution(o.value, [&](const std::string& v) -> std::optional<std::uint64_t> {
+      const auto x = parse_size_raw(v, r.kb_base);
+      if (!x) return std::nullopt;
+      return static_cast<std::uint64_t>(*x);
+    });
+  } catch (const std::invalid_argument& e) {
+    fail_opt(o, e.what());
   }
-  return d;
 }
 
 // Options this front end understands (host_only_options() apart).
@@ -523,7 +460,7 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
   std::uint32_t smallest = p.bs;
   if (const FioOption* o = r.find_any({"bsrange", "blocksize_range"})) {
     const std::string v = one_value_for(*o, p.rw, "block size range");
-    const auto lh = split(v, '-');
+    const auto lh = split_at(v, '-');
     if (lh.size() != 2) fail_opt(*o, "expected min-max, such as 4k-64k");
     const auto lo = static_cast<std::uint64_t>(r.size_of(*o, lh[0]));
     const auto hi = static_cast<std::uint64_t>(r.size_of(*o, lh[1]));
@@ -539,8 +476,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     std::vector<std::pair<std::uint32_t, double>> parts;
     double given = 0;
     std::size_t blanks = 0;
-    for (const std::string& part : split(v, ':')) {
-      const auto bw = split(part, '/');
+    for (const std::string& part : split_at(v, ':')) {
+      const auto bw = split_at(part, '/');
       if (bw.size() > 2 || bw[0].empty()) fail_opt(*o, "expected size/percent:size/percent..., such as 4k/25:64k/75");
       const auto b = static_cast<std::uint64_t>(r.size_of(*o, bw[0]));
       check_transfer(*o, b);
@@ -747,7 +684,7 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
   m.info.percentiles = kDefaultPercentiles;
   if (const FioOption* o = r.find("percentile_list")) {
     m.info.percentiles.clear();
-    for (const std::string& s : split(o->value, ':')) {
+    for (const std::string& s : split_at(o->value, ':')) {
       char* end = nullptr;
       const double x = std::strtod(s.c_str(), &end);
       if (s.empty() || *end != '\0' || x < 0 || x > 100) fail_opt(*o, "expected percentages from 0 to 100 separated by ':'");

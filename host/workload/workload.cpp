@@ -1,6 +1,10 @@
 #include "host/workload/workload.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 
 #include "host/workload/axes.h"
 #include "nand/geometry.h"
@@ -33,6 +37,83 @@ const char* recovery_role_name(RecoveryRole r) {
     case RecoveryRole::kRecovered: return "recovered";
   }
   return "?";
+}
+
+std::vector<std::string> split_at(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  for (;;) {
+    const std::size_t b = s.find(sep, a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) return out;
+    a = b + 1;
+  }
+}
+
+RandomDistribution parse_random_distribution(
+    const std::string& text, const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of) {
+  RandomDistribution d;
+  const std::size_t colon = text.find(':');
+  std::string kind = text.substr(0, colon);
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
+  auto fail = [](const std::string& what) { throw std::invalid_argument(what); };
+  if (arg.find(',') != std::string::npos)
+    fail("per-direction distributions (',') are not supported: give one for all directions");
+  auto number = [&](double def) {
+    if (arg.empty()) return def;
+    char* end = nullptr;
+    const double x = std::strtod(arg.c_str(), &end);
+    if (*end != '\0') fail("expected " + kind + ":<number> (a center ':c' is not supported)");
+    return x;
+  };
+  if (kind == "random") return d;
+  if (kind == "zipf") {
+    d.kind = RandomDist::kZipf;
+    d.param = number(1.1);  // fio's default theta (FIO_DEF_ZIPF)
+    if (!(d.param > 0) || d.param == 1.0) fail("expected a zipf theta above 0 and not 1.0");
+  } else if (kind == "pareto") {
+    d.kind = RandomDist::kPareto;
+    d.param = number(0.2);  // fio's default h (FIO_DEF_PARETO)
+    if (!(d.param > 0 && d.param < 1)) fail("expected a pareto h between 0 and 1");
+  } else if (kind == "normal" || kind == "gauss") {
+    d.kind = RandomDist::kNormal;
+    // fio's normal with no deviation is the mean of 12 uniform draws over
+    // the range: a standard deviation of 1/12 of it.
+    d.param = number(100.0 / 12.0);
+    if (!(d.param > 0 && d.param <= 100)) fail("expected a deviation from 0 to 100 (% of the range)");
+  } else if (kind == "zoned" || kind == "zoned_abs") {
+    d.kind = RandomDist::kZoned;
+    const bool abs = kind == "zoned_abs";
+    double share = 0, range = 0;
+    for (const std::string& z : split_at(arg, ':')) {
+      const auto parts = split_at(z, '/');
+      if (parts.size() != 2 || parts[0].empty())
+        fail(std::string("expected zones as access%/range") + (abs ? "size" : "%") + ":... such as 50/5:30/15:20/");
+      AccessZone az;
+      char* end = nullptr;
+      az.share = std::strtod(parts[0].c_str(), &end) / 100.0;
+      if (*end != '\0' || az.share < 0) fail("expected an access percentage in '" + z + "'");
+      if (abs) {
+        const auto b = parts[1].empty() ? std::nullopt : size_of(parts[1]);
+        if (!b || *b == 0) fail("zoned_abs: expected a size above 0 in every zone ('" + z + "')");
+        az.bytes = *b;
+      } else {
+        // An empty range is the rest of it (fio's "20/").
+        az.range_share = parts[1].empty() ? 1.0 - range : std::strtod(parts[1].c_str(), &end) / 100.0;
+        if (!parts[1].empty() && *end != '\0') fail("expected a range percentage in '" + z + "'");
+        if (az.range_share <= 0) fail("expected zones with a range above 0%");
+      }
+      share += az.share;
+      range += az.range_share;
+      d.zones.push_back(az);
+    }
+    if (std::fabs(share - 1.0) > 1e-6) fail("expected access percentages adding up to 100");
+    if (!abs && range > 1.0 + 1e-6) fail("expected range percentages adding up to at most 100");
+  } else {
+    fail("expected random, zipf[:theta], pareto[:h], normal[:dev], zoned:... or zoned_abs:...");
+  }
+  return d;
 }
 
 namespace {
@@ -181,6 +262,26 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   if (p.span < *std::max_element(sizes.begin(), sizes.end()))
     n.fail("size", "expected a range of at least one block (bs)");
   p.read_share = n.get_double("rwmixread", 50, 0, 100) / 100.0;
+  // fio's IO semantics, the keys a job file has (docs/FIO.md); all off by default.
+  if (n.has("random_distribution")) {
+    try {
+      p.distribution = parse_random_distribution(n.get_string("random_distribution"), parse_bytes);
+    } catch (const std::invalid_argument& e) {
+      n.fail("random_distribution", e.what());
+    }
+  }
+  p.random_map = n.get_bool("random_map", false);
+  if (p.random_map && p.distribution.kind != RandomDist::kUniform)
+    n.fail("random_map", "expected no random map with a skewed random_distribution (fio turns it off too)");
+  p.block_align = static_cast<std::uint32_t>(n.get_bytes("blockalign", 0));
+  if (p.block_align % kSectorBytes != 0 || p.block_align > (256u << 20))
+    n.fail("blockalign", "expected a multiple of 4KiB up to 256MiB");
+  p.thinktime = n.get_time("thinktime", 0);
+  p.thinktime_blocks = static_cast<std::uint32_t>(n.get_int("thinktime_blocks", 1, 1, 1 << 30));
+  const auto numjobs = static_cast<std::uint32_t>(n.get_int("numjobs", 1, 1, 4096));
+  const std::uint64_t increment = n.get_bytes("offset_increment", 0);
+  if (increment % kSectorBytes != 0) n.fail("offset_increment", "expected a multiple of 4KiB");
+
   if (n.has("io_size")) {
     const Amount a = n.get_amount("io_size");
     p.io_bytes = a.is_percent ? static_cast<std::uint64_t>(static_cast<double>(p.span) * a.percent / 100.0)
@@ -199,6 +300,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
   p.fast = n.get_bool("fast", false);
+  if (p.fast && numjobs > 1) n.fail("numjobs", "a fast phase is one stream (numjobs: 1)");
+  if (p.fast && p.thinktime > 0) n.fail("thinktime", "a fast phase takes no simulated time: no think time");
   if (p.fast) {
     if (p.rw != RwKind::kWrite && p.rw != RwKind::kRandWrite && p.rw != RwKind::kTrim)
       n.fail("fast", "fast preconditioning applies to write, randwrite and trim phases only");
@@ -244,6 +347,21 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
     if (p.report != PhaseReportKind::kNone && p.report != PhaseReportKind::kLoadCurve)
       n.fail("report", "a load curve reports as report: load_curve");
     p.report = PhaseReportKind::kLoadCurve;
+  }
+  if (numjobs > 1) {
+    // Clones run concurrently as streams of the phase, each its own range
+    // start and random stream (seeded in from_config).
+    if (sizes.size() > 1 || depths.size() > 1)
+      n.fail("numjobs", "expected a single bs and iodepth with numjobs (no sweep)");
+    for (std::uint32_t k = 1; k < numjobs; ++k) {
+      PhaseSpec c = p;
+      c.idle_after = 0;
+      c.offset += k * increment;
+      if (c.offset + c.span > user_bytes)
+        n.fail("offset_increment", "expected the last clone's offset + size within the user capacity (" +
+                                       human_bytes(user_bytes) + ")");
+      p.concurrent.push_back(c);
+    }
   }
   return p;
 }
@@ -359,6 +477,8 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   std::vector<std::int64_t> load_steps;
   for (std::size_t i = 0; i < phases.size(); ++i) {
     PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes, load_steps);
+    for (std::size_t k = 0; k < p.concurrent.size(); ++k)
+      p.concurrent[k].seed = (w.seed * 0x9E3779B97F4A7C15ull + (i + 1) * 1000003ull + k) | 1;
     if (p.report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
       phases[i].fail("report", "a fill curve needs workload.timeseries.per_bytes (e.g. 1GB)");
     if (!load_steps.empty()) {

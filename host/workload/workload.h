@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -106,6 +108,16 @@ struct RandomDistribution {
   double param = 0;  // zipf theta, pareto h, normal deviation (% of the range)
   std::vector<AccessZone> zones;
 };
+
+// "a:b:c" -> {"a", "b", "c"} (empty fields kept), for fio's list syntaxes.
+std::vector<std::string> split_at(const std::string& s, char sep);
+
+// fio's random_distribution syntax: random | zipf[:theta] | pareto[:h] |
+// normal[:dev] | zoned:access%/range%:... | zoned_abs:access%/size:...
+// (sizes read by `size_of`). Throws std::invalid_argument saying what was
+// expected.
+RandomDistribution parse_random_distribution(
+    const std::string& text, const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of);
 
 struct PhaseSpec {
   std::string name;
