@@ -10,7 +10,14 @@ FastWriter::FastWriter(FtlCore& core, GarbageCollector& gc)
     : core_(core), gc_(gc), host_(core.geo.dies()), moves_(2 * std::size_t{core.geo.dies()}),
       gcs_(core.geo.dies()) {}
 
-void FastWriter::write(Lpn lpn) {
+void FastWriter::drain() {
+  for (; queued_ > 0; --queued_) {
+    apply(lag_[head_]);
+    head_ = (head_ + 1) & (kLag - 1);
+  }
+}
+
+void FastWriter::apply(Lpn lpn) {
   ++core_.stats.host_write_slots;
   ++core_.stats.host_native_slots;
   const std::uint32_t old = core_.map.lookup(lpn);
@@ -63,6 +70,7 @@ void FastWriter::close(OpenUnit& u) {
 }
 
 void FastWriter::finish() {
+  drain();
   // A victim half collected is finished, as the timed GC would finish it.
   for (std::uint32_t d = 0; d < core_.geo.dies(); ++d)
     if (gcs_[d].victim != kNoBlock) relocate_some(d, gcs_[d].end - gcs_[d].next, 0);

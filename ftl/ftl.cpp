@@ -99,7 +99,10 @@ void Ftl::fast_write(Lpn lpn) {
   fast_->write(lpn);
 }
 
-void Ftl::fast_trim(Lpn lpn) { unmap(lpn); }
+void Ftl::fast_trim(Lpn lpn) {
+  if (fast_) fast_->drain();  // the queued writes come first
+  unmap(lpn);
+}
 
 bool Ftl::flush_stranded() {
   if (buffer_.valid_entries() == 0) return false;

@@ -69,6 +69,9 @@ class MappingTable {
     if (o != kUnmapped && (o & kMapOwner) == 0) __builtin_prefetch(&l2p_[o]);
   }
 
+  // Starts loading logical page `lpn`'s forward entry (a write's lookup).
+  void prefetch_entry(Lpn lpn) const { __builtin_prefetch(&l2p_[lpn]); }
+
   std::uint64_t logical_pages() const { return l2p_.size(); }
   std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }
   std::uint32_t entries_per_tpage() const { return entries_per_tpage_; }
