@@ -184,6 +184,12 @@ V wear(const PhaseView& v, int field) {
   }
 }
 
+V valid_shares(const PhaseView& v, int field) {
+  const BlockManager::ValidShares& s = v.phase.valid_shares;
+  const double values[] = {s.p10, s.p25, s.p50, s.p75, s.p90, s.mean};
+  return V::real(values[field]);
+}
+
 V wall_seconds(const PhaseView& v, int) { return V::real(v.phase.wall_seconds); }
 V ios_per_wall_second(const PhaseView& v, int) {
   std::uint64_t ios = 0;
@@ -288,6 +294,12 @@ std::vector<PhaseMetric> build_table() {
       {"wear.mean", "P/E cycles", "mean erases per native-mode block", wear, 1},
       {"wear.max", "P/E cycles", "most erases of any native-mode block", wear, 2},
       {"wear.slc_erases_total", "erases", "erases in SLC mode, all blocks", wear, 3},
+      {"blocks.valid_share_p10", "share", "full native blocks' valid pages over capacity at the end of the phase: 10th percentile", valid_shares, 0},
+      {"blocks.valid_share_p25", "share", "the same, 25th percentile", valid_shares, 1},
+      {"blocks.valid_share_p50", "share", "the same, median", valid_shares, 2},
+      {"blocks.valid_share_p75", "share", "the same, 75th percentile", valid_shares, 3},
+      {"blocks.valid_share_p90", "share", "the same, 90th percentile", valid_shares, 4},
+      {"blocks.valid_share_mean", "share", "the same, mean", valid_shares, 5},
       {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds, 0, true},
       {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second, 0, true},
   };

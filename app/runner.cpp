@@ -83,7 +83,22 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   auto more = [&] {
     return (spec.io_bytes == 0 || bytes < spec.io_bytes) && (spec.ios == 0 || ios < spec.ios);
   };
-  while (more()) {
+  auto show_progress = [&] {
+    const double done = spec.io_bytes ? static_cast<double>(bytes) / static_cast<double>(spec.io_bytes)
+                                      : static_cast<double>(ios) / static_cast<double>(spec.ios);
+    progress.update(spec.name + (spec.steady ? " (fast, steady)" : " (fast)"), drive.engine.now(), done);
+  };
+  if (spec.steady) {
+    const std::string why = drive.ftl.steady_blocker();
+    if (!why.empty()) throw std::runtime_error("phase '" + spec.name + "' (fast: steady): " + why);
+  }
+  while (spec.steady && more()) {  // 4 KiB writes over the whole drive: one page per IO
+    drive.ftl.fast_write_counted(rng);
+    ++ios;
+    bytes += kSectorBytes;
+    if ((ios & 0xFFFFF) == 0) show_progress();
+  }
+  while (!spec.steady && more()) {
     const IoPattern::Io io = pattern.next();
     const Lpn first = static_cast<Lpn>(io.offset / kSectorBytes);
     for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
@@ -92,13 +107,9 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
     }
     ++ios;
     bytes += io.bytes;
-    if ((ios & 0xFFFF) == 0) {
-      const double done = spec.io_bytes ? static_cast<double>(bytes) / static_cast<double>(spec.io_bytes)
-                                        : static_cast<double>(ios) / static_cast<double>(spec.ios);
-      progress.update(spec.name + " (fast)", drive.engine.now(), done);
-    }
+    if ((ios & 0xFFFF) == 0) show_progress();
   }
-  drive.ftl.end_fast();  // the caller resumes the drive (Ftl::resume_after_fast)
+  drive.ftl.end_fast(rng);  // the caller resumes the drive (Ftl::resume_after_fast)
   const int op = static_cast<int>(spec.rw == RwKind::kTrim ? IoOp::kTrim : IoOp::kWrite);
   pr.result.ios[op] = ios;
   pr.result.bytes[op] = bytes;
@@ -345,6 +356,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.buffer_waits = drive.controller.buffer_waits() - waits_before;
     pr.min_free_blocks = drive.ftl.min_free_blocks_seen();
     pr.wear = drive.ftl.blocks().wear();
+    pr.valid_shares = drive.ftl.blocks().valid_shares();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
     if (report.cut) break;

@@ -25,6 +25,7 @@ struct PhaseReport {
   std::uint64_t buffer_waits = 0;
   std::uint32_t min_free_blocks = 0;
   BlockManager::Wear wear;
+  BlockManager::ValidShares valid_shares;
   double wall_seconds = 0;  // host time spent simulating the phase
   double slc_bytes_at_end = 0;
   // Timed phases: the drive's activity sampled at interval boundaries

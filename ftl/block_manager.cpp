@@ -1,6 +1,7 @@
 #include "ftl/block_manager.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace ssdtwin {
@@ -224,6 +225,34 @@ BlockManager::Wear BlockManager::wear() const {
   }
   w.mean = n ? sum / static_cast<double>(n) : 0;
   return w;
+}
+
+BlockManager::ValidShares BlockManager::valid_shares() const {
+  // A count of blocks per valid-page count, read off for the quantiles.
+  const std::uint64_t capacity = std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
+  std::vector<std::uint64_t> blocks_with(capacity + 1, 0);
+  std::uint64_t n = 0;
+  double sum = 0;
+  for (const auto& b : blocks_) {
+    if (b.state != BlockState::kFull || b.mode != geo_.native_mode) continue;
+    ++blocks_with[std::min<std::uint64_t>(b.valid, capacity)];
+    sum += b.valid;
+    ++n;
+  }
+  ValidShares v;
+  if (n == 0) return v;
+  const auto cap = static_cast<double>(capacity);
+  v.mean = sum / static_cast<double>(n) / cap;
+  double* const at[] = {&v.p10, &v.p25, &v.p50, &v.p75, &v.p90};
+  const double q[] = {0.10, 0.25, 0.50, 0.75, 0.90};
+  std::uint64_t seen = 0, valid = 0;
+  for (int k = 0; k < 5; ++k) {
+    // the smallest count with at least q of the blocks at or below it
+    const auto rank = static_cast<std::uint64_t>(std::ceil(q[k] * static_cast<double>(n)));
+    while (seen + blocks_with[valid] < std::max<std::uint64_t>(rank, 1)) seen += blocks_with[valid++];
+    *at[k] = static_cast<double>(valid) / cap;
+  }
+  return v;
 }
 
 }  // namespace ssdtwin

@@ -166,6 +166,13 @@ class BlockManager {
     std::uint64_t slc_erases = 0;
   };
   Wear wear() const;
+  // How full the full native-mode blocks are: quantiles and mean of their
+  // valid pages over their capacity (GC's raw material; a steady state's
+  // signature, which fast: steady is checked against).
+  struct ValidShares {
+    double p10 = 0, p25 = 0, p50 = 0, p75 = 0, p90 = 0, mean = 0;
+  };
+  ValidShares valid_shares() const;
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:

@@ -17,6 +17,31 @@ void FastWriter::drain() {
   }
 }
 
+void FastWriter::write_counted(Rng& rng) {
+  if (queued_ > 0) throw std::logic_error("fast preconditioning: counted writes after exact ones");
+  counted_ = true;
+  ++core_.stats.host_write_slots;
+  ++core_.stats.host_native_slots;
+  // The overwritten page's block, by rejection: a block drawn uniformly is
+  // kept with probability valid / (the most a block holds). Blocks are
+  // about as full as the drive (user / raw), so it takes about one draw.
+  const std::uint64_t blocks = std::uint64_t{core_.geo.dies()} * core_.blocks.blocks_per_die();
+  const std::uint64_t most = core_.layout.slots_per_block();
+  for (;;) {
+    const std::uint64_t r = rng.below(blocks);
+    const auto die = static_cast<std::uint32_t>(r / core_.blocks.blocks_per_die());
+    const auto block = static_cast<std::uint32_t>(r % core_.blocks.blocks_per_die());
+    if (rng.below(most) < core_.blocks.info(die, block).valid) {
+      core_.invalidate(core_.layout.first_slot(core_.layout.die_block(die, block), 0));
+      break;
+    }
+  }
+  OpenUnit& u = host_[die_];
+  const Ppa p = next_slot(die_, Stream::kHost, u);
+  core_.place(core_.blocks.info_of(p));
+  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+}
+
 void FastWriter::apply(Lpn lpn) {
   ++core_.stats.host_write_slots;
   ++core_.stats.host_native_slots;
@@ -40,7 +65,8 @@ void FastWriter::apply(Lpn lpn) {
   if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
 }
 
-Ppa FastWriter::next_slot(std::uint32_t die, Stream stream, OpenUnit& u) {
+Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want,
+                           std::uint32_t& got) {
   if (!u.open) {
     if (stream == Stream::kHost) collect(die, core_.unit_slots);
     const auto unit = core_.blocks.allocate_unit(die, stream, core_.pages_per_program, core_.native);
@@ -49,7 +75,9 @@ Ppa FastWriter::next_slot(std::uint32_t die, Stream stream, OpenUnit& u) {
     u.used = 0;
     u.open = true;
   }
-  const Ppa p = u.unit.first + u.used++;
+  const Ppa p = u.unit.first + u.used;
+  got = std::min(want, u.unit.slots - u.used);
+  u.used += got;
   if (u.used == u.unit.slots) {
     close(u);
     if (core_.rain_due(u.unit, core_.native)) {
@@ -93,6 +121,7 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
       g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
       g.end = g.next + static_cast<Ppa>(core_.blocks.capacity_slots(core_.blocks.info(die, v)));
       g.dest = gc_.relocation_stream(die, v);
+      g.scanned = 0;
     }
     if (!pacing.short_of_blocks(die)) {
       // Not short of blocks: the host is not paced, and the victim's
@@ -117,6 +146,10 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
 }
 
 void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double need) {
+  if (counted_) {
+    relocate_counted(die, slots, need);
+    return;
+  }
   DieGc& g = gcs_[die];
   OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
   GcPacing& pacing = core_.pacing;
@@ -135,6 +168,45 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
   }
   core_.stats.gc_moved_slots += moved;
   if (g.next < g.end) return;
+  gc_.erased(die, g.victim);
+  g.victim = kNoBlock;
+}
+
+void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double need) {
+  DieGc& g = gcs_[die];
+  OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
+  GcPacing& pacing = core_.pacing;
+  BlockInfo& victim = core_.blocks.info(die, g.victim);
+  const double capacity = static_cast<double>(g.end - g.next);
+  const double stop = std::min(capacity, g.scanned + slots);
+  const auto need_slots = static_cast<std::uint32_t>(need);
+  std::uint64_t moved = 0;
+  // Moves in runs, each up to the destination unit's end. With the valid
+  // pages spread evenly, after k of v moves the unscanned part has shrunk
+  // by (v - k) / v; the window ends after the k for which it reaches `stop`.
+  while (victim.valid > 0 && (need == 0 || !pacing.covers(die, need_slots))) {
+    const double v = victim.valid, unscanned = capacity - g.scanned;
+    std::uint64_t k = victim.valid;
+    if (stop < capacity) k = std::min<std::uint64_t>(k, static_cast<std::uint64_t>(v * (stop - g.scanned) / unscanned + 1e-9));
+    if (need != 0) k = std::min(k, pacing.moves_to_cover(die, need_slots, g.credit_per_slot));
+    if (k == 0) {
+      g.scanned = stop;
+      break;
+    }
+    // k <= victim.valid, a block's slots at most
+    for (auto left = static_cast<std::uint32_t>(k); left > 0;) {
+      std::uint32_t got = 0;
+      const Ppa to = take_slots(die, g.dest, u, left, got);
+      core_.blocks.info_of(to).valid += got;  // every block with data is native (steady_blocker)
+      left -= got;
+    }
+    victim.valid -= static_cast<std::uint32_t>(k);
+    g.scanned = capacity - unscanned * (v - static_cast<double>(k)) / v;
+    moved += k;
+    pacing.earn(die, static_cast<double>(k), g.credit_per_slot);
+  }
+  core_.stats.gc_moved_slots += moved;
+  if (victim.valid > 0) return;
   gc_.erased(die, g.victim);
   g.victim = kNoBlock;
 }

@@ -46,6 +46,17 @@ class FastWriter {
     ++queued_;
   }
   void drain();
+  // Steady-state mode: one 4 KiB write to a page drawn uniformly over a
+  // drive whose every logical page is mapped, applied to block validity
+  // alone. Which page it overwrites does not matter, only which block held
+  // it, and a uniformly drawn mapped page lies in a block with probability
+  // proportional to the block's valid pages: the write invalidates a page
+  // of a block drawn so, then takes its slot and GC runs as in write().
+  // No page identities are kept: the mapping tables are stale until
+  // lay_out_owners (ftl/steady_layout.h) assigns logical pages to the
+  // valid slots after finish().
+  void write_counted(Rng& rng);
+  bool counted() const { return counted_; }
   // Applies the queued writes, then pads and closes the open program
   // units; call once at the end.
   void finish();
@@ -60,7 +71,13 @@ class FastWriter {
   };
   // Next slot of the stream's open unit on `die` (opening one, after
   // collecting if the die is short of erased blocks, when needed).
-  Ppa next_slot(std::uint32_t die, Stream stream, OpenUnit& u);
+  Ppa next_slot(std::uint32_t die, Stream stream, OpenUnit& u) {
+    std::uint32_t got;
+    return take_slots(die, stream, u, 1, got);
+  }
+  // Up to `want` consecutive slots of that unit (`got` of them, the unit
+  // closing when full); returns the first.
+  Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);
   void close(OpenUnit& u);
   // Before a host unit on `die`: runs the die's collection as far as the
   // timed path would have by then (see GarbageCollector::pacing).
@@ -68,10 +85,16 @@ class FastWriter {
   // Moves valid pages of the die's victim until `slots` have been scanned
   // or `credit` host slots are earned; erases the victim when done.
   void relocate_some(std::uint32_t die, std::uint32_t slots, double credit);
+  // relocate_some without page identities: the victim's valid pages are
+  // spread evenly over its unscanned slots (the next one lies
+  // unscanned / valid slots ahead), so a scan of `slots` moves the share of
+  // them it would find on average.
+  void relocate_counted(std::uint32_t die, std::uint32_t slots, double credit);
 
   struct DieGc {
     std::uint32_t victim = kNoBlock;
     Ppa next = 0, end = 0;       // victim slots still to scan
+    double scanned = 0;          // counted mode: slots scanned (next is unused)
     double credit_per_slot = 0;  // as GarbageCollector: victim's invalid / valid
     Stream dest = Stream::kGc;
   };
@@ -84,6 +107,7 @@ class FastWriter {
   std::uint32_t die_ = 0;        // die of the host stream's current unit
   Lpn lag_[kLag] = {};           // queued host writes, the oldest at head_
   std::uint32_t head_ = 0, queued_ = 0;
+  bool counted_ = false;         // write_counted was used: page identities are stale
 };
 
 }  // namespace ssdtwin

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ftl/fast_writer.h"
+#include "ftl/steady_layout.h"
 #include "ftl/garbage_collector.h"
 #include "ftl/slc_cache.h"
 
@@ -99,6 +100,16 @@ void Ftl::fast_write(Lpn lpn) {
   fast_->write(lpn);
 }
 
+std::string Ftl::steady_blocker() const {
+  if (fast_ && !fast_->counted()) return "exact fast writes are still open";
+  return ssdtwin::steady_blocker(core_);
+}
+
+void Ftl::fast_write_counted(Rng& rng) {
+  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *gc_);
+  fast_->write_counted(rng);
+}
+
 void Ftl::fast_trim(Lpn lpn) {
   if (fast_) fast_->drain();  // the queued writes come first
   unmap(lpn);
@@ -110,8 +121,11 @@ bool Ftl::flush_stranded() {
   return true;
 }
 
-void Ftl::end_fast() {
-  if (fast_) fast_->finish();
+void Ftl::end_fast(Rng& rng) {
+  if (fast_) {
+    fast_->finish();
+    if (fast_->counted()) lay_out_owners(core_, rng);
+  }
   fast_.reset();
   // Fast preconditioning ends on a map checkpoint (its writes are not
   // simulated: state-only, like the rest of the fast path).

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ftl/ftl_core.h"
@@ -52,6 +53,9 @@ struct ReadPlan {
 
 class Ftl : public TxnSink, public EventTarget, public MapUpdater, public RecoveryListener {
  public:
+  // Pages of a command whose old blocks prefetch_old_blocks loads (a
+  // sequential write's old copies share a few blocks).
+  static constexpr std::uint32_t kPrefetchPages = 4;
   // `errors`: the NAND error model reads see (nullptr: none).
   Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
       const ErrorModel* errors = nullptr);
@@ -64,6 +68,20 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // Write path: reserve buffer space for a command's pages before its data
   // crosses the link; then hand each page over.
   bool reserve_buffer(std::uint32_t pages) { return buffer_.reserve(pages); }
+  // Start loading what a command on [first, first + pages) will touch, so
+  // that the work between its arrival and its processing hides the cache
+  // misses of a large drive's tables: the forward-map entries on arrival,
+  // then (once those are in) the blocks holding the old copies of a write.
+  void prefetch_entries(Lpn first, std::uint32_t pages) const {
+    core_.map.prefetch_entry(first);
+    if (pages > 1) core_.map.prefetch_entry(first + pages - 1);
+  }
+  void prefetch_old_blocks(Lpn first, std::uint32_t pages) const {
+    for (std::uint32_t i = 0; i < pages && i < kPrefetchPages; ++i) {
+      const std::uint32_t old = core_.map.lookup(first + i);
+      if (is_flash(old)) core_.blocks.prefetch_info_of(old);
+    }
+  }
   void write(Lpn lpn);
   // Deallocates [first, first+count): the pages read as zeroes after, their
   // flash copies become invalid (GC reclaims them for free), and each map
@@ -79,7 +97,13 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   bool quiescent() const;
   void fast_write(Lpn lpn);
   void fast_trim(Lpn lpn);
-  void end_fast();
+  // Steady-state mode (fast: steady, ftl/steady_layout.h): a 4 KiB write
+  // to a uniformly drawn page, on block counts alone. steady_blocker says
+  // why the state does not allow it (empty: it does).
+  std::string steady_blocker() const;
+  void fast_write_counted(Rng& rng);
+  // `rng` draws the page layout when counted writes were made.
+  void end_fast(Rng& rng);
   void resume_after_fast();
   // Programs what waits in the write buffer with no timer to flush it
   // (translation pages written back after the host's last write wait for

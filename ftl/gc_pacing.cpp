@@ -1,6 +1,8 @@
 #include "ftl/gc_pacing.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace ssdtwin {
 
@@ -25,6 +27,15 @@ void GcPacing::earn(std::uint32_t die, double moved, double rate) {
   const double share = host_share();
   credit_[die] = std::min(credit_[die] + moved * rate * share,
                           cfg_.gc_credit_units * unit_slots_ * std::max(1.0, share));
+}
+
+std::uint64_t GcPacing::moves_to_cover(std::uint32_t die, std::uint32_t slots, double rate) const {
+  const double share = host_share();
+  const double gain = rate * share;
+  if (credit_[die] >= slots) return 0;
+  if (gain <= 0 || cfg_.gc_credit_units * unit_slots_ * std::max(1.0, share) < slots)
+    return std::numeric_limits<std::uint64_t>::max();
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil((slots - credit_[die]) / gain)));
 }
 
 double GcPacing::host_share() const {

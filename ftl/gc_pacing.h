@@ -47,6 +47,10 @@ class GcPacing {
   // `moved` slots were moved at `rate` credit each: scaled by the urgency
   // level's host share and bounded (ftl.gc.credit_units, scaled with it).
   void earn(std::uint32_t die, double moved, double rate);
+  // Moves at `rate` still to earn before the die's credit covers `slots`
+  // (at least 1 when it does not yet; UINT64_MAX when the bound on credit
+  // keeps it from ever covering them).
+  std::uint64_t moves_to_cover(std::uint32_t die, std::uint32_t slots, double rate) const;
   // The host share of the GC urgency level in force. Firmware judges
   // urgency on the drive's whole free pool, so every die switches level at
   // once (per-die levels would drift apart and average out).

@@ -1159,6 +1159,112 @@ TEST_CASE("a fast phase must write and must stop by size", "[ftl][fast]") {
                     Catch::Contains("io_size or number_ios"));
 }
 
+TEST_CASE("steady-state preconditioning lays out the state the exact fast path converges to", "[ftl][fast]") {
+  // Counted writes draw each overwritten page's block in proportion to its
+  // valid pages, as a uniformly drawn page of a full drive falls; GC, wear
+  // and placement run as in the exact path. With and without RAIN (parity
+  // units take slots the layout must skip). The steady state must be no
+  // further from the exact path's than the exact path is from itself under
+  // another seed (the drives are small: a few hundred blocks).
+  std::string drive = "configs/drives/test_tlc_1gb.yaml";
+  std::vector<std::string> sets;
+  SECTION("no RAIN") {}
+  SECTION("RAIN 1:7") {
+    drive = "configs/drives/test_mlc_sata.yaml";
+    sets = {"drive.ftl.rain.stripe=8"};
+  }
+  const char* workload = R"(
+workload:
+  seed: %d
+  phases:
+    - {name: fill, fast: true, rw: write, bs: 128KiB, io_size: 100%%}
+    - {name: rand1, fast: %s, rw: randwrite, bs: 4KiB, io_size: 100%%}
+    - {name: rand2, fast: %s, rw: randwrite, bs: 4KiB, io_size: 100%%}
+)";
+  struct Outcome {
+    ValidShares state;
+    std::uint64_t moved;
+  };
+  auto run = [&](const char* mode, int seed) {
+    char yaml[512];
+    std::snprintf(yaml, sizeof yaml, workload, seed, mode, mode);
+    auto t = make_drive(drive, sets);
+    Drive& d = *t.drive;
+    const auto r = run_quiet(d, make_workload(yaml, d.user_bytes()));
+    if (std::string(mode) == "steady") {
+      // Every logical page is in one valid slot, which names it, and each
+      // block's valid count is the number of its slots that are valid.
+      const MappingTable& map = d.ftl.map();
+      const std::uint32_t per_block = d.ftl.blocks().layout().slots_per_block();
+      std::vector<std::uint32_t> valid_in(d.geo.dies() * std::size_t{d.geo.blocks_per_plane}, 0);
+      std::uint64_t mapped = 0;
+      for (Lpn lpn = 0; lpn < map.logical_pages(); ++lpn) {
+        const std::uint32_t at = map.lookup(lpn);
+        if (!is_flash(at) || map.owner(at) != lpn) continue;
+        ++mapped;
+        ++valid_in[at / per_block];
+      }
+      CHECK(mapped == map.logical_pages());
+      bool counts_match = true;
+      for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
+        for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b)
+          counts_match &= valid_in[die * std::size_t{d.geo.blocks_per_plane} + b] == d.ftl.blocks().info(die, b).valid;
+      CHECK(counts_match);
+    }
+    return Outcome{block_state(d), r.phases[2].ftl_after.gc_moved_slots - r.phases[1].ftl_before.gc_moved_slots};
+  };
+  const Outcome exact = run("true", 3), exact_other = run("true", 4), steady = run("steady", 3);
+  const double self = ks_distance(exact.state.valid_share, exact_other.state.valid_share);
+  CHECK(ks_distance(exact.state.valid_share, steady.state.valid_share) <= std::max(0.05, 2 * self));
+  CHECK(static_cast<double>(steady.moved) == Approx(static_cast<double>(exact.moved)).epsilon(0.02));
+  CHECK(static_cast<double>(steady.state.erases) == Approx(static_cast<double>(exact.state.erases)).epsilon(0.02));
+  for (std::size_t i = 0; i < exact.state.die_valid.size(); ++i)
+    CHECK(steady.state.die_valid[i] == Approx(exact.state.die_valid[i]).epsilon(0.01));
+  CHECK(exact.moved > 0);
+}
+
+TEST_CASE("timed IO runs on a steady-state layout", "[ftl][fast]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
+  Drive& d = *t.drive;
+  const auto r = run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: over, fast: steady, rw: randwrite, bs: 4KiB, io_size: 150%}
+    - {name: mixed, rw: randrw, bs: 4KiB, iodepth: 32, io_size: 10%}
+    - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)", d.user_bytes()));
+  CHECK(r.phases[1].ftl_after.gc_victims > r.phases[1].ftl_before.gc_victims);
+  CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
+  CHECK(r.phases[3].result.ios[0] > 0);
+  CHECK(d.ftl.stats().read_unmapped == 0);  // every page found where the layout put it
+}
+
+TEST_CASE("steady-state preconditioning says what it needs", "[ftl][fast]") {
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
+  const std::uint64_t user = t.drive->user_bytes();
+  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: write, fast: steady, io_size: 10%}]}", user),
+                    Catch::Contains("fast") && Catch::Contains("4 KiB random writes over the whole drive"));
+  CHECK_THROWS_WITH(
+      make_workload("workload: {phases: [{rw: randwrite, bs: 4KiB, size: 50%, fast: steady, io_size: 10%}]}", user),
+      Catch::Contains("whole drive"));
+  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: randwrite, fast: sometimes, io_size: 10%}]}", user),
+                    Catch::Contains("fast"));
+  // A drive not yet full: the draw needs every logical page mapped.
+  CHECK_THROWS_WITH(
+      run_quiet(*t.drive, make_workload("workload: {phases: [{rw: randwrite, bs: 4KiB, fast: steady, io_size: 10%}]}", user)),
+      Catch::Contains("every logical page"));
+  // Write verification follows contents the counted writes do not keep.
+  auto v = make_drive("configs/drives/test_tlc_1gb.yaml", {}, true);
+  CHECK_THROWS_WITH(run_quiet(*v.drive, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: over, fast: steady, rw: randwrite, bs: 4KiB, io_size: 10%}
+)", user)),
+                    Catch::Contains("verification"));
+}
+
 // ---- RAIN parity, static wear levelling, and TRIM of large ranges.
 
 namespace {

@@ -299,7 +299,16 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   }
   if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
-  p.fast = n.get_bool("fast", false);
+  const std::string fast = n.get_enum("fast", {"false", "true", "exact", "steady"}, "false");
+  p.fast = fast != "false";
+  p.steady = fast == "steady";
+  if (p.steady && (p.rw != RwKind::kRandWrite || p.bs != kSectorBytes || !p.bssplit.empty() ||
+                   p.offset != 0 || p.span != user_bytes - user_bytes % kSectorBytes ||
+                   p.distribution.kind != RandomDist::kUniform || p.random_map ||
+                   (p.block_align != 0 && p.block_align != kSectorBytes)))
+    n.fail("fast", "steady mode models uniform 4 KiB random writes over the whole drive (rw: randwrite, "
+                   "bs: 4KiB, no bssplit, offset or random_map, size 100%, random_distribution: random); "
+                   "use fast: true for other patterns");
   if (p.fast && numjobs > 1) n.fail("numjobs", "a fast phase is one stream (numjobs: 1)");
   if (p.fast && p.thinktime > 0) n.fail("thinktime", "a fast phase takes no simulated time: no think time");
   if (p.fast) {

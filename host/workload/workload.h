@@ -125,7 +125,11 @@ struct PhaseSpec {
   // Fast preconditioning: the phase's writes and trims go straight to the
   // FTL's state (mapping, validity, GC, wear) with no NAND timing, and no
   // simulated time passes. Only for write, randwrite and trim phases.
+  // `fast: true` (or exact) applies each IO; `fast: steady` (4 KiB random
+  // writes over the whole drive) draws the state they converge to from
+  // block counts alone (ftl/steady_layout.h).
   bool fast = false;
+  bool steady = false;
   TracePhaseSpec trace;  // rw: trace
   RwKind rw = RwKind::kRead;
   std::uint32_t bs = 4096;  // with bssplit: the largest of its sizes
