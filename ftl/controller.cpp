@@ -35,6 +35,7 @@ void Controller::submit(std::uint32_t id) {
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   const Tick start = std::max(engine_.now(), *core);
   const std::uint32_t pages = c.bytes / kSectorBytes;
+  ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
   const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;
@@ -119,6 +120,7 @@ void Controller::admit_write(std::uint32_t id) {
 bool Controller::admit_chunks(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   const std::uint32_t pages = c.bytes / kSectorBytes;
+  if (c.admitted == 0) ftl_.prefetch_old_blocks(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   while (c.admitted < pages) {
     const std::uint32_t n = chunk_pages(pages, c.admitted);
     if (!ftl_.reserve_buffer(n)) return false;

@@ -192,6 +192,10 @@ void GarbageCollector::issue_reads(std::uint32_t die) {
          pending(g) + (g.reads_in_flight + 1) * std::size_t{per_page} <= cap) {
     const std::uint32_t page = g.scan_page++;
     const Ppa first = core_.layout.first_slot(db, page);
+    // The owners' map entries of a page scanned two reads from now: the
+    // validity test below otherwise waits on a cache miss per slot.
+    if (page + 2 < pages)
+      for (std::uint32_t k = 0; k < per_page; ++k) core_.map.prefetch_owner(first + 2 * per_page + k);
     std::uint32_t valid = 0;
     for (std::uint32_t k = 0; k < per_page; ++k) valid += core_.map.valid(first + k) ? 1 : 0;
     if (valid == 0) continue;
