@@ -15,7 +15,8 @@ using Json = nlohmann::ordered_json;
 FioOutputFormat parse_fio_output_format(const std::string& s) {
   if (s == "json") return FioOutputFormat::kJson;
   if (s == "json+") return FioOutputFormat::kJsonPlus;
-  throw ConfigError("--output-format " + s + ": expected json or json+ (fio.json is written in fio's JSON)");
+  throw ConfigError("--output-format " + s +
+                    ": expected json or json+ (fio.json is written in fio's JSON)");
 }
 
 namespace {
@@ -84,9 +85,10 @@ double stddev_of(const LatencyHistogram& h) {
   for (std::size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
     const std::uint64_t n = h.bucket_count(b);
     if (!n) continue;
-    const double mid = std::clamp(
-        static_cast<double>(LatencyHistogram::bucket_low(b) + LatencyHistogram::bucket_high(b) - 1) / 2,
-        static_cast<double>(h.min()), static_cast<double>(h.max()));
+    const double mid = std::clamp(static_cast<double>(LatencyHistogram::bucket_low(b) +
+                                                      LatencyHistogram::bucket_high(b) - 1) /
+                                      2,
+                                  static_cast<double>(h.min()), static_cast<double>(h.max()));
     sq += static_cast<double>(n) * (mid - mean) * (mid - mean);
   }
   return std::sqrt(sq / static_cast<double>(h.count() - 1));
@@ -118,8 +120,9 @@ Json lat_json(const LatencyHistogram* h, const std::vector<double>* pct, bool bi
     Json b = Json::object();
     for (std::size_t i = 0; i < LatencyHistogram::kBuckets; ++i)
       if (const std::uint64_t n = h->bucket_count(i))
-        b[std::to_string(std::clamp((LatencyHistogram::bucket_low(i) + LatencyHistogram::bucket_high(i) - 1) / 2,
-                                    h->min(), h->max()))] = n;
+        b[std::to_string(
+            std::clamp((LatencyHistogram::bucket_low(i) + LatencyHistogram::bucket_high(i) - 1) / 2,
+                       h->min(), h->max()))] = n;
     j["bins"] = b;
   }
   return j;
@@ -140,7 +143,8 @@ SampleStats sample_stats(const StreamResult& r, int op, bool iops) {
   std::vector<double> v;
   for (std::size_t i = 0; i < whole; ++i) {
     const IntervalTotals::Bin b = i < t.bins.size() ? t.bins[i] : IntervalTotals::Bin{};
-    v.push_back(iops ? static_cast<double>(b.ios[op]) / secs : static_cast<double>(b.bytes[op]) / 1024.0 / secs);
+    v.push_back(iops ? static_cast<double>(b.ios[op]) / secs
+                     : static_cast<double>(b.bytes[op]) / 1024.0 / secs);
   }
   if (v.empty()) return s;
   s.samples = v.size();
@@ -155,14 +159,16 @@ SampleStats sample_stats(const StreamResult& r, int op, bool iops) {
   return s;
 }
 
-Json dir_json(const StreamResult& r, int op, const FioJobInfo& info, double group_bw_kib, bool plus) {
+Json dir_json(const StreamResult& r, int op, const FioJobInfo& info, double group_bw_kib,
+              bool plus) {
   const std::uint64_t ios = r.ios[op], bytes = r.bytes[op];
   const Tick runtime = ios ? std::max<Tick>(r.end - r.start, 1) : 0;
   const double secs = to_seconds(runtime);
   Json j;
   j["io_bytes"] = bytes;
   j["io_kbytes"] = bytes >> 10;
-  const std::uint64_t bw_bytes = ios ? static_cast<std::uint64_t>(static_cast<double>(bytes) / secs) : 0;
+  const std::uint64_t bw_bytes =
+      ios ? static_cast<std::uint64_t>(static_cast<double>(bytes) / secs) : 0;
   j["bw_bytes"] = bw_bytes;
   j["bw"] = bw_bytes >> 10;
   j["iops"] = ios ? static_cast<double>(ios) / secs : 0.0;
@@ -194,8 +200,8 @@ Json dir_json(const StreamResult& r, int op, const FioJobInfo& info, double grou
 
 // fio's latency_ns/us/ms tables: the share of IOs (%) in each bucket up to
 // its bound, from the histogram of every direction.
-Json latency_table(const LatencyHistogram& h, const std::vector<double>& bounds, Tick unit, bool open_end,
-                   Tick below) {
+Json latency_table(const LatencyHistogram& h, const std::vector<double>& bounds, Tick unit,
+                   bool open_end, Tick below) {
   Json j;
   double prev = h.count() ? h.share_below(below + 1) : 0;
   for (const double b : bounds) {
@@ -235,7 +241,8 @@ Json job_json(const Entry& e, double group_bw_kib[3], const RunReport& report, b
   // so they have no latency.
   sync["lat_ns"] = lat_json(nullptr, nullptr, false);
   j["sync"] = sync;
-  j["job_runtime"] = static_cast<std::uint64_t>(std::llround(static_cast<double>(r.end - r.start) / 1e6));
+  j["job_runtime"] =
+      static_cast<std::uint64_t>(std::llround(static_cast<double>(r.end - r.start) / 1e6));
   j["usr_cpu"] = 0.0;
   j["sys_cpu"] = 0.0;
   j["ctx"] = 0;
@@ -246,7 +253,8 @@ Json job_json(const Entry& e, double group_bw_kib[3], const RunReport& report, b
   Json level;
   static const char* kLevels[7] = {"1", "2", "4", "8", "16", "32", ">=64"};
   for (int i = 0; i < 7; ++i)
-    level[kLevels[i]] = issued ? 100.0 * static_cast<double>(r.depth_levels[i]) / static_cast<double>(issued) : 0.0;
+    level[kLevels[i]] =
+        issued ? 100.0 * static_cast<double>(r.depth_levels[i]) / static_cast<double>(issued) : 0.0;
   j["iodepth_level"] = level;
   // Commands are submitted and reaped one at a time: every call moves 1-4.
   static const char* kBatch[7] = {"0", "4", "8", "16", "32", "64", ">=64"};
@@ -284,7 +292,8 @@ std::vector<Entry> entries_of(const FioWorkload& fio, const RunReport& report) {
     };
     if (info.group_reporting && !out.empty() && out.back().info->group_reporting &&
         out.back().info->groupid == info.groupid) {
-      for (std::uint32_t k = 0; k < info.numjobs; ++k) add(out.back(), info.first_stream + k, false);
+      for (std::uint32_t k = 0; k < info.numjobs; ++k)
+        add(out.back(), info.first_stream + k, false);
       continue;
     }
     if (info.group_reporting) {
@@ -309,7 +318,8 @@ Json disk_util_json(const Drive& drive, const RunReport& report) {
   for (const PhaseReport& p : report.phases) {
     for (int op = 0; op < 3; ++op) {
       ios[op] += p.result.ios[op];
-      ticks[op] += p.result.latency[op].mean() * static_cast<double>(p.result.latency[op].count()) / 1e6;
+      ticks[op] +=
+          p.result.latency[op].mean() * static_cast<double>(p.result.latency[op].count()) / 1e6;
     }
     busy += p.result.busy;
   }
@@ -322,13 +332,17 @@ Json disk_util_json(const Drive& drive, const RunReport& report) {
   d["read_ticks"] = static_cast<std::uint64_t>(std::llround(ticks[0]));
   d["write_ticks"] = static_cast<std::uint64_t>(std::llround(ticks[1]));
   d["in_queue"] = static_cast<std::uint64_t>(std::llround(ticks[0] + ticks[1] + ticks[2]));
-  d["util"] = report.sim_end > 0 ? std::min(100.0, 100.0 * static_cast<double>(busy) / static_cast<double>(report.sim_end)) : 0.0;
+  d["util"] =
+      report.sim_end > 0
+          ? std::min(100.0, 100.0 * static_cast<double>(busy) / static_cast<double>(report.sim_end))
+          : 0.0;
   return Json::array({d});
 }
 
 }  // namespace
 
-Json fio_json(const Drive& drive, const FioWorkload& fio, const RunReport& report, FioOutputFormat format) {
+Json fio_json(const Drive& drive, const FioWorkload& fio, const RunReport& report,
+              FioOutputFormat format) {
   const bool plus = format == FioOutputFormat::kJsonPlus;
   Json j;
   // The fio release whose output this reproduces (scripts check it).
@@ -351,10 +365,12 @@ Json fio_json(const Drive& drive, const FioWorkload& fio, const RunReport& repor
   std::vector<std::array<double, 3>> group_bw;
   for (const Entry& e : entries) {
     if (group_bw.size() <= e.info->groupid) group_bw.resize(e.info->groupid + 1, {0, 0, 0});
-    for (int op = 0; op < 3; ++op) group_bw[e.info->groupid][op] += sample_stats(e.r, op, false).mean;
+    for (int op = 0; op < 3; ++op)
+      group_bw[e.info->groupid][op] += sample_stats(e.r, op, false).mean;
   }
   Json jobs = Json::array();
-  for (const Entry& e : entries) jobs.push_back(job_json(e, group_bw[e.info->groupid].data(), report, plus));
+  for (const Entry& e : entries)
+    jobs.push_back(job_json(e, group_bw[e.info->groupid].data(), report, plus));
   j["jobs"] = jobs;
   j["disk_util"] = disk_util_json(drive, report);
   return j;
@@ -370,7 +386,8 @@ void write_log(const std::string& path, const StreamResult& r, int kind) {
   for (int op = 0; op < 3; ++op) dirs[op] = r.ios[op] > 0;
   // Whole intervals of the measured window, as fio's bw/iops samples: the
   // commands completing after the runtime do not make a short last row.
-  const std::size_t whole = std::min<std::size_t>(t.bins.size(), (r.end - r.start) / std::max<Tick>(t.interval, 1));
+  const std::size_t whole =
+      std::min<std::size_t>(t.bins.size(), (r.end - r.start) / std::max<Tick>(t.interval, 1));
   for (std::size_t i = 0; i < whole; ++i) {
     const Tick to = (i + 1) * t.interval;
     const double secs = to_seconds(t.interval);
@@ -378,12 +395,17 @@ void write_log(const std::string& path, const StreamResult& r, int kind) {
       if (!dirs[op]) continue;
       const IntervalTotals::Bin& b = t.bins[i];
       double v = 0;
-      if (kind == 0) v = static_cast<double>(b.bytes[op]) / 1024.0 / secs;
-      else if (kind == 1) v = static_cast<double>(b.ios[op]) / secs;
-      else if (b.ios[op] == 0) continue;  // no latency to average
-      else v = b.latency_ns[op] / static_cast<double>(b.ios[op]);
+      if (kind == 0)
+        v = static_cast<double>(b.bytes[op]) / 1024.0 / secs;
+      else if (kind == 1)
+        v = static_cast<double>(b.ios[op]) / secs;
+      else if (b.ios[op] == 0)
+        continue;  // no latency to average
+      else
+        v = b.latency_ns[op] / static_cast<double>(b.ios[op]);
       char line[96];
-      std::snprintf(line, sizeof line, "%llu, %llu, %d, 0, 0\n", static_cast<unsigned long long>(to / kMs),
+      std::snprintf(line, sizeof line, "%llu, %llu, %d, 0, 0\n",
+                    static_cast<unsigned long long>(to / kMs),
                     static_cast<unsigned long long>(std::llround(v)), op);
       f << line;
     }

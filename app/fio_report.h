@@ -7,9 +7,8 @@
 // statistic (docs/FIO.md lists them).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "app/drive.h"
 #include "app/runner.h"

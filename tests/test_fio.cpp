@@ -6,8 +6,8 @@
 // versions. The job files are in tests/fio/.
 #include <sys/wait.h>
 
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -41,15 +41,16 @@ std::optional<std::string> test_env(const std::string& name) {
 }
 
 std::string temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ssdtwin_test_fio_" + std::to_string(::getpid())) / name;
+  const fs::path d =
+      fs::temp_directory_path() / ("ssdtwin_test_fio_" + std::to_string(::getpid())) / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d.string();
 }
 
 FioWorkload load(const std::string& file, std::uint64_t user = kGiB, const std::string& out = "") {
-  return load_fio_workload(source_path("tests/fio/" + file), user, out.empty() ? temp_dir("load") : out,
-                           test_env);
+  return load_fio_workload(source_path("tests/fio/" + file), user,
+                           out.empty() ? temp_dir("load") : out, test_env);
 }
 
 const PhaseSpec& phase(const FioWorkload& w, const std::string& name) {
@@ -98,6 +99,13 @@ std::unique_ptr<FioRun> run_fio(const std::string& path, const std::string& out)
   return r;
 }
 
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 double share(std::uint64_t part, std::uint64_t whole) {
   return static_cast<double>(part) / static_cast<double>(whole);
 }
@@ -106,7 +114,9 @@ double share(std::uint64_t part, std::uint64_t whole) {
 
 // ---- the job file ---------------------------------------------------------
 
-TEST_CASE("fio job files: [global], include, ${VAR}, trailing comments; host-only options listed once as ignored") {
+TEST_CASE(
+    "fio job files: [global], include, ${VAR}, trailing comments; host-only options listed once as "
+    "ignored") {
   const FioWorkload w = load("include.fio");
   REQUIRE(w.workload.phases.size() == 1);
   const PhaseSpec& p = w.workload.phases[0];
@@ -115,36 +125,53 @@ TEST_CASE("fio job files: [global], include, ${VAR}, trailing comments; host-onl
   CHECK(p.span == 16 * kMiB);
   CHECK(p.ios == 100);
   CHECK_FALSE(p.random_map);
-  CHECK(w.ignored == std::vector<std::string>{"ioengine", "direct", "thread", "filename", "cpus_allowed"});
+  CHECK(w.ignored ==
+        std::vector<std::string>{"ioengine", "direct", "thread", "filename", "cpus_allowed"});
   REQUIRE(w.jobs.size() == 1);
   CHECK(w.jobs[0].group_reporting);
   CHECK(w.jobs[0].options == std::vector<std::pair<std::string, std::string>>{
                                  {"filename", "/dev/nvme0n1"}, {"cpus_allowed", "0-1"}});
 }
 
-TEST_CASE("fio job files: bad input is an error naming the file, line, option and what was expected") {
-  CHECK_THAT(load_error("[a]\nrw=write\nbs=${NO_SUCH_VAR}\n"), Contains("bad.fio:3") && Contains("NO_SUCH_VAR is not set"));
-  CHECK_THAT(load_error("[a]\nrw=sideways\n"), Contains("bad.fio:2: rw=sideways: expected read, write"));
-  CHECK_THAT(load_error("[a]\n\nfancy_feature=1\n"), Contains("bad.fio:3: fancy_feature=1: an fio option the simulator cannot honour"));
-  CHECK_THAT(load_error("[a]\nbs=512\n"), Contains("bad.fio:2: bs=512: expected a multiple of 4KiB"));
-  CHECK_THAT(load_error("[a]\nsize=2g\n"), Contains("bad.fio:2: size=2g: expected offset + size within"));
-  CHECK_THAT(load_error("[a]\nverify=md5\n"), Contains("bad.fio:2: verify=md5") && Contains("--verify"));
-  CHECK_THAT(load_error("[a]\nrw=randrw\nrate_iops=100\n"), Contains("bad.fio:3: rate_iops=100: fio limits each direction"));
-  CHECK_THAT(load_error("[a]\nrandom_distribution=zipf:1\n"), Contains("expected a zipf theta above 0 and not 1.0"));
-  CHECK_THAT(load_error("[a]\nrandom_distribution=zoned:50/5:30/15\n"), Contains("adding up to 100"));
-  CHECK_THAT(load_error("[a]\nwrite_bw_log=x\n"), Contains("bad.fio:1: [a]: write_*_log: expected log_avg_msec"));
+TEST_CASE(
+    "fio job files: bad input is an error naming the file, line, option and what was expected") {
+  CHECK_THAT(load_error("[a]\nrw=write\nbs=${NO_SUCH_VAR}\n"),
+             Contains("bad.fio:3") && Contains("NO_SUCH_VAR is not set"));
+  CHECK_THAT(load_error("[a]\nrw=sideways\n"),
+             Contains("bad.fio:2: rw=sideways: expected read, write"));
+  CHECK_THAT(load_error("[a]\n\nfancy_feature=1\n"),
+             Contains("bad.fio:3: fancy_feature=1: an fio option the simulator cannot honour"));
+  CHECK_THAT(load_error("[a]\nbs=512\n"),
+             Contains("bad.fio:2: bs=512: expected a multiple of 4KiB"));
+  CHECK_THAT(load_error("[a]\nsize=2g\n"),
+             Contains("bad.fio:2: size=2g: expected offset + size within"));
+  CHECK_THAT(load_error("[a]\nverify=md5\n"),
+             Contains("bad.fio:2: verify=md5") && Contains("--verify"));
+  CHECK_THAT(load_error("[a]\nrw=randrw\nrate_iops=100\n"),
+             Contains("bad.fio:3: rate_iops=100: fio limits each direction"));
+  CHECK_THAT(load_error("[a]\nrandom_distribution=zipf:1\n"),
+             Contains("expected a zipf theta above 0 and not 1.0"));
+  CHECK_THAT(load_error("[a]\nrandom_distribution=zoned:50/5:30/15\n"),
+             Contains("adding up to 100"));
+  CHECK_THAT(load_error("[a]\nwrite_bw_log=x\n"),
+             Contains("bad.fio:1: [a]: write_*_log: expected log_avg_msec"));
   CHECK_THAT(load_error("[a]\ntime_based\n"), Contains("time_based: expected a runtime"));
-  CHECK_THAT(load_error("bs=4k\n[a]\n"), Contains("bad.fio:1: 'bs=4k': an option before any [section]"));
+  CHECK_THAT(load_error("bs=4k\n[a]\n"),
+             Contains("bad.fio:1: 'bs=4k': an option before any [section]"));
   CHECK_THAT(load_error("[global]\nbs=4k\n"), Contains("no job sections"));
-  CHECK_THAT(load_error("[a]\ninclude missing.inc\n"), Contains("bad.fio:2: include") && Contains("cannot read"));
+  CHECK_THAT(load_error("[a]\ninclude missing.inc\n"),
+             Contains("bad.fio:2: include") && Contains("cannot read"));
   CHECK_THAT(load_error("[a]\nzonemode=zbd\n"), Contains("expected none or strided"));
   CHECK_THAT(load_error("[a]\nstartdelay=1-2\n"), Contains("a random start delay"));
 }
 
-TEST_CASE("fio sizes and times: binary by default, decimal with kb_base=1000, IEC always binary; runtime in s, thinktime in us") {
+TEST_CASE(
+    "fio sizes and times: binary by default, decimal with kb_base=1000, IEC always binary; runtime "
+    "in s, thinktime in us") {
   const FioWorkload w = load_fio_workload(
-      write_job("units", "[global]\nnumber_ios=1\n[a]\nbs=128KiB\nsize=1GB\nkb_base=1000\n"
-                         "[b]\nbs=1m\nsize=0x100000\nruntime=1.5\nthinktime=250\nramp_time=2m\n"),
+      write_job("units",
+                "[global]\nnumber_ios=1\n[a]\nbs=128KiB\nsize=1GB\nkb_base=1000\n"
+                "[b]\nbs=1m\nsize=0x100000\nruntime=1.5\nthinktime=250\nramp_time=2m\n"),
       4 * kGiB, temp_dir("units"), test_env);
   const PhaseSpec& a = w.workload.phases[0];
   CHECK(a.bs == 131072);
@@ -159,13 +186,17 @@ TEST_CASE("fio sizes and times: binary by default, decimal with kb_base=1000, IE
 
 // ---- rw modes and modifiers ----------------------------------------------
 
-TEST_CASE("fio rw modes: sequential walks and wraps, random covers each block once per pass, mixes by rwmix") {
+TEST_CASE(
+    "fio rw modes: sequential walks and wraps, random covers each block once per pass, mixes by "
+    "rwmix") {
   const FioWorkload w = load("modes.fio");
   REQUIRE(w.workload.phases.size() == 9);
   const std::uint64_t blocks = kMiB / 4096;
   for (const char* name : {"read", "write", "trim"}) {
     const auto ios = draw(phase(w, name), blocks + 2);
-    const IoOp op = std::string(name) == "read" ? IoOp::kRead : std::string(name) == "write" ? IoOp::kWrite : IoOp::kTrim;
+    const IoOp op = std::string(name) == "read"    ? IoOp::kRead
+                    : std::string(name) == "write" ? IoOp::kWrite
+                                                   : IoOp::kTrim;
     for (std::size_t i = 0; i < ios.size(); ++i) {
       CHECK(ios[i].op == op);
       CHECK(ios[i].offset == (i % blocks) * 4096);
@@ -180,7 +211,8 @@ TEST_CASE("fio rw modes: sequential walks and wraps, random covers each block on
     std::set<std::uint64_t> seen;
     for (const auto& io : ios) seen.insert(io.offset);
     CHECK(seen.size() == blocks);  // every block exactly once (fio's random map)
-    CHECK_FALSE(std::is_sorted(ios.begin(), ios.end(), [](auto& a, auto& b) { return a.offset < b.offset; }));
+    CHECK_FALSE(std::is_sorted(ios.begin(), ios.end(),
+                               [](auto& a, auto& b) { return a.offset < b.offset; }));
   }
   CHECK(draw(phase(w, "randtrim"), 1)[0].op == IoOp::kTrim);
   {
@@ -215,10 +247,13 @@ TEST_CASE("fio rw modes: sequential walks and wraps, random covers each block on
   }
 }
 
-TEST_CASE("fio rw offset modifiers: write:8k skips 8k after each IO; randread:4 makes runs of 4, sequential or identical") {
+TEST_CASE(
+    "fio rw offset modifiers: write:8k skips 8k after each IO; randread:4 makes runs of 4, "
+    "sequential or identical") {
   const FioWorkload w = load("modifiers.fio");
   const auto skip = draw(phase(w, "seq_skip"), 90);
-  for (std::size_t i = 0; i < skip.size(); ++i) CHECK(skip[i].offset == (i * 12288) % (kMiB + 12288 - kMiB % 12288));
+  for (std::size_t i = 0; i < skip.size(); ++i)
+    CHECK(skip[i].offset == (i * 12288) % (kMiB + 12288 - kMiB % 12288));
   // Wrapped back to the start once past the range (fio's behaviour in its iolog).
   CHECK(skip[86].offset == 0);
   const auto run = draw(phase(w, "rand_run"), 400);
@@ -236,7 +271,9 @@ TEST_CASE("fio rw offset modifiers: write:8k skips 8k after each IO; randread:4 
 
 // ---- sizes ----------------------------------------------------------------
 
-TEST_CASE("fio block sizes: bs per direction, bsrange, bssplit shares (a blank one takes the rest), blockalign") {
+TEST_CASE(
+    "fio block sizes: bs per direction, bsrange, bssplit shares (a blank one takes the rest), "
+    "blockalign") {
   const FioWorkload w = load("sizes.fio");
   CHECK(phase(w, "bs_per_direction").bs == 16384);  // bs=4k,16k: the write size for a write job
   {
@@ -277,7 +314,9 @@ TEST_CASE("fio block sizes: bs per direction, bsrange, bssplit shares (a blank o
 
 // ---- range and stop conditions --------------------------------------------
 
-TEST_CASE("fio range and stop conditions: offset/size in %, numjobs with offset_increment, io_size, io_limit, number_ios, loops") {
+TEST_CASE(
+    "fio range and stop conditions: offset/size in %, numjobs with offset_increment, io_size, "
+    "io_limit, number_ios, loops") {
   const FioWorkload w = load("range.fio");
   const PhaseSpec& s = phase(w, "share");
   CHECK(s.offset == kGiB / 4);
@@ -312,7 +351,9 @@ TEST_CASE("fio range and stop conditions: offset/size in %, numjobs with offset_
 
 // ---- time -----------------------------------------------------------------
 
-TEST_CASE("fio time: runtime caps, time_based runs its runtime after ramp_time, startdelay is idle time before a job, thinktime pauses") {
+TEST_CASE(
+    "fio time: runtime caps, time_based runs its runtime after ramp_time, startdelay is idle time "
+    "before a job, thinktime pauses") {
   const std::string out = temp_dir("timing");
   const auto r = run_fio(source_path("tests/fio/timing.fio"), out);
   const FioWorkload& w = r->fio;
@@ -331,7 +372,7 @@ TEST_CASE("fio time: runtime caps, time_based runs its runtime after ramp_time, 
   std::map<std::string, const PhaseReport*> by_name;
   for (const PhaseReport& p : r->report.phases) by_name[p.spec->name] = &p;
   const PhaseReport& capped = *by_name["capped"];
-  CHECK(seconds_of(capped) < 0.012);  // issued until 10 ms, completed soon after
+  CHECK(seconds_of(capped) < 0.012);          // issued until 10 ms, completed soon after
   CHECK(capped.result.bytes[1] < 64 * kMiB);  // stopped by runtime first
   const PhaseReport& tb = *by_name["time_based"];
   CHECK(seconds_of(tb) == Approx(0.050).margin(0.001));
@@ -358,13 +399,16 @@ double hottest_share(const std::vector<IoPattern::Io>& ios, std::uint64_t blocks
   for (const auto& io : ios) ++n[io.offset / 4096];
   std::sort(n.rbegin(), n.rend());
   std::uint64_t hot = 0;
-  for (std::size_t i = 0; i < static_cast<std::size_t>(top * static_cast<double>(blocks)); ++i) hot += n[i];
+  for (std::size_t i = 0; i < static_cast<std::size_t>(top * static_cast<double>(blocks)); ++i)
+    hot += n[i];
   return share(hot, ios.size());
 }
 
 }  // namespace
 
-TEST_CASE("fio random_distribution: the random map, zipf, pareto, normal and zones put the documented shares where fio puts them") {
+TEST_CASE(
+    "fio random_distribution: the random map, zipf, pareto, normal and zones put the documented "
+    "shares where fio puts them") {
   const FioWorkload w = load("distributions.fio");
   const std::uint64_t blocks = 256 * kMiB / 4096;
   {
@@ -390,7 +434,8 @@ TEST_CASE("fio random_distribution: the random map, zipf, pareto, normal and zon
       h_all += v;
       if (i <= blocks / 100) h_top += v;
     }
-    CHECK(hottest_share(draw(phase(w, "zipf"), 200000), blocks, 0.01) == Approx(h_top / h_all).margin(0.02));
+    CHECK(hottest_share(draw(phase(w, "zipf"), 200000), blocks, 0.01) ==
+          Approx(h_top / h_all).margin(0.02));
   }
   {
     // The ranks themselves, through the permutation's inverse: pareto:0.2
@@ -406,7 +451,8 @@ TEST_CASE("fio random_distribution: the random map, zipf, pareto, normal and zon
       const std::uint64_t n = 200000;
       for (std::uint64_t i = 0; i < n; ++i) {
         const double r = static_cast<double>(rank_of[d.next(rng)]) / static_cast<double>(blocks);
-        for (std::size_t b = 0; b < bands.size(); ++b) in[b] += r >= bands[b].first && r < bands[b].second;
+        for (std::size_t b = 0; b < bands.size(); ++b)
+          in[b] += r >= bands[b].first && r < bands[b].second;
       }
       std::vector<double> v;
       for (const std::uint64_t x : in) v.push_back(share(x, n));
@@ -421,7 +467,8 @@ TEST_CASE("fio random_distribution: the random map, zipf, pareto, normal and zon
     // zoned:50/5:30/15:20/ over the range's first 5%, next 15%, rest.
     const auto ios = draw(phase(w, "zoned"), 100000);
     std::uint64_t z[3] = {};
-    for (const auto& io : ios) ++z[io.offset < 256 * kMiB / 20 ? 0 : io.offset < 256 * kMiB / 5 ? 1 : 2];
+    for (const auto& io : ios)
+      ++z[io.offset < 256 * kMiB / 20 ? 0 : io.offset < 256 * kMiB / 5 ? 1 : 2];
     CHECK(share(z[0], ios.size()) == Approx(0.50).margin(0.01));
     CHECK(share(z[1], ios.size()) == Approx(0.30).margin(0.01));
     CHECK(share(z[2], ios.size()) == Approx(0.20).margin(0.01));
@@ -439,7 +486,9 @@ TEST_CASE("fio random_distribution: the random map, zipf, pareto, normal and zon
 
 // ---- concurrency, seeds, groups -------------------------------------------
 
-TEST_CASE("fio jobs between stonewalls run together: numjobs clones, own iodepths and seeds, new_group, group_reporting") {
+TEST_CASE(
+    "fio jobs between stonewalls run together: numjobs clones, own iodepths and seeds, new_group, "
+    "group_reporting") {
   const std::string out = temp_dir("concurrency");
   const auto r = run_fio(source_path("tests/fio/concurrency.fio"), out);
   const FioWorkload& w = r->fio;
@@ -487,7 +536,9 @@ TEST_CASE("fio jobs between stonewalls run together: numjobs clones, own iodepth
 
 // ---- rates, syncs, zones, iologs -------------------------------------------
 
-TEST_CASE("fio rate, rate_iops and rate_process: open-loop arrivals at the rate, evenly spaced or Poisson") {
+TEST_CASE(
+    "fio rate, rate_iops and rate_process: open-loop arrivals at the rate, evenly spaced or "
+    "Poisson") {
   const std::string out = temp_dir("rate");
   const auto r = run_fio(source_path("tests/fio/rate.fio"), out);
   const FioWorkload& w = r->fio;
@@ -497,7 +548,8 @@ TEST_CASE("fio rate, rate_iops and rate_process: open-loop arrivals at the rate,
   const auto& ph = r->report.phases;
   CHECK(ph[0].result.iops() == Approx(2000).epsilon(0.01));
   CHECK(ph[1].result.iops() == Approx(2000).epsilon(0.1));
-  CHECK(static_cast<double>(ph[2].result.bytes[1]) / seconds_of(ph[2]) == Approx(32.0 * kMiB).epsilon(0.01));
+  CHECK(static_cast<double>(ph[2].result.bytes[1]) / seconds_of(ph[2]) ==
+        Approx(32.0 * kMiB).epsilon(0.01));
 }
 
 TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync block") {
@@ -510,11 +562,14 @@ TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync blo
   CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 0);  // counted, not sent: no latency
 }
 
-TEST_CASE("fio zonemode=strided: zonesize bytes per zone, then zonerange + zoneskip further on, wrapping") {
+TEST_CASE(
+    "fio zonemode=strided: zonesize bytes per zone, then zonerange + zoneskip further on, "
+    "wrapping") {
   const FioWorkload w = load("zones.fio");
   const auto ios = draw(phase(w, "strided"), 32);
   const std::uint64_t k = 1024;
-  const std::vector<std::uint64_t> pass = {0, 4 * k, 32 * k, 36 * k, 64 * k, 68 * k, 96 * k, 100 * k};
+  const std::vector<std::uint64_t> pass = {0,      4 * k,  32 * k, 36 * k,
+                                           64 * k, 68 * k, 96 * k, 100 * k};
   for (std::size_t i = 0; i < ios.size(); ++i) CHECK(ios[i].offset == pass[i % pass.size()]);
   // Random in a zone: zonerange defaults to zonesize; 16 IOs of 4k per zone.
   const auto rnd = draw(phase(w, "strided_random"), 64);
@@ -525,7 +580,9 @@ TEST_CASE("fio zonemode=strided: zonesize bytes per zone, then zonerange + zones
   }
 }
 
-TEST_CASE("fio write_iolog writes fio's v3 iolog of the IOs issued; read_iolog replays an iolog as a trace") {
+TEST_CASE(
+    "fio write_iolog writes fio's v3 iolog of the IOs issued; read_iolog replays an iolog as a "
+    "trace") {
   const std::string out = temp_dir("iolog");
   const auto r = run_fio(source_path("tests/fio/iolog.fio"), out);
   std::ifstream in(out + "/written.iolog");
@@ -560,12 +617,14 @@ TEST_CASE("fio write_iolog writes fio's v3 iolog of the IOs issued; read_iolog r
 
 // ---- output ---------------------------------------------------------------
 
-TEST_CASE("fio logs: write_bw_log, write_iops_log and write_lat_log averaged per log_avg_msec in fio's CSV rows") {
+TEST_CASE(
+    "fio logs: write_bw_log, write_iops_log and write_lat_log averaged per log_avg_msec in fio's "
+    "CSV rows") {
   const std::string out = temp_dir("logs");
   const auto r = run_fio(source_path("tests/fio/logs.fio"), out);
   write_fio_results(out, *r->drive.drive, r->fio, r->report, FioOutputFormat::kJson);
-  for (const char* f : {"logged_bw.1.log", "logged_iops.1.log", "logged_lat.1.log", "logged_clat.1.log",
-                        "logged_slat.1.log", "fio.json"})
+  for (const char* f : {"logged_bw.1.log", "logged_iops.1.log", "logged_lat.1.log",
+                        "logged_clat.1.log", "logged_slat.1.log", "fio.json"})
     CHECK(fs::exists(out + "/" + f));
   // A small consumer, as fio's plotting scripts read them: msec, value, ddir, bs, prio.
   auto rows = [&](const std::string& f) {
@@ -574,12 +633,14 @@ TEST_CASE("fio logs: write_bw_log, write_iops_log and write_lat_log averaged per
     std::string line;
     while (std::getline(in, line)) {
       std::array<unsigned long long, 5> a{};
-      REQUIRE(std::sscanf(line.c_str(), "%llu, %llu, %llu, %llu, %llu", &a[0], &a[1], &a[2], &a[3], &a[4]) == 5);
+      REQUIRE(std::sscanf(line.c_str(), "%llu, %llu, %llu, %llu, %llu", &a[0], &a[1], &a[2], &a[3],
+                          &a[4]) == 5);
       v.push_back(a);
     }
     return v;
   };
-  const auto bw = rows("logged_bw.1.log"), iops = rows("logged_iops.1.log"), lat = rows("logged_lat.1.log");
+  const auto bw = rows("logged_bw.1.log"), iops = rows("logged_iops.1.log"),
+             lat = rows("logged_lat.1.log");
   REQUIRE(bw.size() == 6);  // 3 intervals of 100 ms, read and write
   REQUIRE(iops.size() == 6);
   for (std::size_t i = 0; i < bw.size(); ++i) {
@@ -608,7 +669,8 @@ namespace {
 // JSON type (integers of either sign alike); `ours` may add only the
 // top-level keys in `extra`. Keyed maps whose keys are values ("bins") are
 // compared by the types of their values.
-void same_structure(const Json& fio, const Json& ours, const std::string& path, std::vector<std::string>& diffs) {
+void same_structure(const Json& fio, const Json& ours, const std::string& path,
+                    std::vector<std::string>& diffs) {
   auto kind = [](const Json& v) {
     if (v.is_number_float()) return std::string("float");
     if (v.is_number()) return std::string("int");
@@ -627,13 +689,18 @@ void same_structure(const Json& fio, const Json& ours, const std::string& path, 
       return;
     }
     for (const auto& [k, v] : fio.items()) {
-      if (!ours.contains(k)) diffs.push_back(path + "." + k + ": missing");
-      else same_structure(v, ours[k], path + "." + k, diffs);
+      if (!ours.contains(k))
+        diffs.push_back(path + "." + k + ": missing");
+      else
+        same_structure(v, ours[k], path + "." + k, diffs);
     }
     for (const auto& [k, v] : ours.items())
-      if (!fio.contains(k) && !(path.empty() && k == "disk_util")) diffs.push_back(path + "." + k + ": not in fio's");
+      if (!fio.contains(k) && !(path.empty() && k == "disk_util"))
+        diffs.push_back(path + "." + k + ": not in fio's");
   } else if (fio.is_array()) {
-    if (fio.size() != ours.size()) diffs.push_back(path + ": " + std::to_string(fio.size()) + " elements in fio's, " + std::to_string(ours.size()) + " here");
+    if (fio.size() != ours.size())
+      diffs.push_back(path + ": " + std::to_string(fio.size()) + " elements in fio's, " +
+                      std::to_string(ours.size()) + " here");
     for (std::size_t i = 0; i < std::min(fio.size(), ours.size()); ++i)
       same_structure(fio[i], ours[i], path + "[" + std::to_string(i) + "]", diffs);
   }
@@ -646,17 +713,20 @@ bool have_fio() { return std::system("fio --version > /dev/null 2>&1") == 0; }
 // The two tests below run the fio binary: hidden from the per-case
 // registration ([.]) and run by the CTest test fio_against_real_fio, which
 // reports them skipped where fio is not installed (tests/CMakeLists.txt).
-TEST_CASE("fio.json has real fio's structure: the same keys at the same paths with the same value types (json and json+)",
-          "[.][fio]") {
+TEST_CASE(
+    "fio.json has real fio's structure: the same keys at the same paths with the same value types "
+    "(json and json+)",
+    "[.][fio]") {
   REQUIRE(have_fio());
   const std::string job = source_path("tests/fio/structure.fio");
   const std::string out = temp_dir("structure");
   const auto r = run_fio(job, out);
-  for (const auto& [format, flag] : {std::pair{FioOutputFormat::kJson, "json"}, std::pair{FioOutputFormat::kJsonPlus, "json+"}}) {
+  for (const auto& [format, flag] : {std::pair{FioOutputFormat::kJson, "json"},
+                                     std::pair{FioOutputFormat::kJsonPlus, "json+"}}) {
     // Real fio, ioengine=null (the job file's): no device needed.
     const std::string fio_out = out + "/real_" + flag + ".json";
-    const std::string cmd = "cd " + out + " && fio --output-format=" + flag + " --output=" + fio_out + " " + job +
-                            " > /dev/null 2>&1";
+    const std::string cmd = "cd " + out + " && fio --output-format=" + flag +
+                            " --output=" + fio_out + " " + job + " > /dev/null 2>&1";
     REQUIRE(std::system(cmd.c_str()) == 0);
     const Json real = Json::parse(std::ifstream(fio_out));
     const Json ours = fio_json(*r->drive.drive, r->fio, r->report, format);
@@ -669,6 +739,18 @@ TEST_CASE("fio.json has real fio's structure: the same keys at the same paths wi
   }
 }
 
+TEST_CASE("fio's own fio2gnuplot reads the bandwidth logs written and draws them", "[.][fio]") {
+  REQUIRE(have_fio());
+  const std::string out = temp_dir("fio2gnuplot");
+  const auto r = run_fio(source_path("tests/fio/logs.fio"), out);
+  write_fio_results(out, *r->drive.drive, r->fio, r->report, FioOutputFormat::kJson);
+  const std::string cmd = "cd " + out + " && fio2gnuplot -p '*_bw.*.log' -g > fio2gnuplot.txt 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  CHECK_THAT(read_text_file(out + "/fio2gnuplot.txt"), Contains("logged_bw.1.log"));
+  REQUIRE(fs::exists(out + "/logged_bw.1-2Draw.png"));
+  CHECK(fs::file_size(out + "/logged_bw.1-2Draw.png") > 1000);
+}
+
 TEST_CASE("fio --parse-only accepts every job file of tests/fio and configs/fio", "[.][fio]") {
   REQUIRE(have_fio());
   std::vector<std::string> files;
@@ -679,7 +761,8 @@ TEST_CASE("fio --parse-only accepts every job file of tests/fio and configs/fio"
   for (const std::string& f : files) {
     INFO(f);
     const std::string cmd = "cd " + fs::path(f).parent_path().string() +
-                            " && SSDTWIN_FIO_TEST_BS=4k fio --parse-only " + f + " > /dev/null 2>&1";
+                            " && SSDTWIN_FIO_TEST_BS=4k fio --parse-only " + f +
+                            " > /dev/null 2>&1";
     CHECK(std::system(cmd.c_str()) == 0);
   }
 }
@@ -687,13 +770,6 @@ TEST_CASE("fio --parse-only accepts every job file of tests/fio and configs/fio"
 // ---- review procedures: the fio versions give the YAML versions' figures ----
 
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // metrics.csv as phase -> metric -> value.
 std::map<std::string, std::map<std::string, std::string>> metrics_of(const std::string& dir) {
@@ -720,33 +796,42 @@ std::map<std::string, std::map<std::string, std::string>> metrics_of(const std::
 
 }  // namespace
 
-TEST_CASE("configs/fio: each review procedure's fio version gives the figures of its YAML version (scaled-down drive)") {
+TEST_CASE(
+    "configs/fio: each review procedure's fio version gives the figures of its YAML version "
+    "(scaled-down drive)") {
   // The reference SN500 scaled as the regression suite scales it (8 GB user);
   // runtimes cut by the same edit on both sides.
-  const std::vector<std::string> scale = {"drive.nand.dies_per_channel=1", "drive.user_capacity=8GB",
-                                          "drive.nand.pages_per_block=192", "drive.nand.blocks_per_plane=400",
-                                          "drive.ftl.slc_cache.static=512MB"};
+  const std::vector<std::string> scale = {
+      "drive.nand.dies_per_channel=1", "drive.user_capacity=8GB", "drive.nand.pages_per_block=192",
+      "drive.nand.blocks_per_plane=400", "drive.ftl.slc_cache.static=512MB"};
   struct Case {
     const char* name;
     std::vector<std::pair<std::string, std::string>> yaml_edits, fio_edits;
   };
   const std::vector<Case> cases = {
       {"sequential_read", {}, {}},
-      {"random_read_qd1", {{"runtime: 2s", "runtime: 200ms"}}, {{"runtime=2\n", "runtime=200ms\n"}}},
+      {"random_read_qd1",
+       {{"runtime: 2s", "runtime: 200ms"}},
+       {{"runtime=2\n", "runtime=200ms\n"}}},
       {"atto", {}, {}},
       {"whole_drive_fill", {}, {}},
       {"seq_write_2x", {}, {}},
-      {"qd_sweep_fob", {{"runtime: 5s", "runtime: 20ms"}, {"ramp_time: 1s", "ramp_time: 5ms"}},
+      {"qd_sweep_fob",
+       {{"runtime: 5s", "runtime: 20ms"}, {"ramp_time: 1s", "ramp_time: 5ms"}},
        {{"runtime=5\n", "runtime=20ms\n"}, {"ramp_time=1\n", "ramp_time=5ms\n"}}},
-      {"consistency", {{"runtime: 3600s", "runtime: 300ms"}, {"score_last: 400s", "score_last: 100ms"}},
+      {"consistency",
+       {{"runtime: 3600s", "runtime: 300ms"}, {"score_last: 400s", "score_last: 100ms"}},
        {{"runtime=3600\n", "runtime=300ms\n"}}},
-      {"consistency_fill75", {{"runtime: 2000s", "runtime: 300ms"}}, {{"runtime=2000\n", "runtime=300ms\n"}}},
+      {"consistency_fill75",
+       {{"runtime: 2000s", "runtime: 300ms"}},
+       {{"runtime=2000\n", "runtime=300ms\n"}}},
   };
   for (const Case& c : cases) {
     INFO(c.name);
     const std::string dir = temp_dir(std::string("procedure_") + c.name);
-    std::string yaml = read_text(source_path(std::string("configs/workloads/") + c.name + ".yaml"));
-    std::string job = read_text(source_path(std::string("configs/fio/") + c.name + ".fio"));
+    std::string yaml =
+        read_text_file(source_path(std::string("configs/workloads/") + c.name + ".yaml"));
+    std::string job = read_text_file(source_path(std::string("configs/fio/") + c.name + ".fio"));
     auto edit = [](std::string& s, const std::vector<std::pair<std::string, std::string>>& edits) {
       for (const auto& [from, to] : edits) s = std::regex_replace(s, std::regex(from), to);
     };
@@ -759,7 +844,8 @@ TEST_CASE("configs/fio: each review procedure's fio version gives the figures of
     }
     {
       TestDrive d = make_drive("configs/drives/wd_sn500_250gb.yaml", scale);
-      const FioWorkload w = load_fio_workload(dir + "/job.fio", d.drive->user_bytes(), dir + "/fio", test_env);
+      const FioWorkload w =
+          load_fio_workload(dir + "/job.fio", d.drive->user_bytes(), dir + "/fio", test_env);
       const RunReport rep = run_quiet(*d.drive, w.workload);
       RunMeta meta;
       meta.drive_resolved_json = d.doc->resolved_json();
@@ -786,7 +872,9 @@ TEST_CASE("configs/fio: each review procedure's fio version gives the figures of
 
 // ---- the same keys in YAML workloads ---------------------------------------
 
-TEST_CASE("YAML workloads take fio's keys too: random_distribution, random_map, blockalign, thinktime, numjobs, offset_increment") {
+TEST_CASE(
+    "YAML workloads take fio's keys too: random_distribution, random_map, blockalign, thinktime, "
+    "numjobs, offset_increment") {
   TestDrive d = make_drive(kTlc);
   const std::uint64_t user = d.drive->user_bytes();
   const WorkloadSpec w = make_workload(R"(
@@ -797,7 +885,8 @@ workload:
     - {name: grid, rw: randread, bs: 16KiB, blockalign: 4KiB, size: 64MiB, number_ios: 1000}
     - {name: clones, rw: randread, bs: 4KiB, iodepth: 4, size: 64MiB, numjobs: 3, offset_increment: 128MiB, number_ios: 500}
     - {name: think, rw: randread, bs: 4KiB, number_ios: 64, thinktime: 1ms, thinktime_blocks: 16}
-)", user);
+)",
+                                       user);
   const PhaseSpec& hot = w.phases[0];
   CHECK(hot.distribution.kind == RandomDist::kZoned);
   CHECK(hot.distribution.zones[0].bytes == 16 * kMiB);
@@ -826,11 +915,43 @@ workload:
     }
     return std::string("(no error)");
   };
-  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: \"zipf:1\"}\n"),
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: "
+                   "\"zipf:1\"}\n"),
              Contains("random_distribution") && Contains("theta"));
-  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: zipf, random_map: true}\n"),
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, random_distribution: "
+                   "zipf, random_map: true}\n"),
              Contains("random_map"));
-  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, numjobs: 2, offset_increment: 900MB}\n"),
+  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, numjobs: 2, "
+                   "offset_increment: 900MB}\n"),
              Contains("offset_increment"));
-  CHECK_THAT(error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, norandommap: true}\n"), Contains("norandommap"));
+  CHECK_THAT(
+      error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, norandommap: true}\n"),
+      Contains("norandommap"));
+}
+
+TEST_CASE("fio output options: name, percentile_list, bwavgtime; nrfiles must be 1") {
+  const std::string path = write_job("output", R"([global]
+rw=randread
+norandommap
+bs=4k
+size=64m
+time_based
+runtime=100ms
+[section]
+name=renamed
+percentile_list=50:99.5
+bwavgtime=25
+)");
+  const std::string out = temp_dir("output_opts");
+  const auto r = run_fio(path, out);
+  const Json j = fio_json(*r->drive.drive, r->fio, r->report, FioOutputFormat::kJson);
+  CHECK(j["jobs"][0]["jobname"] == "renamed");
+  const Json& pct = j["jobs"][0]["read"]["clat_ns"]["percentile"];
+  REQUIRE(pct.size() == 2);
+  CHECK(pct.contains("50.000000"));
+  CHECK(pct.contains("99.500000"));
+  CHECK(j["jobs"][0]["read"]["bw_samples"] == 4);  // 100 ms in samples of 25 ms
+  CHECK(j["global options"]["runtime"] == "100ms");
+  CHECK(j["jobs"][0]["job options"]["percentile_list"] == "50:99.5");
+  CHECK_THAT(load_error("[a]\nnrfiles=2\n"), Contains("bad.fio:2: nrfiles=2: expected 1"));
 }

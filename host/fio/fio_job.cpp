@@ -64,8 +64,8 @@ std::string expand_env(const std::string& s, const std::string& file, int line, 
   return out;
 }
 
-void read_into(const std::string& path, const Env& getenv, std::vector<FioSection>& sections, int depth,
-               const std::string& from_file, int from_line) {
+void read_into(const std::string& path, const Env& getenv, std::vector<FioSection>& sections,
+               int depth, const std::string& from_file, int from_line) {
   if (depth > 16) fail_at(from_file, from_line, "include nested more than 16 deep (a cycle?)");
   std::ifstream in(path);
   if (!in) {
@@ -89,7 +89,8 @@ void read_into(const std::string& path, const Env& getenv, std::vector<FioSectio
       continue;
     }
     if (s.front() == '[') {
-      if (s.back() != ']') fail_at(path, line, "'" + s + "': expected a section header such as [job]");
+      if (s.back() != ']')
+        fail_at(path, line, "'" + s + "': expected a section header such as [job]");
       FioSection sec;
       sec.name = trim(s.substr(1, s.size() - 2));
       if (sec.name.empty()) fail_at(path, line, "expected a section name between [ and ]");
@@ -160,8 +161,10 @@ std::optional<double> parse_size_raw(const std::string& v, std::uint32_t kb_base
   if (p == std::string::npos) return std::nullopt;
   const std::string rest = suf.substr(1);
   double base = kb_base;
-  if (rest == "ib") base = 1024;
-  else if (!(rest.empty() || rest == "b")) return std::nullopt;
+  if (rest == "ib")
+    base = 1024;
+  else if (!(rest.empty() || rest == "b"))
+    return std::nullopt;
   return x * std::pow(base, static_cast<double>(p + 1));
 }
 
@@ -172,15 +175,24 @@ std::optional<Tick> parse_time_raw(const std::string& v, Tick unit) {
   if (!split_num) return std::nullopt;
   const auto& [x, suf] = *split_num;
   Tick u = unit;
-  if (suf.empty()) u = unit;
-  else if (suf == "ns") u = kNs;
-  else if (suf == "us" || suf == "usec") u = kUs;
-  else if (suf == "ms" || suf == "msec") u = kMs;
-  else if (suf == "s" || suf == "sec") u = kSec;
-  else if (suf == "m" || suf == "min") u = 60 * kSec;
-  else if (suf == "h") u = 3600 * kSec;
-  else if (suf == "d") u = 86400 * kSec;
-  else return std::nullopt;
+  if (suf.empty())
+    u = unit;
+  else if (suf == "ns")
+    u = kNs;
+  else if (suf == "us" || suf == "usec")
+    u = kUs;
+  else if (suf == "ms" || suf == "msec")
+    u = kMs;
+  else if (suf == "s" || suf == "sec")
+    u = kSec;
+  else if (suf == "m" || suf == "min")
+    u = 60 * kSec;
+  else if (suf == "h")
+    u = 3600 * kSec;
+  else if (suf == "d")
+    u = 86400 * kSec;
+  else
+    return std::nullopt;
   return static_cast<Tick>(std::llround(x * static_cast<double>(u)));
 }
 
@@ -189,22 +201,86 @@ std::optional<Tick> parse_time_raw(const std::string& v, Tick unit) {
 // Options that only concern the host side (engine, files, CPUs, buffers'
 // contents, how fio measures itself): accepted, listed once as ignored.
 const std::set<std::string>& host_only_options() {
-  static const std::set<std::string> k = {
-      "ioengine", "direct", "buffered", "filename", "filename_format", "directory", "thread",
-      "cpus_allowed", "cpumask", "cpus_allowed_policy", "numa_cpu_nodes", "numa_mem_policy",
-      "invalidate", "iodepth_batch", "iodepth_batch_submit", "iodepth_batch_complete",
-      "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low", "userspace_reap",
-      "hipri", "fixedbufs", "registerfiles", "sqthread_poll", "nice", "prio", "prioclass",
-      "ioscheduler", "unlink", "fallocate", "fadvise_hint", "overwrite", "create_on_open",
-      "allow_mounted_write", "lockmem", "exitall", "random_generator", "refill_buffers",
-      "scramble_buffers", "zero_buffers", "buffer_compress_percentage", "buffer_compress_chunk",
-      "dedupe_percentage", "buffer_pattern", "clocksource", "gtod_reduce", "disable_lat",
-      "disable_clat", "disable_slat", "disable_bw_measurement", "thinktime_spin", "randrepeat",
-      "allrandrepeat", "replay_redirect", "slat_percentiles", "stats", "unit_base", "mem", "iomem",
-      "mem_align", "iomem_align", "exitall_on_error", "uid", "gid", "max_latency",
-      "continue_on_error", "write_hint", "pre_read", "sync", "end_fsync_on_close",
-      "openfiles", "file_service_type", "filesize", "create_serialize", "create_fsync",
-      "atomic", "hugepage-size", "sqthread_poll_cpu", "cmdprio_percentage", "log_compression"};
+  static const std::set<std::string> k = {"ioengine",
+                                          "direct",
+                                          "buffered",
+                                          "filename",
+                                          "filename_format",
+                                          "directory",
+                                          "thread",
+                                          "cpus_allowed",
+                                          "cpumask",
+                                          "cpus_allowed_policy",
+                                          "numa_cpu_nodes",
+                                          "numa_mem_policy",
+                                          "invalidate",
+                                          "iodepth_batch",
+                                          "iodepth_batch_submit",
+                                          "iodepth_batch_complete",
+                                          "iodepth_batch_complete_min",
+                                          "iodepth_batch_complete_max",
+                                          "iodepth_low",
+                                          "userspace_reap",
+                                          "hipri",
+                                          "fixedbufs",
+                                          "registerfiles",
+                                          "sqthread_poll",
+                                          "nice",
+                                          "prio",
+                                          "prioclass",
+                                          "ioscheduler",
+                                          "unlink",
+                                          "fallocate",
+                                          "fadvise_hint",
+                                          "overwrite",
+                                          "create_on_open",
+                                          "allow_mounted_write",
+                                          "lockmem",
+                                          "exitall",
+                                          "random_generator",
+                                          "refill_buffers",
+                                          "scramble_buffers",
+                                          "zero_buffers",
+                                          "buffer_compress_percentage",
+                                          "buffer_compress_chunk",
+                                          "dedupe_percentage",
+                                          "buffer_pattern",
+                                          "clocksource",
+                                          "gtod_reduce",
+                                          "disable_lat",
+                                          "disable_clat",
+                                          "disable_slat",
+                                          "disable_bw_measurement",
+                                          "thinktime_spin",
+                                          "randrepeat",
+                                          "allrandrepeat",
+                                          "replay_redirect",
+                                          "slat_percentiles",
+                                          "stats",
+                                          "unit_base",
+                                          "mem",
+                                          "iomem",
+                                          "mem_align",
+                                          "iomem_align",
+                                          "exitall_on_error",
+                                          "uid",
+                                          "gid",
+                                          "max_latency",
+                                          "continue_on_error",
+                                          "write_hint",
+                                          "pre_read",
+                                          "sync",
+                                          "end_fsync_on_close",
+                                          "openfiles",
+                                          "file_service_type",
+                                          "filesize",
+                                          "create_serialize",
+                                          "create_fsync",
+                                          "atomic",
+                                          "hugepage-size",
+                                          "sqthread_poll_cpu",
+                                          "cmdprio_percentage",
+                                          "log_compression"};
   return k;
 }
 
@@ -244,10 +320,14 @@ struct Reader {
   }
   double size_of(const FioOption& o, const std::string& v) const {
     const auto x = parse_size_raw(v, kb_base);
-    if (!x) fail_opt(o, "expected a size such as 4k, 128KiB, 10g (kb_base " + std::to_string(kb_base) + ")");
+    if (!x)
+      fail_opt(o,
+               "expected a size such as 4k, 128KiB, 10g (kb_base " + std::to_string(kb_base) + ")");
     return *x;
   }
-  std::uint64_t bytes(const FioOption& o) const { return static_cast<std::uint64_t>(size_of(o, o.value)); }
+  std::uint64_t bytes(const FioOption& o) const {
+    return static_cast<std::uint64_t>(size_of(o, o.value));
+  }
   Tick time(const FioOption& o, Tick unit) const {
     const auto t = parse_time_raw(o.value, unit);
     if (!t) fail_opt(o, "expected a time such as 60, 500ms, 2m");
@@ -267,7 +347,8 @@ struct Reader {
       char* end = nullptr;
       const std::string num = v.substr(0, v.size() - 1);
       const double pct = std::strtod(num.c_str(), &end);
-      if (*end != '\0' || !(pct >= 0 && pct <= 100)) fail_opt(o, "expected a percentage from 0% to 100%");
+      if (*end != '\0' || !(pct >= 0 && pct <= 100))
+        fail_opt(o, "expected a percentage from 0% to 100%");
       return static_cast<std::uint64_t>(static_cast<double>(base) * pct / 100.0);
     }
     return bytes(o);
@@ -279,7 +360,8 @@ struct Reader {
 // ("4k" is 4k for all), and an empty part keeps the default.
 std::string dir_part(const std::string& v, int dir) {
   const auto parts = split_at(v, ',');
-  if (static_cast<std::size_t>(dir) < parts.size()) return trim(parts[static_cast<std::size_t>(dir)]);
+  if (static_cast<std::size_t>(dir) < parts.size())
+    return trim(parts[static_cast<std::size_t>(dir)]);
   return parts.size() == 1 ? trim(parts[0]) : "";
 }
 
@@ -290,20 +372,26 @@ struct Dirs {
 Dirs dirs_of(RwKind k) {
   switch (k) {
     case RwKind::kRead:
-    case RwKind::kRandRead: return {true, false, false};
+    case RwKind::kRandRead:
+      return {true, false, false};
     case RwKind::kWrite:
-    case RwKind::kRandWrite: return {false, true, false};
+    case RwKind::kRandWrite:
+      return {false, true, false};
     case RwKind::kTrim:
-    case RwKind::kRandTrim: return {false, false, true};
-    case RwKind::kTrimWrite: return {false, true, true};
-    default: return {true, true, false};
+    case RwKind::kRandTrim:
+      return {false, false, true};
+    case RwKind::kTrimWrite:
+      return {false, true, true};
+    default:
+      return {true, true, false};
   }
 }
 
 void check_transfer(const FioOption& o, std::uint64_t b) {
   if (b == 0 || b % kSectorBytes != 0 || b > (256u << 20))
-    fail_opt(o, "expected a multiple of 4KiB up to 256MiB (the drive's logical page is 4 KiB; "
-                "smaller or unaligned IOs are not modelled for synthetic jobs)");
+    fail_opt(o,
+             "expected a multiple of 4KiB up to 256MiB (the drive's logical page is 4 KiB; "
+             "smaller or unaligned IOs are not modelled for synthetic jobs)");
 }
 
 // A per-direction value that must agree across the directions the job does.
@@ -325,11 +413,12 @@ std::string one_value_for(const FioOption& o, RwKind rw, const char* what) {
 
 RandomDistribution parse_distribution(const Reader& r, const FioOption& o) {
   try {
-    return parse_random_distribution(o.value, [&](const std::string& v) -> std::optional<std::uint64_t> {
-      const auto x = parse_size_raw(v, r.kb_base);
-      if (!x) return std::nullopt;
-      return static_cast<std::uint64_t>(*x);
-    });
+    return parse_random_distribution(o.value,
+                                     [&](const std::string& v) -> std::optional<std::uint64_t> {
+                                       const auto x = parse_size_raw(v, r.kb_base);
+                                       if (!x) return std::nullopt;
+                                       return static_cast<std::uint64_t>(*x);
+                                     });
   } catch (const std::invalid_argument& e) {
     fail_opt(o, e.what());
   }
@@ -337,18 +426,72 @@ RandomDistribution parse_distribution(const Reader& r, const FioOption& o) {
 
 // Options this front end understands (host_only_options() apart).
 const std::set<std::string>& mapped_options() {
-  static const std::set<std::string> k = {
-      "rw", "readwrite", "rw_sequencer", "bs", "blocksize", "bsrange", "blocksize_range", "bssplit",
-      "blockalign", "ba", "iodepth", "size", "offset", "offset_increment", "io_size", "io_limit",
-      "number_ios", "runtime", "timeout", "ramp_time", "startdelay", "rwmixread", "rwmixwrite",
-      "random_distribution", "randseed", "rate", "rate_iops", "rate_process", "thinktime",
-      "thinktime_blocks", "fsync", "fdatasync", "end_fsync", "read_iolog", "write_iolog",
-      "replay_no_stall", "zonemode", "zonesize", "zonerange", "zoneskip", "loops",
-      "write_bw_log", "write_iops_log", "write_lat_log", "log_avg_msec", "percentile_list",
-      "lat_percentiles", "log_offset", "verify", "do_verify", "unified_rw_reporting", "bwavgtime",
-      "iopsavgtime", "norandommap", "stonewall", "wait_for_previous", "new_group", "time_based",
-      "name", "numjobs", "group_reporting", "per_job_logs", "kb_base", "description",
-      "clat_percentiles", "nrfiles"};
+  static const std::set<std::string> k = {"rw",
+                                          "readwrite",
+                                          "rw_sequencer",
+                                          "bs",
+                                          "blocksize",
+                                          "bsrange",
+                                          "blocksize_range",
+                                          "bssplit",
+                                          "blockalign",
+                                          "ba",
+                                          "iodepth",
+                                          "size",
+                                          "offset",
+                                          "offset_increment",
+                                          "io_size",
+                                          "io_limit",
+                                          "number_ios",
+                                          "runtime",
+                                          "timeout",
+                                          "ramp_time",
+                                          "startdelay",
+                                          "rwmixread",
+                                          "rwmixwrite",
+                                          "random_distribution",
+                                          "randseed",
+                                          "rate",
+                                          "rate_iops",
+                                          "rate_process",
+                                          "thinktime",
+                                          "thinktime_blocks",
+                                          "fsync",
+                                          "fdatasync",
+                                          "end_fsync",
+                                          "read_iolog",
+                                          "write_iolog",
+                                          "replay_no_stall",
+                                          "zonemode",
+                                          "zonesize",
+                                          "zonerange",
+                                          "zoneskip",
+                                          "loops",
+                                          "write_bw_log",
+                                          "write_iops_log",
+                                          "write_lat_log",
+                                          "log_avg_msec",
+                                          "percentile_list",
+                                          "lat_percentiles",
+                                          "log_offset",
+                                          "verify",
+                                          "do_verify",
+                                          "unified_rw_reporting",
+                                          "bwavgtime",
+                                          "iopsavgtime",
+                                          "norandommap",
+                                          "stonewall",
+                                          "wait_for_previous",
+                                          "new_group",
+                                          "time_based",
+                                          "name",
+                                          "numjobs",
+                                          "group_reporting",
+                                          "per_job_logs",
+                                          "kb_base",
+                                          "description",
+                                          "clat_percentiles",
+                                          "nrfiles"};
   return k;
 }
 
@@ -358,7 +501,7 @@ std::string resolve_out(const std::string& p, const std::string& out_dir) {
 }
 
 // fio's default percentiles (stat.c).
-const std::vector<double> kDefaultPercentiles = {1,  5,  10, 20, 30, 40,   50,   60,   70,
+const std::vector<double> kDefaultPercentiles = {1,  5,  10, 20, 30,   40,   50,    60,   70,
                                                  80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
 
 struct Mapped {
@@ -369,7 +512,8 @@ struct Mapped {
   FioJobInfo info;
 };
 
-Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, const std::string& job_file, const std::string& out_dir,
+Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
+               const std::string& job_file, const std::string& out_dir,
                std::vector<std::string>& ignored) {
   Reader r{job, user_bytes};
   Mapped m;
@@ -381,7 +525,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
   for (const FioOption& o : job.opts) {
     if (mapped_options().count(o.key)) continue;
     if (host_only_options().count(o.key)) {
-      if (std::find(ignored.begin(), ignored.end(), o.key) == ignored.end()) ignored.push_back(o.key);
+      if (std::find(ignored.begin(), ignored.end(), o.key) == ignored.end())
+        ignored.push_back(o.key);
       continue;
     }
     fail_opt(o, "an fio option the simulator cannot honour (docs/FIO.md lists the supported ones)");
@@ -393,9 +538,11 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     if (const FioOption* o = r.find(k)) {
       const std::string v = lower(o->value);
       if (!(v == "0" || v == "none" || (std::string(k) == "do_verify" && v == "false")))
-        fail_opt(*o, "data verification is not simulated by job options: use `ssdtwin run --verify`");
+        fail_opt(*o,
+                 "data verification is not simulated by job options: use `ssdtwin run --verify`");
     }
-  if (const FioOption* o = r.find("unified_rw_reporting"); o && !(o->value == "0" || lower(o->value) == "none"))
+  if (const FioOption* o = r.find("unified_rw_reporting");
+      o && !(o->value == "0" || lower(o->value) == "none"))
     fail_opt(*o, "expected 0 (fio.json reports read, write and trim apart)");
   if (const FioOption* o = r.find("log_offset"); o && o->value != "0")
     fail_opt(*o, "expected 0: logs are written averaged (log_avg_msec), without per-IO offsets");
@@ -418,18 +565,22 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
       const std::string mod = rw.substr(colon + 1);
       rw = rw.substr(0, colon);
       const auto x = parse_size_raw(mod, r.kb_base);
-      if (!x || *x < 0) fail_opt(*rwo, "expected rw=<mode>:<N> with N a size (sequential) or an IO count (random)");
+      if (!x || *x < 0)
+        fail_opt(*rwo, "expected rw=<mode>:<N> with N a size (sequential) or an IO count (random)");
       modifier = static_cast<std::uint64_t>(*x);
     }
   }
   static const std::map<std::string, RwKind> kModes = {
-      {"read", RwKind::kRead},         {"write", RwKind::kWrite},         {"trim", RwKind::kTrim},
-      {"randread", RwKind::kRandRead}, {"randwrite", RwKind::kRandWrite}, {"randtrim", RwKind::kRandTrim},
-      {"rw", RwKind::kReadWrite},      {"readwrite", RwKind::kReadWrite}, {"randrw", RwKind::kRandRw},
-      {"trimwrite", RwKind::kTrimWrite}};
+      {"read", RwKind::kRead},           {"write", RwKind::kWrite},
+      {"trim", RwKind::kTrim},           {"randread", RwKind::kRandRead},
+      {"randwrite", RwKind::kRandWrite}, {"randtrim", RwKind::kRandTrim},
+      {"rw", RwKind::kReadWrite},        {"readwrite", RwKind::kReadWrite},
+      {"randrw", RwKind::kRandRw},       {"trimwrite", RwKind::kTrimWrite}};
   const auto mode = kModes.find(rw);
   if (mode == kModes.end())
-    fail_opt(*rwo, "expected read, write, trim, randread, randwrite, randtrim, rw/readwrite, randrw or trimwrite");
+    fail_opt(*rwo,
+             "expected read, write, trim, randread, randwrite, randtrim, rw/readwrite, randrw or "
+             "trimwrite");
   p.rw = mode->second;
   const bool random = p.rw == RwKind::kRandRead || p.rw == RwKind::kRandWrite ||
                       p.rw == RwKind::kRandTrim || p.rw == RwKind::kRandRw;
@@ -438,7 +589,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
       if (modifier == 0) fail_opt(*rwo, "expected an IO count above 0 after ':'");
       p.rand_run = static_cast<std::uint32_t>(modifier);
     } else {
-      if (modifier % kSectorBytes != 0) fail_opt(*rwo, "expected a skip that is a multiple of 4KiB");
+      if (modifier % kSectorBytes != 0)
+        fail_opt(*rwo, "expected a skip that is a multiple of 4KiB");
       p.seq_skip = modifier;
     }
   }
@@ -478,14 +630,16 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     std::size_t blanks = 0;
     for (const std::string& part : split_at(v, ':')) {
       const auto bw = split_at(part, '/');
-      if (bw.size() > 2 || bw[0].empty()) fail_opt(*o, "expected size/percent:size/percent..., such as 4k/25:64k/75");
+      if (bw.size() > 2 || bw[0].empty())
+        fail_opt(*o, "expected size/percent:size/percent..., such as 4k/25:64k/75");
       const auto b = static_cast<std::uint64_t>(r.size_of(*o, bw[0]));
       check_transfer(*o, b);
       double w = -1;
       if (bw.size() == 2 && !bw[1].empty()) {
         char* end = nullptr;
         w = std::strtod(bw[1].c_str(), &end);
-        if (*end != '\0' || w < 0 || w > 100) fail_opt(*o, "expected a percentage from 0 to 100 in '" + part + "'");
+        if (*end != '\0' || w < 0 || w > 100)
+          fail_opt(*o, "expected a percentage from 0 to 100 in '" + part + "'");
         given += w;
       } else {
         ++blanks;
@@ -505,7 +659,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
       p.bs = std::max(p.bs, b);
       smallest = std::min(smallest, b);
     }
-    if (p.bssplit.empty() || total <= 0) fail_opt(*o, "expected at least one size with a share above 0");
+    if (p.bssplit.empty() || total <= 0)
+      fail_opt(*o, "expected at least one size with a share above 0");
     for (auto& s : p.bssplit) s.cumulative /= total;
     p.bssplit.back().cumulative = 1.0;
     p.bs_min = 0;
@@ -519,8 +674,10 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     p.block_align = static_cast<std::uint32_t>(b);
   }
 
-  if (const FioOption* o = r.find("iodepth")) p.iodepth = static_cast<std::uint32_t>(r.integer(*o, 1, 65536));
-  if (const FioOption* o = r.find("numjobs")) m.numjobs = static_cast<std::uint32_t>(r.integer(*o, 1, 4096));
+  if (const FioOption* o = r.find("iodepth"))
+    p.iodepth = static_cast<std::uint32_t>(r.integer(*o, 1, 65536));
+  if (const FioOption* o = r.find("numjobs"))
+    m.numjobs = static_cast<std::uint32_t>(r.integer(*o, 1, 4096));
   m.info.iodepth = p.iodepth;
 
   // The range.
@@ -529,14 +686,16 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     if (o->value.back() == '%') p.offset -= p.offset % kSectorBytes;
     if (p.offset % kSectorBytes != 0) fail_opt(*o, "expected a multiple of 4KiB");
     if (p.offset >= user_bytes)
-      fail_opt(*o, "expected less than the drive's user capacity (" + std::to_string(user_bytes) + " bytes)");
+      fail_opt(*o, "expected less than the drive's user capacity (" + std::to_string(user_bytes) +
+                       " bytes)");
   }
   p.span = user_bytes - p.offset;
   if (const FioOption* o = r.find("size")) {
     const std::uint64_t s = r.amount(*o, user_bytes);
     if (p.offset + s > user_bytes) {
       if (o->value.back() != '%')
-        fail_opt(*o, "expected offset + size within the drive's user capacity (" + std::to_string(user_bytes) +
+        fail_opt(*o, "expected offset + size within the drive's user capacity (" +
+                         std::to_string(user_bytes) +
                          " bytes); scale the job with ${VAR} or a percentage");
     } else if (s > 0) {
       p.span = s;
@@ -550,9 +709,12 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
       fail_opt(*o, "expected the last clone's offset + size within the drive's user capacity (" +
                        std::to_string(user_bytes) + " bytes)");
   }
-  if (p.span < p.bs) fail_at(sec.file, sec.line, "[" + sec.name + "]: expected a range (size) of at least one block (bs)");
+  if (p.span < p.bs)
+    fail_at(sec.file, sec.line,
+            "[" + sec.name + "]: expected a range (size) of at least one block (bs)");
 
-  if (const FioOption* o = r.find("rwmixread")) p.read_share = static_cast<double>(r.integer(*o, 0, 100)) / 100.0;
+  if (const FioOption* o = r.find("rwmixread"))
+    p.read_share = static_cast<double>(r.integer(*o, 0, 100)) / 100.0;
   if (const FioOption* o = r.find("rwmixwrite")) {
     const double w = static_cast<double>(r.integer(*o, 0, 100)) / 100.0;
     const FioOption* rd = r.find("rwmixread");
@@ -566,9 +728,11 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
   std::uint64_t io_size = p.span;
   if (const FioOption* o = r.find_any({"io_size", "io_limit"})) io_size = r.amount(*o, p.span);
   std::uint64_t loops = 1;
-  if (const FioOption* o = r.find("loops")) loops = static_cast<std::uint64_t>(r.integer(*o, 1, 1 << 20));
+  if (const FioOption* o = r.find("loops"))
+    loops = static_cast<std::uint64_t>(r.integer(*o, 1, 1 << 20));
   if (!time_based) p.io_bytes = io_size * loops * (p.rw == RwKind::kTrimWrite ? 2 : 1);
-  if (const FioOption* o = r.find("number_ios")) p.ios = static_cast<std::uint64_t>(r.integer(*o, 0, INT64_MAX));
+  if (const FioOption* o = r.find("number_ios"))
+    p.ios = static_cast<std::uint64_t>(r.integer(*o, 0, INT64_MAX));
   if (const FioOption* o = r.find_any({"runtime", "timeout"})) p.runtime = r.time(*o, kSec);
   if (time_based && p.runtime == 0)
     fail_at(sec.file, sec.line, "[" + sec.name + "]: time_based: expected a runtime");
@@ -580,10 +744,12 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
   }
 
   // Random offsets.
-  if (const FioOption* o = r.find("random_distribution")) p.distribution = parse_distribution(r, *o);
+  if (const FioOption* o = r.find("random_distribution"))
+    p.distribution = parse_distribution(r, *o);
   // fio keeps a random map unless norandommap; a skewed distribution turns it off.
   p.random_map = random && !r.flag({"norandommap"}) && p.distribution.kind == RandomDist::kUniform;
-  if (const FioOption* o = r.find("randseed")) (void)r.integer(*o, 0, INT64_MAX);  // used by load_fio_workload
+  if (const FioOption* o = r.find("randseed"))
+    (void)r.integer(*o, 0, INT64_MAX);  // used by load_fio_workload
 
   // Rates: open-loop arrivals.
   const FioOption* rate = r.find("rate");
@@ -593,8 +759,9 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     const FioOption& o = rate ? *rate : *rate_iops;
     const Dirs d = dirs_of(p.rw);
     if (d.read && d.write)
-      fail_opt(o, "fio limits each direction of a mixed job apart; the simulator offers one arrival "
-                  "stream: give a single-direction rw with a rate");
+      fail_opt(o,
+               "fio limits each direction of a mixed job apart; the simulator offers one arrival "
+               "stream: give a single-direction rw with a rate");
     const std::string v = one_value_for(o, p.rw, "rate");
     if (v.empty()) fail_opt(o, "expected a rate for the direction this job does");
     const double x = r.size_of(o, v);
@@ -605,13 +772,16 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     p.rate.arrival = Arrival::kUniform;
     if (const FioOption* pr = r.find("rate_process")) {
       const std::string v2 = lower(pr->value);
-      if (v2 == "poisson") p.rate.arrival = Arrival::kPoisson;
-      else if (v2 != "linear") fail_opt(*pr, "expected linear or poisson");
+      if (v2 == "poisson")
+        p.rate.arrival = Arrival::kPoisson;
+      else if (v2 != "linear")
+        fail_opt(*pr, "expected linear or poisson");
     }
   }
   if (const FioOption* o = r.find("thinktime")) {
     p.thinktime = r.time(*o, kUs);
-    if (p.rate.open_loop() && p.thinktime > 0) fail_opt(*o, "expected no thinktime with rate (open-loop arrivals)");
+    if (p.rate.open_loop() && p.thinktime > 0)
+      fail_opt(*o, "expected no thinktime with rate (open-loop arrivals)");
   }
   if (const FioOption* o = r.find("thinktime_blocks"))
     p.thinktime_blocks = static_cast<std::uint32_t>(r.integer(*o, 1, 1 << 30));
@@ -638,7 +808,9 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     if (const FioOption* o = r.find("zoneskip")) p.zone_skip = r.bytes(*o);
     if (p.zone_size == 0 || p.zone_range % kSectorBytes != 0 || p.zone_skip % kSectorBytes != 0 ||
         p.zone_range < p.bs)
-      fail_opt(*zs, "expected zonesize above 0, and zonerange (at least one block) and zoneskip multiples of 4KiB");
+      fail_opt(*zs,
+               "expected zonesize above 0, and zonerange (at least one block) and zoneskip "
+               "multiples of 4KiB");
     if (p.distribution.kind != RandomDist::kUniform)
       fail_opt(*zs, "expected random_distribution=random with strided zones");
   }
@@ -649,7 +821,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     std::string file = o->value;
     if (!fs::path(file).is_absolute() && !fs::exists(file))
       file = (fs::path(job_file).parent_path() / file).string();
-    if (!fs::exists(file)) fail_opt(*o, "cannot read the iolog (looked in the working folder and beside the job file)");
+    if (!fs::exists(file))
+      fail_opt(*o, "cannot read the iolog (looked in the working folder and beside the job file)");
     p.rw = RwKind::kTrace;
     p.trace.file = file;
     p.trace.format = TraceFormat::kFio;
@@ -667,14 +840,19 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
 
   // Output.
   m.info.group_reporting = r.flag({"group_reporting"});
-  if (const FioOption* o = r.find("write_bw_log")) m.info.bw_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
-  if (const FioOption* o = r.find("write_iops_log")) m.info.iops_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
-  if (const FioOption* o = r.find("write_lat_log")) m.info.lat_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
+  if (const FioOption* o = r.find("write_bw_log"))
+    m.info.bw_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
+  if (const FioOption* o = r.find("write_iops_log"))
+    m.info.iops_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
+  if (const FioOption* o = r.find("write_lat_log"))
+    m.info.lat_log = resolve_out(o->flag || o->value.empty() ? m.info.name : o->value, out_dir);
   const bool logs = !m.info.bw_log.empty() || !m.info.iops_log.empty() || !m.info.lat_log.empty();
   if (const FioOption* o = r.find("log_avg_msec")) m.info.log_avg = r.time(*o, kMs);
   if (logs && m.info.log_avg == 0)
-    fail_at(sec.file, sec.line, "[" + sec.name + "]: write_*_log: expected log_avg_msec (logs are written "
-                                 "per interval; a row per IO is not kept)");
+    fail_at(sec.file, sec.line,
+            "[" + sec.name +
+                "]: write_*_log: expected log_avg_msec (logs are written "
+                "per interval; a row per IO is not kept)");
   p.log_interval = m.info.log_avg;
   // fio samples bandwidth and IOPS every bwavgtime / iopsavgtime (500 ms);
   // averaged logs set the sampling interval too.
@@ -687,7 +865,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
     for (const std::string& s : split_at(o->value, ':')) {
       char* end = nullptr;
       const double x = std::strtod(s.c_str(), &end);
-      if (s.empty() || *end != '\0' || x < 0 || x > 100) fail_opt(*o, "expected percentages from 0 to 100 separated by ':'");
+      if (s.empty() || *end != '\0' || x < 0 || x > 100)
+        fail_opt(*o, "expected percentages from 0 to 100 separated by ':'");
       m.info.percentiles.push_back(x);
     }
     std::sort(m.info.percentiles.begin(), m.info.percentiles.end());
@@ -702,8 +881,8 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes, 
 
 }  // namespace
 
-FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes, const std::string& out_dir,
-                              const Env& getenv) {
+FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
+                              const std::string& out_dir, const Env& getenv) {
   const std::vector<FioSection> sections = read_fio_sections(path, getenv);
   FioWorkload w;
   w.workload.name = fs::path(path).filename().string();
@@ -711,8 +890,8 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
   std::uint32_t group = 0;
   std::size_t job_number = 0;
   std::set<std::string> phase_names;
-  bool phase_fresh = false;  // the last phase has no stream yet
-  std::vector<bool> own_seed;  // per phase: a job of it gave its own randseed
+  bool phase_fresh = false;         // the last phase has no stream yet
+  std::vector<bool> own_seed;       // per phase: a job of it gave its own randseed
   std::uint64_t workload_seed = 1;  // the YAML default
   for (const FioSection& sec : sections) {
     if (sec.name == "global") {
@@ -769,7 +948,9 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
         phase = s;
       } else {
         if (phase.rw == RwKind::kTrace || s.rw == RwKind::kTrace)
-          fail_at(sec.file, sec.line, "[" + sec.name + "]: read_iolog: expected a job of its own (stonewall, numjobs=1)");
+          fail_at(
+              sec.file, sec.line,
+              "[" + sec.name + "]: read_iolog: expected a job of its own (stonewall, numjobs=1)");
         phase.concurrent.push_back(s);
       }
     }
@@ -796,7 +977,8 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     // idle_after, so that the drive's work in it is not this phase's.
     if (i == 0) continue;
     Tick common = phase.start_delay;
-    for (std::size_t k = 1; k < phase.streams(); ++k) common = std::min(common, phase.stream(k).start_delay);
+    for (std::size_t k = 1; k < phase.streams(); ++k)
+      common = std::min(common, phase.stream(k).start_delay);
     if (common == 0) continue;
     w.workload.phases[i - 1].idle_after += common;
     phase.start_delay -= common;

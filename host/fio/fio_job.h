@@ -49,7 +49,7 @@ std::vector<FioSection> read_fio_sections(
 struct FioJobInfo {
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;  // the section's own, as written
-  std::size_t phase = 0;         // WorkloadSpec::phases index
+  std::size_t phase = 0;                                     // WorkloadSpec::phases index
   std::size_t first_stream = 0;  // its streams: [first_stream, first_stream + numjobs)
   std::uint32_t numjobs = 1;
   std::uint32_t groupid = 0;

@@ -61,7 +61,8 @@ SkewedDraw::SkewedDraw(const RandomDistribution& d, std::uint64_t n, std::uint64
       // at most 10 M terms, fio's own cap (ZIPF_MAX_GEN).
       theta_ = d.param;
       const std::uint64_t terms = std::min<std::uint64_t>(n, 10'000'000);
-      for (std::uint64_t i = 0; i < terms; ++i) zetan_ += std::pow(1.0 / static_cast<double>(i + 1), theta_);
+      for (std::uint64_t i = 0; i < terms; ++i)
+        zetan_ += std::pow(1.0 / static_cast<double>(i + 1), theta_);
       zeta2_ = 1.0 + std::pow(0.5, theta_);
       alpha_ = 1.0 / (1.0 - theta_);
       eta_ = (1.0 - std::pow(2.0 / static_cast<double>(n), 1.0 - theta_)) / (1.0 - zeta2_ / zetan_);
@@ -101,11 +102,18 @@ std::uint64_t SkewedDraw::next(Rng& rng) const {
   std::uint64_t rank = 0;
   switch (kind_) {
     case RandomDist::kZipf: {
+      if (n_ < 3) {  // the method needs ranks past the first two
+        rank = rng.below(n_);
+        break;
+      }
       const double u = rng.uniform();
       const double uz = u * zetan_;
-      if (uz < 1.0) rank = 0;
-      else if (uz < 1.0 + std::pow(0.5, theta_)) rank = 1;
-      else rank = static_cast<std::uint64_t>(n * std::pow(eta_ * u - eta_ + 1.0, alpha_));
+      if (uz < 1.0)
+        rank = 0;
+      else if (uz < 1.0 + std::pow(0.5, theta_))
+        rank = 1;
+      else
+        rank = static_cast<std::uint64_t>(n * std::pow(eta_ * u - eta_ + 1.0, alpha_));
       break;
     }
     case RandomDist::kPareto:
@@ -147,14 +155,16 @@ std::uint32_t smallest_size(const PhaseSpec& s) {
 IoPattern::IoPattern(const PhaseSpec& spec, Rng& rng)
     : spec_(spec), rng_(rng), blocks_in_span_(spec.span / spec.bs) {
   align_ = spec.block_align ? spec.block_align : smallest_size(spec);
-  const std::uint64_t positions = spec.span / align_;
+  // At least one position: a grid coarser than the range still has its start.
+  const std::uint64_t positions = std::max<std::uint64_t>(1, spec.span / align_);
   if (spec.distribution.kind == RandomDist::kZoned) {
     double cum = 0;
     std::uint64_t first = 0;
     for (const AccessZone& z : spec.distribution.zones) {
-      std::uint64_t bytes = z.range_share > 0
-                                ? static_cast<std::uint64_t>(z.range_share * static_cast<double>(spec.span))
-                                : z.bytes;
+      std::uint64_t bytes =
+          z.range_share > 0
+              ? static_cast<std::uint64_t>(z.range_share * static_cast<double>(spec.span))
+              : z.bytes;
       std::uint64_t n = std::max<std::uint64_t>(1, bytes / align_);
       if (first >= positions) first = positions - 1;
       n = std::min(n, positions - first);
@@ -220,7 +230,7 @@ std::uint64_t IoPattern::random_offset(std::uint32_t& bytes) {
     const std::uint64_t fits = len < bytes ? 1 : (len - bytes) / align + 1;
     offset = base + rng_.below(fits) * align;
   } else {
-    const std::uint64_t positions = len / align_;
+    const std::uint64_t positions = std::max<std::uint64_t>(1, len / align_);
     std::uint64_t pos = 0;
     if (spec_.distribution.kind == RandomDist::kZoned) {
       const double u = rng_.uniform();
@@ -273,19 +283,36 @@ IoPattern::Io IoPattern::next() {
     // fio's bsrange: uniform in [min, max], then down to a multiple of the
     // minimum where that is a power of two (fio's alignment) and to whole
     // 4 KiB pages (the drive's logical page) otherwise.
-    std::uint32_t b = spec_.bs_min + static_cast<std::uint32_t>(rng_.below(spec_.bs - spec_.bs_min + 1));
-    const std::uint32_t unit = (spec_.bs_min & (spec_.bs_min - 1)) == 0 ? spec_.bs_min : kSectorBytes;
+    std::uint32_t b =
+        spec_.bs_min + static_cast<std::uint32_t>(rng_.below(spec_.bs - spec_.bs_min + 1));
+    const std::uint32_t unit =
+        (spec_.bs_min & (spec_.bs_min - 1)) == 0 ? spec_.bs_min : kSectorBytes;
     io.bytes = b - b % unit;
   }
   bool random = true;
   switch (spec_.rw) {
-    case RwKind::kRead: io.op = IoOp::kRead; random = false; break;
-    case RwKind::kWrite: io.op = IoOp::kWrite; random = false; break;
+    case RwKind::kRead:
+      io.op = IoOp::kRead;
+      random = false;
+      break;
+    case RwKind::kWrite:
+      io.op = IoOp::kWrite;
+      random = false;
+      break;
     case RwKind::kTrim:
-    case RwKind::kTrimWrite: io.op = IoOp::kTrim; random = false; break;
-    case RwKind::kRandRead: io.op = IoOp::kRead; break;
-    case RwKind::kRandWrite: io.op = IoOp::kWrite; break;
-    case RwKind::kRandTrim: io.op = IoOp::kTrim; break;
+    case RwKind::kTrimWrite:
+      io.op = IoOp::kTrim;
+      random = false;
+      break;
+    case RwKind::kRandRead:
+      io.op = IoOp::kRead;
+      break;
+    case RwKind::kRandWrite:
+      io.op = IoOp::kWrite;
+      break;
+    case RwKind::kRandTrim:
+      io.op = IoOp::kTrim;
+      break;
     case RwKind::kTrace:  // replays draw from their trace, not from here
       break;
     case RwKind::kRandRw:

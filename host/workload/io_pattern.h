@@ -56,7 +56,7 @@ class SkewedDraw {
   std::uint64_t n_ = 0;
   double theta_ = 0, zetan_ = 0, zeta2_ = 0, alpha_ = 0, eta_ = 0;  // zipf
   double pareto_pow_ = 0;
-  double stddev_ = 0;  // normal, in positions
+  double stddev_ = 0;                           // normal, in positions
   std::uint64_t mask_ = 0, mul_ = 0, add_ = 0;  // the permutation
 };
 
