@@ -119,6 +119,7 @@ int run(const Args& a) {
       for (const auto& o : fio->ignored) list += (list.empty() ? "" : ", ") + o;
       spdlog::info("{}: host-only options ignored: {}", a.fio, list);
     }
+    for (const auto& note : fio->notes) spdlog::info("{}: {}", a.fio, note);
   } else if (!a.workload.empty()) {
     wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
     workload = WorkloadSpec::from_config(wl_doc->root(), drive->user_bytes());

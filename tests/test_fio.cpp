@@ -125,8 +125,7 @@ TEST_CASE(
   CHECK(p.span == 16 * kMiB);
   CHECK(p.ios == 100);
   CHECK_FALSE(p.random_map);
-  CHECK(w.ignored ==
-        std::vector<std::string>{"ioengine", "direct", "thread", "filename", "cpus_allowed"});
+  CHECK(w.ignored == std::vector<std::string>{"direct", "thread", "filename", "cpus_allowed"});
   REQUIRE(w.jobs.size() == 1);
   CHECK(w.jobs[0].group_reporting);
   CHECK(w.jobs[0].options == std::vector<std::pair<std::string, std::string>>{
@@ -927,6 +926,34 @@ workload:
   CHECK_THAT(
       error("workload:\n  phases:\n    - {rw: randread, number_ios: 1, norandommap: true}\n"),
       Contains("norandommap"));
+}
+
+TEST_CASE(
+    "fio ioengine: a synchronous engine (psync, fio's default) caps the queue depth at 1, as fio "
+    "does; others keep it") {
+  const FioWorkload w = load_fio_workload(write_job("engines", R"([global]
+iodepth=16
+number_ios=10
+[default]
+[psync]
+ioengine=psync
+[libaio]
+ioengine=libaio
+[io_uring]
+ioengine=io_uring
+)"),
+                                          kGiB, temp_dir("engines"), test_env);
+  const PhaseSpec& p = w.workload.phases[0];
+  REQUIRE(p.streams() == 4);
+  CHECK(p.stream(0).iodepth == 1);
+  CHECK(p.stream(1).iodepth == 1);
+  CHECK(p.stream(2).iodepth == 16);
+  CHECK(p.stream(3).iodepth == 16);
+  REQUIRE(w.notes.size() == 2);
+  CHECK_THAT(
+      w.notes[0],
+      Contains("[default]: synchronous ioengine psync (fio's default): queue depth capped at 1"));
+  CHECK(w.ignored.empty());
 }
 
 TEST_CASE("fio output options: name, percentile_list, bwavgtime; nrfiles must be 1") {

@@ -201,8 +201,7 @@ std::optional<Tick> parse_time_raw(const std::string& v, Tick unit) {
 // Options that only concern the host side (engine, files, CPUs, buffers'
 // contents, how fio measures itself): accepted, listed once as ignored.
 const std::set<std::string>& host_only_options() {
-  static const std::set<std::string> k = {"ioengine",
-                                          "direct",
+  static const std::set<std::string> k = {"direct",
                                           "buffered",
                                           "filename",
                                           "filename_format",
@@ -427,6 +426,7 @@ RandomDistribution parse_distribution(const Reader& r, const FioOption& o) {
 // Options this front end understands (host_only_options() apart).
 const std::set<std::string>& mapped_options() {
   static const std::set<std::string> k = {"rw",
+                                          "ioengine",
                                           "readwrite",
                                           "rw_sequencer",
                                           "bs",
@@ -514,7 +514,7 @@ struct Mapped {
 
 Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
                const std::string& job_file, const std::string& out_dir,
-               std::vector<std::string>& ignored) {
+               std::vector<std::string>& ignored, std::vector<std::string>& notes) {
   Reader r{job, user_bytes};
   Mapped m;
   PhaseSpec& p = m.spec;
@@ -676,6 +676,21 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
 
   if (const FioOption* o = r.find("iodepth"))
     p.iodepth = static_cast<std::uint32_t>(r.integer(*o, 1, 65536));
+  // fio caps a synchronous engine's queue depth at 1 ("both iodepth >= 1 and
+  // synchronous I/O engine are selected"); psync is its default on Linux.
+  // Any other engine is taken as asynchronous: the depth holds.
+  {
+    static const std::set<std::string> kSync = {"sync",    "psync", "vsync", "pvsync",
+                                                "pvsync2", "mmap",  "splice"};
+    const FioOption* engine = r.find("ioengine");
+    const std::string name = engine ? lower(engine->value) : "psync";
+    if (kSync.count(name) && p.iodepth > 1) {
+      notes.push_back("[" + sec.name + "]: synchronous ioengine " + name +
+                      (engine ? "" : " (fio's default)") +
+                      ": queue depth capped at 1, as fio caps it");
+      p.iodepth = 1;
+    }
+  }
   if (const FioOption* o = r.find("numjobs"))
     m.numjobs = static_cast<std::uint32_t>(r.integer(*o, 1, 4096));
   m.info.iodepth = p.iodepth;
@@ -909,7 +924,7 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     Job job;
     job.opts = globals;
     job.opts.insert(job.opts.end(), sec.options.begin(), sec.options.end());
-    Mapped m = map_job(sec, job, user_bytes, path, out_dir, w.ignored);
+    Mapped m = map_job(sec, job, user_bytes, path, out_dir, w.ignored, w.notes);
     // Concurrent streams: each seeded from randseed and its job number, so
     // none depends on the others. A job's own randseed gives it its own
     // stream even alone; [global]'s seeds the workload's.

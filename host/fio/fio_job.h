@@ -68,6 +68,9 @@ struct FioWorkload {
   std::vector<std::pair<std::string, std::string>> global_options;
   // Host-only options the file gave, once each, in first-seen order.
   std::vector<std::string> ignored;
+  // What the mapping did that fio would also say (a synchronous engine's
+  // depth capped at 1), one line each.
+  std::vector<std::string> notes;
 };
 
 // Reads a job file and maps it onto a workload for a drive of `user_bytes`.
