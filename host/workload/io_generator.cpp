@@ -13,6 +13,9 @@ IologWriter::IologWriter(const std::string& path, const std::string& device)
   // fio appends when several jobs name the same log; so do we.
   f_ = std::fopen(path.c_str(), "a");
   if (!f_) throw std::runtime_error("write_iolog: cannot write '" + path + "': " + std::strerror(errno));
+  // Unbuffered by stdio: each flush of whole lines is one append, so
+  // streams sharing the log never split each other's lines.
+  std::setvbuf(f_, nullptr, _IONBF, 0);
   used_ = static_cast<std::size_t>(std::snprintf(buf_.data(), buf_.size(), "fio version 3 iolog\n"));
   line(0, "add", 0, 0, false);
   line(0, "open", 0, 0, false);
