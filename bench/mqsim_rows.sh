@@ -7,11 +7,11 @@
 # machine (MQSim is not run here). Prints a markdown table; the outputs of
 # every run stay in bench/out/mqsim/<row>/.
 #   bench/mqsim_rows.sh [ROW ...]     default: every row
-#   RUNS=5 (default 3; the fast-preconditioning row runs FAST_RUNS=1 time)
+#   RUNS=5 (default 3; the two preconditioning rows run FAST_RUNS=1 time)
 #   SSDTWIN=path/to/ssdtwin (default build/ssdtwin, built if missing)
 #   TPCC_TRACE=path/to/MQSim/traces/tpcc-small.trace (default: a stand-in,
 #   see bench/workloads/mqsim_tpcc_x50.yaml)
-# Rows: b1_seg4b b1_seg4k b1_whole gc_8k gc_4k b4 tpcc setup fast
+# Rows: b1_seg4b b1_seg4k b1_whole gc_8k gc_4k b4 tpcc setup fast steady
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${SSDTWIN:-build/ssdtwin}
@@ -52,6 +52,7 @@ rows=(
   "tpcc|10.0|tpcc-small trace x50, fresh drive|--drive $D --workload $W/mqsim_tpcc_x50.yaml"
   "setup|6.5|set-up alone (1,000 IOs on the 512 GiB drive)|--drive $D --workload $W/mqsim_setup.yaml"
   "fast|-|fill once, then overwrite randomly twice (fast preconditioning, 8-block GC trigger)|--drive $D --workload $W/mqsim_fast_precondition.yaml --set drive.ftl.gc.trigger_free_blocks=8 --set drive.ftl.gc.reserved_blocks=3"
+  "steady|-|the same, the overwrites in steady-state mode (fast: steady)|--drive $D --workload $W/mqsim_steady_precondition.yaml --set drive.ftl.gc.trigger_free_blocks=8 --set drive.ftl.gc.reserved_blocks=3"
 )
 
 want=" $* "
@@ -63,7 +64,7 @@ for r in "${rows[@]}"; do
   IFS='|' read -r name mq label args <<<"$r"
   [ $# -eq 0 ] || [[ $want == *" $name "* ]] || continue
   n=$runs
-  [ "$name" != fast ] || n=$fast_runs
+  [ "$name" != fast ] && [ "$name" != steady ] || n=$fast_runs
   rm -f "$out/$name.times"
   for i in $(seq 1 "$n"); do
     # shellcheck disable=SC2086
