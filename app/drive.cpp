@@ -46,6 +46,15 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
       controller(engine, ftl, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
+  if (auto pc = PowerConfig::from_config(root)) {
+    power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
+    power_meter = std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
+    power_states = std::make_unique<PowerStates>(engine, *power_cfg, *power_meter, geo.dies(), ctrl_cfg.cores,
+                                                 [this](std::uint32_t n) { nand.set_op_limit(n); });
+    nand.set_activity(power_meter.get());
+    controller.set_activity(power_meter.get());
+    hif.set_power_gate(power_states.get());
+  }
   // The buffer must hold a program unit for a die while the previous one
   // is still being programmed, or writes would stall with nothing to flush.
   const std::uint64_t unit_bytes =

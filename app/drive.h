@@ -10,6 +10,8 @@
 #include "host/host_interface.h"
 #include "nand/error_model.h"
 #include "nand/nand_array.h"
+#include "power/power_meter.h"
+#include "power/power_states.h"
 #include "sim/event_engine.h"
 #include "sim/rng.h"
 
@@ -49,6 +51,10 @@ class Drive {
   ControllerConfig ctrl_cfg;
   Controller controller;
   HostInterface hif;
+  // drive.power (issue 16): null without a power model.
+  std::unique_ptr<PowerConfig> power_cfg;
+  std::unique_ptr<PowerMeter> power_meter;
+  std::unique_ptr<PowerStates> power_states;
 
   std::uint64_t user_bytes() const { return ftl_cfg.user_bytes; }
 

@@ -190,6 +190,60 @@ V valid_shares(const PhaseView& v, int field) {
   return V::real(values[field]);
 }
 
+// --- Power (drives with drive.power; absent otherwise) -------------------
+double power_seconds(const PhaseReport& p) { return to_seconds(p.power_after.at - p.power_before.at); }
+double energy_of(const EnergyTotals& e, int part) {
+  switch (part) {
+    case 0: return e.total();
+    case 1: return e.nand_array;
+    case 2: return e.nand_io;
+    case 3: return e.controller;
+    default: return e.background;
+  }
+}
+V power_energy(const PhaseView& v, int part) {
+  if (!v.phase.has_power) return V::absent();
+  return V::real(energy_of(v.phase.power_after.energy, part) - energy_of(v.phase.power_before.energy, part));
+}
+double average_w(const PhaseReport& p) {
+  const double secs = power_seconds(p);
+  return secs > 0 ? (p.power_after.energy.total() - p.power_before.energy.total()) / secs : 0.0;
+}
+V power_average(const PhaseView& v, int) {
+  if (!v.phase.has_power) return V::absent();
+  return power_seconds(v.phase) > 0 ? V::real(average_w(v.phase)) : V::null();
+}
+V power_peak(const PhaseView& v, int) {
+  if (!v.phase.has_power) return V::absent();
+  return power_seconds(v.phase) > 0 ? V::real(v.phase.peak_power_w) : V::null();
+}
+// Host work per watt: MB/s (reads and writes) or IOPS (every op) over the
+// phase's average power.
+V power_efficiency(const PhaseView& v, int iops) {
+  if (!v.phase.has_power) return V::absent();
+  const PhaseResult& r = v.phase.result;
+  const double w = average_w(v.phase);
+  if (w <= 0 || v.seconds <= 0) return V::null();
+  const double per_s = iops ? static_cast<double>(r.ios[0] + r.ios[1] + r.ios[2]) / v.seconds
+                            : static_cast<double>(r.bytes[0] + r.bytes[1]) / v.seconds / 1e6;
+  return V::real(per_s / w);
+}
+V power_wakeups(const PhaseView& v, int) {
+  if (!v.phase.has_power) return V::absent();
+  return V::integer(v.phase.power_after.states.wakeups - v.phase.power_before.states.wakeups);
+}
+V power_wake_delay(const PhaseView& v, int) {
+  if (!v.phase.has_power) return V::absent();
+  return V::real(to_seconds(v.phase.power_after.states.wake_delay - v.phase.power_before.states.wake_delay) * 1e3);
+}
+V power_state_time(const PhaseView& v, int state) {
+  if (!v.phase.has_power) return V::absent();
+  const auto& after = v.phase.power_after.states.time_in_state;
+  const auto& before = v.phase.power_before.states.time_in_state;
+  if (static_cast<std::size_t>(state) >= after.size()) return V::absent();
+  return V::real(to_seconds(after[state] - before[state]));
+}
+
 V wall_seconds(const PhaseView& v, int) { return V::real(v.phase.wall_seconds); }
 V ios_per_wall_second(const PhaseView& v, int) {
   std::uint64_t ios = 0;
@@ -300,10 +354,28 @@ std::vector<PhaseMetric> build_table() {
       {"blocks.valid_share_p75", "share", "the same, 75th percentile", valid_shares, 3},
       {"blocks.valid_share_p90", "share", "the same, 90th percentile", valid_shares, 4},
       {"blocks.valid_share_mean", "share", "the same, mean", valid_shares, 5},
+      {"power.energy_j", "J", "energy the drive drew over the phase (drive.power)", power_energy, 0},
+      {"power.average_w", "W", "mean power over the phase", power_average},
+      {"power.peak_w", "W", "highest mean power over one drive.power.peak_window", power_peak},
+      {"power.nand_array_j", "J", "energy of flash array reads, programs and erases", power_energy, 1},
+      {"power.nand_io_j", "J", "energy of flash channel transfers", power_energy, 2},
+      {"power.controller_j", "J", "energy of firmware cores and ECC at work", power_energy, 3},
+      {"power.background_j", "J", "idle draw of the power states the drive was in", power_energy, 4},
+      {"power.mb_per_s_per_w", "MB/s/W", "host MB/s (reads and writes) per watt of average power", power_efficiency, 0},
+      {"power.iops_per_w", "IOPS/W", "host commands per second per watt of average power", power_efficiency, 1},
+      {"power.wakeups", "wakes", "commands that found the drive in a non-operational state", power_wakeups},
+      {"power.wake_delay_ms", "ms", "latency the wakes added, summed over the commands they held up",
+       power_wake_delay},
       {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds, 0, true},
       {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second, 0, true},
   };
-  t.insert(t.end(), rest.begin(), rest.end());
+  // Time per power state by index (names are the drive's: summary.json's
+  // power.time_in_state_s), before the wall-time figures.
+  t.insert(t.end(), rest.begin(), rest.end() - 2);  // the two wall-time figures go last
+  for (int k = 0; k < 6; ++k)
+    t.push_back({"power.state" + std::to_string(k) + "_s", "s",
+                 "time in the drive's power state k (drive.power.states.k)", power_state_time, k});
+  t.insert(t.end(), rest.end() - 2, rest.end());
   return t;
 }
 
@@ -356,8 +428,13 @@ void add_phase_metrics(const PhaseView& v, Json& j) {
 
 std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report) {
   std::string units = "# unit,-", header = "phase", rows;
+  // A drive without a power model writes no power columns: its metrics.csv
+  // stays as it was before there was one.
+  auto column = [&](const PhaseMetric& m) {
+    return in_metrics_csv(m) && (drive.power_meter || m.name.rfind("power.", 0) != 0);
+  };
   for (const PhaseMetric& m : phase_metrics()) {
-    if (!in_metrics_csv(m)) continue;  // a list: summary.json only
+    if (!column(m)) continue;  // a list: summary.json only
     units += std::string(",") + m.unit;
     header += "," + m.name;
   }
@@ -365,7 +442,7 @@ std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const 
     const PhaseView v{drive, workload, p, to_seconds(p.result.end - p.result.start)};
     rows += csv_field(p.spec->name);
     for (const PhaseMetric& m : phase_metrics()) {
-      if (!in_metrics_csv(m)) continue;
+      if (!column(m)) continue;
       rows += "," + m.value(v, m.arg).csv();
     }
     rows += "\n";

@@ -123,6 +123,14 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   // Every counter and figure of the phase, from the metrics table.
   add_phase_metrics(view(drive, w, p), j);
   add_share_under(p.result, w.latency_thresholds, j);
+  if (p.has_power) {  // the power.stateN_s times by the drive's names for its states
+    Json by_name = Json::object();
+    const auto& states = drive.power_cfg->states;
+    for (std::size_t s = 0; s < states.size(); ++s)
+      by_name[states[s].name] = to_seconds(p.power_after.states.time_in_state[s] -
+                                           p.power_before.states.time_in_state[s]);
+    j["power"]["time_in_state_s"] = by_name;
+  }
   if (p.trace) j["trace"] = trace_json(p);
   add_procedure_phase_json(p, j);
   return j;
@@ -300,6 +308,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     const auto& cols = activity_columns();
     f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb";
     for (const auto& c : cols) f << "," << c.name;
+    if (drive.power_meter) f << ",power_w";
     f << "\n";
     char line[256];
     for (const auto& p : report.phases) {
@@ -328,6 +337,16 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
           const double v = cols[c].running_total ? a->row(k)[c] - a->row(i)[c] : a->row(k)[c];
           std::snprintf(line, sizeof line, cols[c].running_total ? ",%.0f" : ",%.4g", v);
           f << line;
+        }
+        if (drive.power_meter) {
+          const BoundarySampler* e = p.energy.get();
+          if (e && e->rows() >= 2) {
+            const std::size_t k = std::min(i + 1, e->rows() - 1);
+            std::snprintf(line, sizeof line, ",%.4f", (e->row(k)[0] - e->row(i)[0]) / secs);
+            f << line;
+          } else {
+            f << ",";
+          }
         }
         f << "\n";
       }
@@ -436,6 +455,14 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
     draw_chart(tput, (dir / "timeseries.png").string());
+    if (drive.power_meter) {
+      // Power over time above, throughput below, on one time axis.
+      const std::string csv = (dir / "timeseries.csv").string();
+      const int power_col = 8 + static_cast<int>(activity_columns().size()) + 1;
+      Chart watts{"Power over time: " + drive.name + ", " + workload.name, "simulated time (s)", "W", {}, false};
+      watts.series.push_back({csv, 2, power_col, "power (W)", ""});
+      draw_stacked_charts({watts, tput}, (dir / "power.png").string());
+    }
   }
   if (have_by_bytes) {
     Chart c{"Write speed per amount written: " + drive.name, "GB written (per phase)", "MB/s", {},

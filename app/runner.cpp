@@ -36,11 +36,33 @@ class ActivityWatch {
     pr.activity = std::make_unique<BoundarySampler>(start, interval, cols_.size());
     sampler_ = pr.activity.get();
     sampler_->push(sample());
+    if (drive.power_meter) {
+      pr.energy = std::make_unique<BoundarySampler>(start, interval, 1);
+      energy_ = pr.energy.get();
+      const double j = drive.power_meter->totals().total();
+      energy_->push(&j);
+    }
+  }
+  // Before the engine runs its next event (at `next`): the energy at each
+  // boundary up to it, exact, because the background accrues linearly
+  // until that event.
+  void ahead(const EventEngine& engine) {
+    if (!energy_ || engine.empty()) return;
+    while (energy_->due(engine.next_time())) {
+      const double j = drive_.power_meter->totals_at(energy_->next()).total();
+      energy_->take(energy_->next(), &j);
+    }
   }
   void poll(Tick now) {
     if (sampler_->due(now)) sampler_->take(now, sample());
   }
-  void finish() { sampler_->push(sample()); }
+  void finish() {
+    sampler_->push(sample());
+    if (energy_) {
+      const double j = drive_.power_meter->totals().total();
+      energy_->push(&j);
+    }
+  }
 
  private:
   const double* sample() {
@@ -52,7 +74,52 @@ class ActivityWatch {
   const std::vector<ActivityColumn>& cols_;
   std::vector<double> v_;
   BoundarySampler* sampler_ = nullptr;
+  BoundarySampler* energy_ = nullptr;
 };
+
+// Power totals at the start of measurement (the peak counts from here) or
+// at its end.
+void mark_power(Drive& drive, PhaseReport& pr, bool start) {
+  if (!drive.power_meter) return;
+  pr.has_power = true;
+  PowerSnapshot& s = start ? pr.power_before : pr.power_after;
+  s.at = drive.engine.now();
+  s.energy = drive.power_meter->totals();
+  s.states = drive.power_states->stats();
+  if (start) drive.power_meter->reset_peak();
+  else pr.peak_power_w = drive.power_meter->peak_w();
+}
+
+// The host's power settings (workload power_management) on a drive with
+// a power model; the drive's state names are known only now.
+void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
+  const WorkloadSpec::PowerManagement& pm = workload.power;
+  if (!pm.given) return;
+  if (!drive.power_states) {
+    spdlog::warn("workload power_management: drive '{}' has no power model (drive.power); ignored", drive.name);
+    return;
+  }
+  const PowerConfig& cfg = *drive.power_cfg;
+  auto index = [&](const std::string& name, const std::string& key, bool operational) {
+    const std::size_t s = cfg.find(name);
+    std::string names;
+    for (const PowerStateSpec& st : cfg.states)
+      if (st.operational == operational) names += (names.empty() ? "" : ", ") + st.name;
+    if (s == std::string::npos || cfg.states[s].operational != operational)
+      throw ConfigError("workload.power_management." + key + ": expected one of the drive's " +
+                        (operational ? "operational" : "non-operational") + " power states (" + names +
+                        "), got '" + name + "'");
+    return s;
+  };
+  PowerPolicy policy;
+  policy.operational = pm.state.empty() ? 0 : index(pm.state, "state", true);
+  policy.device_initiated = pm.device_initiated;
+  for (std::size_t i = 0; i < pm.idle_states.size(); ++i)
+    policy.host_idle.push_back(
+        {index(pm.idle_states[i].state, "idle_states." + std::to_string(i) + ".state", false),
+         pm.idle_states[i].idle});
+  drive.power_states->configure(policy);
+}
 
 // Runs the drive until it has finished what it was doing: nothing buffered,
 // no flash operation or relocation in flight (Ftl::quiescent).
@@ -76,6 +143,7 @@ void timeless_result(const Drive& drive, const WorkloadSpec& workload, PhaseResu
 void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
                     Progress& progress, PhaseReport& pr) {
   settle(drive, "before fast preconditioning phase '" + spec.name + "'");
+  mark_power(drive, pr, true);
   pr.nand_before = drive.nand.stats();
   pr.ftl_before = drive.ftl.stats();
   IoPattern pattern(spec, rng);
@@ -158,9 +226,11 @@ bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   std::uint32_t tick = 0;
   bool ramped = spec.ramp_time == 0;
   while (!gen.finished()) {
+    watch.ahead(drive.engine);
     if (!ramped && gen.measuring()) {
       // Counters of the drive count from the end of the ramp, like the host's.
       ramped = true;
+      mark_power(drive, pr, true);
       pr.nand_before = drive.nand.stats();
       pr.ftl_before = drive.ftl.stats();
     }
@@ -192,6 +262,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   rep.start();
   std::uint32_t tick = 0;
   while (!rep.finished()) {
+    watch.ahead(drive.engine);
     if (!drive.engine.step())
       throw std::runtime_error("simulation stalled in phase '" + spec.name +
                                "': commands outstanding but no event pending");
@@ -291,6 +362,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
                  snap.load, static_cast<double>(io.bytes) / 1e6, io.seconds, skip,
                  to_seconds(drive.engine.now()));
   }
+  if (first == 0) apply_power_policy(drive, workload);
   Progress progress(opt.progress);
   const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
@@ -302,6 +374,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const PhaseSpec& spec = workload.phases[i];
     PhaseReport& pr = report.phases[i];
     pr.spec = &spec;
+    mark_power(drive, pr, true);
     pr.nand_before = drive.nand.stats();
     pr.ftl_before = drive.ftl.stats();
     const std::uint64_t waits_before = drive.controller.buffer_waits();
@@ -343,6 +416,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     }
     if (resume && !stop) drive.ftl.resume_after_fast();
     ios_before += ios_of(pr.result);
+    mark_power(drive, pr, false);  // idle_after is between phases, as the host sees it
     if (!report.cut && !stop && (i >= skip || resume) && spec.idle_after > 0) {
       const Tick until = drive.engine.now() + spec.idle_after;
       drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);

@@ -17,6 +17,13 @@
 
 namespace ssdtwin {
 
+// drive.power: the meter's and the power states' running totals at one time.
+struct PowerSnapshot {
+  Tick at = 0;
+  EnergyTotals energy;
+  PowerStateStats states;
+};
+
 struct PhaseReport {
   const PhaseSpec* spec = nullptr;
   PhaseResult result;
@@ -31,6 +38,13 @@ struct PhaseReport {
   // Timed phases: the drive's activity sampled at interval boundaries
   // (columns: activity_columns(), row 0 at the start of measurement).
   std::unique_ptr<BoundarySampler> activity;
+  // Drives with a power model: totals at the start of measurement and at
+  // the end, the peak over the phase, and the energy at each interval
+  // boundary (timeseries power_w).
+  bool has_power = false;
+  PowerSnapshot power_before, power_after;
+  double peak_power_w = 0;
+  std::unique_ptr<BoundarySampler> energy;
   // rw: trace phases: what the replay and the reader counted.
   std::unique_ptr<TraceReplayStats> trace;
   TraceStats trace_read;

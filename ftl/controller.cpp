@@ -43,6 +43,7 @@ void Controller::submit(std::uint32_t id) {
   const Tick work = command + per_page +
                     ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   *core = start + work;
+  if (activity_) activity_->on_controller_busy(work);
   engine_.schedule_at(*core, this, kProcessed, id);
 }
 
@@ -51,6 +52,7 @@ void Controller::on_submit(const FlashTxn&) {
   if (in_data_in_) ++ops_in_handler_;
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   *core = std::max(engine_.now(), *core) + cfg_.flash_op_time;
+  if (activity_) activity_->on_controller_busy(cfg_.flash_op_time);
 }
 
 void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
@@ -140,6 +142,7 @@ void Controller::on_read_data(std::uint64_t cmd, std::uint32_t bytes) {
     return;
   }
   const Tick end = host_->transfer_to_host(bytes, engine_.now() + cfg_.ecc_decode);
+  if (activity_) activity_->on_controller_busy(cfg_.ecc_decode);
   c.data_done = std::max(c.data_done, end);
   if (--c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
 }

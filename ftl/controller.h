@@ -12,6 +12,7 @@
 
 #include "ftl/ftl.h"
 #include "ftl/host_command.h"
+#include "sim/activity.h"
 #include "sim/event_engine.h"
 #include "sim/fifo.h"
 
@@ -55,6 +56,8 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
  public:
   Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
   void set_host(HostPort* host) { host_ = host; }
+  // Told of firmware work on the cores and ECC decodes (power); null: none.
+  void set_activity(ActivityObserver* a) { activity_ = a; }
 
   // A command fetched from a submission queue (or NCQ tag) starts here.
   void submit(std::uint32_t id);
@@ -88,6 +91,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   Ftl& ftl_;
   ControllerConfig cfg_;
   HostPort* host_ = nullptr;
+  ActivityObserver* activity_ = nullptr;
   std::vector<Tick> core_free_at_;
   // Writes waiting for write-buffer space, in arrival order.
   Fifo<std::uint32_t> waiting_;

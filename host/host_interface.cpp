@@ -61,7 +61,8 @@ constexpr std::uint64_t kRegisterFis = 20, kDmaSetupFis = 28, kDmaActivateFis = 
 
 void HostInterface::admit(std::uint32_t id) {
   ++in_device_;
-  Tick at = engine_.now() + cfg_.submission_latency;
+  const Tick arrived = power_ ? power_->on_command_arrival(engine_.now()) : engine_.now();
+  Tick at = arrived + cfg_.submission_latency;
   if (cfg_.kind == LinkKind::kSata) {
     // The command's Register FIS, and the device's Register FIS taking it.
     at = link_.reserve(Direction::kToDevice, kRegisterFis, at);
@@ -104,6 +105,7 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
     --wait_count_;
     admit(next);
   }
+  if (power_ && in_device_ == 0) power_->on_device_idle(engine_.now());
   sink_->on_complete(id);
 }
 

@@ -20,6 +20,7 @@
 #include "ftl/host_command.h"
 #include "host/host_link.h"
 #include "sim/event_engine.h"
+#include "sim/power_gate.h"
 
 namespace ssdtwin {
 
@@ -49,6 +50,9 @@ class HostInterface : public HostPort, public EventTarget {
   // Command table used by the workload: ids 0..n-1.
   void set_command_slots(std::uint32_t n);
   void set_sink(CompletionSink* sink) { sink_ = sink; }
+  // Power states: a command may wait for the drive to wake, and the drive
+  // is told when it holds no command; null: always awake.
+  void set_power_gate(PowerGate* gate) { power_ = gate; }
   // The workload issues command `id` (filled in); it enters the device when
   // a queue entry / tag is free.
   void issue(std::uint32_t id);
@@ -72,6 +76,7 @@ class HostInterface : public HostPort, public EventTarget {
   Controller& controller_;
   HostLink link_;
   CompletionSink* sink_ = nullptr;
+  PowerGate* power_ = nullptr;
   std::vector<HostCommand> commands_;
   std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
   std::size_t wait_head_ = 0, wait_count_ = 0;

@@ -58,9 +58,52 @@ Tick NandArray::reserve_command(std::uint32_t die) {
   return cmd_end;
 }
 
+void NandArray::set_op_limit(std::uint32_t n) {
+  working_.assign(dies_.size(), 0);
+  queued_.assign(dies_.size(), 0);
+  working_dies_ = 0;
+  for (std::uint32_t die = 0; die < dies_.size(); ++die)
+    if (dies_[die].current || dies_[die].in_array.head) working_[die] = 1, ++working_dies_;
+  op_limit_ = n;
+  std::vector<std::uint32_t> queued;
+  while (!waiting_dies_.empty()) {
+    queued.push_back(waiting_dies_.front());
+    waiting_dies_.pop();
+  }
+  for (const std::uint32_t die : queued) dispatch(die);
+}
+
+bool NandArray::admit_die(std::uint32_t die) {
+  if (working_[die]) return true;
+  if (working_dies_ >= op_limit_) {
+    if (!queued_[die]) {
+      queued_[die] = 1;
+      waiting_dies_.push(die);
+    }
+    return false;
+  }
+  working_[die] = 1;
+  ++working_dies_;
+  return true;
+}
+
+void NandArray::release_die(std::uint32_t die) {
+  const Die& d = dies_[die];
+  if (!working_[die] || d.current || d.in_array.head) return;
+  working_[die] = 0;
+  --working_dies_;
+  while (working_dies_ < op_limit_ && !waiting_dies_.empty()) {
+    const std::uint32_t next = waiting_dies_.front();
+    waiting_dies_.pop();
+    queued_[next] = 0;
+    dispatch(next);
+  }
+}
+
 void NandArray::dispatch(std::uint32_t die) {
   Die& d = dies_[die];
   if (d.current) return;
+  if (op_limit_ != kNoLimit && (d.hi.head || d.lo.head) && !admit_die(die)) return;
   FlashTxn* t = nullptr;
   if (d.hi.head) t = d.hi.pop();
   else if (d.lo.head) t = d.lo.pop();
@@ -74,7 +117,9 @@ void NandArray::dispatch(std::uint32_t die) {
       // Command cycles on the channel, then the array read (after any
       // program still running in the array); data-out is reserved when tR ends.
       const Tick start = std::max(reserve_command(die), d.array_free_at);
-      d.array_free_at = start + mt.read_time(t->page) * t->senses;
+      const Tick busy = mt.read_time(t->page) * t->senses;
+      d.array_free_at = start + busy;
+      if (activity_) activity_->on_flash_op(die, FlashActivity::kRead, m, busy);
       ++stats_.reads[m];
       stats_.page_reads[m] += geo_.planes;
       engine_.schedule_at(d.array_free_at, this, kArrayReadDone, die);
@@ -88,6 +133,10 @@ void NandArray::dispatch(std::uint32_t die) {
       const Tick in_end = reserve_channel(die, timing_.t_cmd + timing_.bus_time(t->bytes));
       const Tick start = std::max(in_end, d.array_free_at);
       d.array_free_at = start + mt.program_time(t->page);
+      if (activity_) {
+        activity_->on_channel_bytes(geo_.channel_of(die), t->bytes);
+        activity_->on_flash_op(die, FlashActivity::kProgram, m, mt.program_time(t->page));
+      }
       stats_.bus_bytes += t->bytes;
       ++stats_.programs[m];
       stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
@@ -99,6 +148,7 @@ void NandArray::dispatch(std::uint32_t die) {
     case TxnOp::kErase: {
       const Tick start = std::max(reserve_command(die), d.array_free_at);
       d.array_free_at = start + mt.tBERS;
+      if (activity_) activity_->on_flash_op(die, FlashActivity::kErase, m, mt.tBERS);
       ++stats_.erases[m];
       engine_.schedule_at(d.array_free_at, this, kOpDone, die);
       break;
@@ -114,6 +164,7 @@ void NandArray::finish(std::uint32_t die, FlashTxn* t) {
   d.last_done = now;
   if (!urgent(*t)) --d.lo_count;
   dispatch(die);
+  if (op_limit_ != kNoLimit) release_die(die);
   sink_->on_txn_complete(t);
 }
 
@@ -126,6 +177,7 @@ void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
       // Each sensing's result crosses the bus (soft-decision information).
       const std::uint64_t bytes = std::uint64_t{d.current->bytes} * d.current->senses;
       const Tick out_end = reserve_channel(die, timing_.bus_time(bytes));
+      if (activity_) activity_->on_channel_bytes(geo_.channel_of(die), bytes);
       stats_.bus_bytes += bytes;
       engine_.schedule_at(out_end, this, kOpDone, die);
       return;

@@ -16,7 +16,9 @@
 #include "nand/flash_txn.h"
 #include "nand/geometry.h"
 #include "nand/timing.h"
+#include "sim/activity.h"
 #include "sim/event_engine.h"
+#include "sim/fifo.h"
 
 namespace ssdtwin {
 
@@ -57,6 +59,12 @@ class NandArray : public EventTarget {
   NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing);
   void set_sink(TxnSink* sink) { sink_ = sink; }
   void add_observer(NandObserver* o) { observers_.push_back(o); }
+  // Told of each array operation and channel transfer (power); null: none.
+  void set_activity(ActivityObserver* a) { activity_ = a; }
+  // At most `n` dies run operations at once (a lower power state's budget);
+  // kNoLimit: all may. Dies over the limit wait their turn in order.
+  static constexpr std::uint32_t kNoLimit = 0xFFFFFFFFu;
+  void set_op_limit(std::uint32_t n);
 
   void submit(FlashTxn* txn);
 
@@ -105,12 +113,21 @@ class NandArray : public EventTarget {
   void finish(std::uint32_t die, FlashTxn* t);
   Tick reserve_channel(std::uint32_t die, Tick duration);
   Tick reserve_command(std::uint32_t die);
+  // Under an op limit: whether `die` may start work now (else it queues).
+  bool admit_die(std::uint32_t die);
+  void release_die(std::uint32_t die);
 
   EventEngine& engine_;
   Geometry geo_;
   NandTiming timing_;
   TxnSink* sink_ = nullptr;
   std::vector<NandObserver*> observers_;
+  ActivityObserver* activity_ = nullptr;
+  std::uint32_t op_limit_ = kNoLimit;
+  std::uint32_t working_dies_ = 0;      // under a limit: dies counted against it
+  std::vector<std::uint8_t> working_;   // per die: counted against the limit / queued for it
+  std::vector<std::uint8_t> queued_;
+  Fifo<std::uint32_t> waiting_dies_;
   std::vector<Die> dies_;
   std::vector<Tick> channel_free_at_;
   std::vector<Tick> channel_cmd_end_;  // end of the last command slipped between bursts

@@ -111,6 +111,7 @@ class BoundarySampler {
   BoundarySampler(Tick start, Tick interval, std::size_t width)
       : next_(start + interval), interval_(interval), width_(width) {}
   bool due(Tick now) const { return now >= next_; }
+  Tick next() const { return next_; }  // the next boundary
   // Appends `values` (width() of them) for every boundary up to `now`.
   void take(Tick now, const double* values) {
     if (now >= next_) check_interval_index(rows() + static_cast<std::size_t>((now - next_) / interval_), interval_);

@@ -440,6 +440,15 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
     w.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
                             1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};
   }
+  if (root.has("power_management")) {
+    const ConfigNode pm = root.child("power_management");
+    w.power.given = true;
+    w.power.state = pm.get_string("state", "");
+    w.power.device_initiated = pm.get_bool("device_initiated", true);
+    if (pm.has("idle_states"))
+      for (const ConfigNode& s : pm.children("idle_states"))
+        w.power.idle_states.push_back({s.get_string("state"), s.get_time("idle")});
+  }
   const ConfigNode faults = root.child("faults");
   if (faults.has("power_cuts")) {
     w.power_cuts = faults.get_time_list("power_cuts");

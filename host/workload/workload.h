@@ -238,6 +238,19 @@ struct WorkloadSpec {
   };
   std::vector<BlockFault> block_faults;
   std::vector<BlockFault> die_faults;  // faults.fail_die (block unused)
+  // power_management: the host's power settings for a drive with a power
+  // model (drive.power), by the drive's state names, checked when the run
+  // starts. Absent: the drive stays in its first state.
+  struct PowerManagement {
+    bool given = false;
+    std::string state;  // operational state to run in (Set Features); "": the first
+    struct Idle {
+      std::string state;
+      Tick idle = 0;  // time in the state above before the host moves the drive here
+    };
+    std::vector<Idle> idle_states;  // NVMe APST / SATA HIPM and DevSleep timeouts
+    bool device_initiated = true;   // SATA DIPM allowed
+  } power;
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against
