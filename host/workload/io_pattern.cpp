@@ -179,6 +179,14 @@ IoPattern::IoPattern(const PhaseSpec& spec, Rng& rng)
     skew_ = SkewedDraw(spec.distribution, positions, spec.seed ^ spec.offset);
   }
   if (spec.random_map && spec.zone_size == 0) map_ = BlockMap(positions);
+  // As random_offset's uniform draw for an IO of spec.bs at zone start 0.
+  if ((spec.rw == RwKind::kRandRead || spec.rw == RwKind::kRandWrite) && spec.bssplit.empty() &&
+      spec.bs_min == 0 && spec.zone_size == 0 && spec.rand_run <= 1 && !spec.random_map &&
+      spec.distribution.kind == RandomDist::kUniform) {
+    plain_op_ = spec.rw == RwKind::kRandRead ? IoOp::kRead : IoOp::kWrite;
+    plain_align_ = spec.block_align ? spec.block_align : spec.bs;
+    plain_fits_ = spec.span < spec.bs ? 1 : (spec.span - spec.bs) / plain_align_ + 1;
+  }
 }
 
 std::uint64_t IoPattern::range_len() const {
@@ -264,7 +272,7 @@ std::uint64_t IoPattern::random_offset(std::uint32_t& bytes) {
   return offset;
 }
 
-IoPattern::Io IoPattern::next() {
+IoPattern::Io IoPattern::next_general() {
   if (write_pending_) {
     // trimwrite: the block just trimmed is written next.
     write_pending_ = false;

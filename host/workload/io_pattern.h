@@ -70,9 +70,16 @@ class IoPattern {
 
   IoPattern(const PhaseSpec& spec, Rng& rng);
 
-  Io next();
+  Io next() {
+    // The common case, uniform random IOs of one size over the whole range
+    // (no zones, runs, map or mix of sizes), without the general path's
+    // branches: the same draw (a fast phase spends a tenth of its time here).
+    if (plain_fits_ != 0) return Io{plain_op_, spec_.offset + rng_.below(plain_fits_) * plain_align_, spec_.bs};
+    return next_general();
+  }
 
  private:
+  Io next_general();
   std::uint64_t random_offset(std::uint32_t& bytes);
   std::uint64_t sequential_offset(IoOp op, std::uint32_t& bytes);
   std::uint64_t range_base() const { return spec_.offset + zone_start_; }
@@ -83,6 +90,9 @@ class IoPattern {
   Rng& rng_;
   std::uint64_t blocks_in_span_;
   std::uint64_t next_seq_[3] = {};  // per op, relative to the range (fio's last_pos)
+  // next()'s common case: positions and grid (plain_fits_ 0: not that case).
+  std::uint64_t plain_fits_ = 0, plain_align_ = 0;
+  IoOp plain_op_ = IoOp::kRead;
   // trimwrite: the trim just issued, whose block the next IO writes.
   bool write_pending_ = false;
   Io last_trim_{IoOp::kTrim, 0, 0};
