@@ -11,10 +11,7 @@ FastWriter::FastWriter(FtlCore& core, GarbageCollector& gc)
       gcs_(core.geo.dies()) {}
 
 void FastWriter::drain() {
-  for (; queued_ > 0; --queued_) {
-    apply(lag_[head_]);
-    head_ = (head_ + 1) & (kLag - 1);
-  }
+  while (queued_ > 0) apply_oldest();
 }
 
 void FastWriter::write_counted(Rng& rng) {

@@ -31,11 +31,7 @@ class FastWriter {
   // two cache misses per page); drain() applies every queued one.
   void write(Lpn lpn) {
     core_.map.prefetch_entry(lpn);
-    if (queued_ == kLag) {
-      apply(lag_[head_]);
-      head_ = (head_ + 1) & (kLag - 1);
-      --queued_;
-    }
+    if (queued_ == kLag) apply_oldest();
     // The write queued kLag / 2 pages ago: its forward entry has arrived,
     // so its old copy's block can start loading.
     if (queued_ >= kLag / 2) {
@@ -64,6 +60,11 @@ class FastWriter {
  private:
   static constexpr std::uint32_t kLag = 16;  // a power of two
   void apply(Lpn lpn);
+  void apply_oldest() {
+    apply(lag_[head_]);
+    head_ = (head_ + 1) & (kLag - 1);
+    --queued_;
+  }
   struct OpenUnit {
     ProgramUnit unit;
     std::uint32_t used = 0;

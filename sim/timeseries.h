@@ -20,6 +20,18 @@ constexpr std::size_t kMaxIntervals = 10'000'000;
 // Throws std::length_error for interval index `i` past kMaxIntervals.
 void check_interval_index(std::size_t i, Tick interval);
 
+// The bin of fixed-interval `bins` (from `start`) that time `t` falls in,
+// the vector grown to it (bins are added as time reaches them).
+template <class Bin>
+Bin& interval_bin(std::vector<Bin>& bins, Tick start, Tick interval, Tick t) {
+  const std::size_t i = static_cast<std::size_t>((t - start) / interval);
+  if (i >= bins.size()) {
+    check_interval_index(i, interval);
+    bins.resize(i + 1);
+  }
+  return bins[i];
+}
+
 // A level sampled alongside a series (e.g. SLC cache occupancy).
 class Gauge {
  public:
@@ -40,22 +52,11 @@ class IntervalSeries {
 
   IntervalSeries(Tick start, Tick interval) : start_(start), interval_(interval) {}
   void add(Tick t, int op, std::uint64_t bytes) {
-    const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
-    if (i >= bins_.size()) {
-      check_interval_index(i, interval_);
-      bins_.resize(i + 1);
-    }
-    bins_[i].bytes[op] += bytes;
-    ++bins_[i].ios[op];
+    Bin& b = interval_bin(bins_, start_, interval_, t);
+    b.bytes[op] += bytes;
+    ++b.ios[op];
   }
-  void set_gauge(Tick t, double v) {
-    const std::size_t i = static_cast<std::size_t>((t - start_) / interval_);
-    if (i >= bins_.size()) {
-      check_interval_index(i, interval_);
-      bins_.resize(i + 1);
-    }
-    bins_[i].gauge = v;
-  }
+  void set_gauge(Tick t, double v) { interval_bin(bins_, start_, interval_, t).gauge = v; }
   const std::vector<Bin>& bins() const { return bins_; }
   Tick interval() const { return interval_; }
   Tick start() const { return start_; }

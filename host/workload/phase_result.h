@@ -28,14 +28,10 @@ struct IntervalTotals {
   std::vector<Bin> bins;
   void add(Tick t, int op, std::uint64_t b, Tick latency) {
     if (interval == 0 || t < start) return;
-    const std::size_t i = static_cast<std::size_t>((t - start) / interval);
-    if (i >= bins.size()) {
-      check_interval_index(i, interval);
-      bins.resize(i + 1);
-    }
-    bins[i].bytes[op] += b;
-    ++bins[i].ios[op];
-    bins[i].latency_ns[op] += static_cast<double>(latency);
+    Bin& bin = interval_bin(bins, start, interval, t);
+    bin.bytes[op] += b;
+    ++bin.ios[op];
+    bin.latency_ns[op] += static_cast<double>(latency);
   }
 };
 
