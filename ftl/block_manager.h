@@ -18,6 +18,7 @@
 
 #include "ftl/address.h"
 #include "nand/geometry.h"
+#include "sim/prefetch.h"
 
 namespace ssdtwin {
 
@@ -145,7 +146,7 @@ class BlockManager {
   }
   BlockInfo& info_of(Ppa p) { return blocks_[layout_.die_block_of(p)]; }
   const BlockInfo& info_of(Ppa p) const { return blocks_[layout_.die_block_of(p)]; }
-  void prefetch_info_of(Ppa p) const { __builtin_prefetch(&blocks_[layout_.die_block_of(p)]); }
+  void prefetch_info_of(Ppa p) const { prefetch_line(&blocks_[layout_.die_block_of(p)]); }
   std::uint32_t blocks_per_die() const { return geo_.blocks_per_plane; }
   std::uint32_t dies() const { return geo_.dies(); }
   CellMode native_mode() const { return geo_.native_mode; }

@@ -71,7 +71,10 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // Start loading what a command on [first, first + pages) will touch, so
   // that the work between its arrival and its processing hides the cache
   // misses of a large drive's tables: the forward-map entries on arrival,
-  // then (once those are in) the blocks holding the old copies of a write.
+  // then (once those are in) the blocks holding the old copies of a write
+  // and the map-cache index entries its map updates probe. (These are
+  // loaded at admission, as the data starts crossing the link, not on
+  // arrival: a write that waits for buffer space would find them evicted.)
   void prefetch_entries(Lpn first, std::uint32_t pages) const {
     core_.map.prefetch_entry(first);
     if (pages > 1) core_.map.prefetch_entry(first + pages - 1);
@@ -81,6 +84,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
       const std::uint32_t old = core_.map.lookup(first + i);
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
     }
+    const MapCache& mc = core_.map_cache;
+    mc.prefetch(mc.segment_of(first), mc.segment_of(first + pages - 1));
   }
   void write(Lpn lpn);
   // Deallocates [first, first+count): the pages read as zeroes after, their

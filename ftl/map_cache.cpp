@@ -72,35 +72,13 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   constexpr std::uint64_t kDirectBytes = std::uint64_t{4} << 20;
   if (std::uint64_t{segments_} * 4 <= std::max<std::uint64_t>(16ull * capacity_, kDirectBytes))
     direct_ = ZeroArray<std::uint32_t>(segments_);
-  else slot_of_ = FlatMap<std::uint32_t>(capacity_);
-  seg_of_.assign(capacity_, kNone);
-  dirty_.assign(capacity_, 0);
+  else slot_of_ = FlatMap<std::uint32_t>(capacity_ + kEraseBatch);
+  std::fill(std::begin(pending_), std::end(pending_), kNone);
+  slots_.assign(capacity_, Slot{kNone, 0});
   free_slots_.reserve(capacity_);
   for (std::uint32_t s = capacity_; s-- > 0;) free_slots_.push_back(s);
-  tpage_slots_ = ZeroArray<TpageSlots>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
-  tp_next_.assign(capacity_, kNone);
-  tp_prev_.assign(capacity_, kNone);
+  tpages_ = ZeroArray<Tpage>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
   policy_ = make_map_eviction(cfg.policy, capacity_);
-}
-
-void MapCache::link(std::uint32_t slot) {
-  TpageSlots& t = tpage_slots_[tpage_of_segment(seg_of_[slot])];
-  const std::uint32_t head = t.head_plus1 - 1;  // kNone when the list is empty
-  tp_prev_[slot] = kNone;
-  tp_next_[slot] = head;
-  if (head != kNone) tp_prev_[head] = slot;
-  t.head_plus1 = slot + 1;
-  ++t.count;
-}
-
-void MapCache::unlink(std::uint32_t slot) {
-  TpageSlots& t = tpage_slots_[tpage_of_segment(seg_of_[slot])];
-  const std::uint32_t prev = tp_prev_[slot], next = tp_next_[slot];
-  if (prev != kNone) tp_next_[prev] = next;
-  else t.head_plus1 = next + 1;  // kNone + 1 wraps to 0: empty
-  if (next != kNone) tp_prev_[next] = prev;
-  tp_prev_[slot] = tp_next_[slot] = kNone;
-  --t.count;
 }
 
 bool MapCache::lookup(std::uint32_t seg) {
@@ -113,43 +91,66 @@ bool MapCache::lookup(std::uint32_t seg) {
 
 void MapCache::set_dirty(std::uint32_t seg) {
   if (whole_) return;
-  dirty_[*slot_of(seg)] = 1;
+  set_mark(slots_[*slot_of(seg)], true);
 }
 
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
   if (const std::uint32_t* slot = slot_of(seg)) {
-    if (dirty) dirty_[*slot] = 1;
+    if (dirty) set_mark(slots_[*slot], true);
     return ev;
   }
+  std::uint32_t slot;
   if (free_slots_.empty()) {
-    const std::uint32_t victim = policy_->victim();
-    ev.seg = seg_of_[victim];
-    ev.dirty = dirty_[victim] != 0;
-    policy_->removed(victim);
-    unlink(victim);
+    // The victim's slot takes the new segment.
+    slot = policy_->victim();
+    Slot& v = slots_[slot];
+    ev.seg = v.seg;
+    ev.dirty = is_dirty(v);
+    policy_->removed(slot);
+    --tpages_[tpage_of_segment(v.seg)].count;
     index_erase(ev.seg);
     if (ev.seg == last_seg_) last_seg_ = kNone;
-    seg_of_[victim] = kNone;
-    dirty_[victim] = 0;
-    free_slots_.push_back(victim);
     --used_;
+    prefetch_victims();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
   }
-  const std::uint32_t slot = free_slots_.back();
-  free_slots_.pop_back();
   index_insert(seg, slot);
-  seg_of_[slot] = seg;
-  link(slot);
-  dirty_[slot] = dirty ? 1 : 0;
+  Slot& s = slots_[slot];
+  s.seg = seg;
+  ++tpages_[tpage_of_segment(seg)].count;
+  set_mark(s, dirty);
   policy_->inserted(slot);
   ++used_;
   return ev;
 }
 
+void MapCache::prefetch_victims() const {
+  // The next victim's slot was prefetched at the last eviction: its
+  // segment is at hand to prefetch the index entry its eviction erases.
+  const std::uint32_t next = policy_->victim();
+  if (next == kNone) return;
+  prefetch(slots_[next].seg);
+  const std::uint32_t then = policy_->after(next);
+  if (then == kNone) return;
+  prefetch_line(&slots_[then]);
+  policy_->prefetch(then);
+}
+
+void MapCache::erase_pending_entries() {
+  for (std::uint32_t& seg : pending_) {
+    if (seg != kNone) slot_of_.erase(seg);
+    seg = kNone;
+  }
+  pending_count_ = 0;
+}
+
 void MapCache::clean_tpage(std::uint32_t tpage) {
   if (whole_) return;
-  for (std::uint32_t s = tpage_slots_[tpage].head_plus1 - 1; s != kNone; s = tp_next_[s]) dirty_[s] = 0;
+  ++tpages_[tpage].gen;
 }
 
 bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
@@ -157,20 +158,20 @@ bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
   const std::uint64_t first = std::uint64_t{tpage} * segs_per_tpage_;
   if (first >= segments_) return true;
   const std::uint64_t end = std::min<std::uint64_t>(first + segs_per_tpage_, segments_);
-  return tpage_slots_[tpage].count == end - first;
+  return tpages_[tpage].count == end - first;
 }
 
 void MapCache::rebuild() {
   slot_of_.clear();
+  std::fill(std::begin(pending_), std::end(pending_), kNone);
+  pending_count_ = 0;
   direct_.clear();
   last_seg_ = kNone;
-  tpage_slots_.clear();
-  std::fill(tp_next_.begin(), tp_next_.end(), kNone);
-  std::fill(tp_prev_.begin(), tp_prev_.end(), kNone);
+  tpages_.clear();
   for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
-    if (seg_of_[slot] == kNone) continue;
-    index_insert(seg_of_[slot], slot);
-    link(slot);
+    if (slots_[slot].seg == kNone) continue;
+    index_insert(slots_[slot].seg, slot);
+    ++tpages_[tpage_of_segment(slots_[slot].seg)].count;
   }
 }
 

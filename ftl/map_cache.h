@@ -18,8 +18,10 @@
 #include "ftl/address.h"
 #include "sim/flat_map.h"
 #include "sim/policy_table.h"
+#include "sim/prefetch.h"
 #include "sim/time.h"
 #include "sim/zero_array.h"
+#include "sim/prefetch.h"
 
 namespace ssdtwin {
 
@@ -53,6 +55,13 @@ class MapEvictionPolicy {
   virtual void hit(std::uint32_t slot) = 0;
   virtual void removed(std::uint32_t slot) = 0;
   virtual std::uint32_t victim() const = 0;  // a resident slot
+  // The slot evicted after `slot` (kNone: none, or the policy cannot say),
+  // and a hint to load a slot's place in the order: each eviction
+  // prefetches what the next two will touch, which an LRU order has left
+  // cold (the cache outgrows the processor's caches, so an eviction would
+  // otherwise wait on memory several times, one load after another).
+  virtual std::uint32_t after(std::uint32_t /*slot*/) const { return 0xFFFFFFFFu; }
+  virtual void prefetch(std::uint32_t /*slot*/) const {}
   // The eviction order, for drive-state snapshots (ftl/snapshot.h).
   virtual void archive(StateArchive& ar) = 0;
 };
@@ -77,7 +86,8 @@ class MapCache {
   Lpn first_lpn(std::uint32_t seg) const { return seg * per_segment_; }
 
   bool resident(std::uint32_t seg) const {
-    return whole_ || (direct_.size() ? direct_[seg] != 0 : slot_of_.find(seg) != nullptr);
+    return whole_ || (direct_.size() ? direct_[seg] != 0
+                                     : slot_of_.find(seg) != nullptr && !erase_pending(seg));
   }
   // A lookup: true on a hit (and the policy hears of it).
   bool lookup(std::uint32_t seg);
@@ -90,6 +100,18 @@ class MapCache {
   };
   // Adds a loaded segment, evicting one if the cache is full.
   Evicted insert(std::uint32_t seg, bool dirty);
+  // Loads the index entries lookups of segments [first, last] will read (a
+  // command's segments are known before its pages are mapped).
+  void prefetch(std::uint32_t first, std::uint32_t last) const {
+    if (whole_) return;
+    if (direct_.size()) {
+      prefetch_line(&direct_[first]);
+      prefetch_line(&direct_[last]);
+    } else {
+      slot_of_.prefetch(first, last);
+    }
+  }
+  void prefetch(std::uint32_t seg) const { prefetch(seg, seg); }
   // The translation page is being written back: its resident segments are clean.
   void clean_tpage(std::uint32_t tpage);
   bool tpage_fully_resident(std::uint32_t tpage) const;
@@ -99,10 +121,29 @@ class MapCache {
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
-  // A resident segment's slot joins (or leaves) its translation page's list.
-  void link(std::uint32_t slot);
-  void unlink(std::uint32_t slot);
-  // After a snapshot load: the index and the lists, from seg_of_.
+  // Per slot: its segment and its dirt. A write-back cleans every cached
+  // segment of a translation page; instead of visiting them (a list per
+  // page, whose links cost two cold loads per insert and eviction), each
+  // page counts its write-backs (`gen`) and a slot is dirty while its mark
+  // equals its page's count: a write-back is one increment. (A clean slot
+  // is marked one behind; a mark could only match again after 2^32
+  // write-backs of one page while the slot stayed cached and untouched.)
+  struct Slot {
+    std::uint32_t seg;   // kNone: free
+    std::uint32_t mark;
+  };
+  struct Tpage {
+    std::uint32_t gen;    // write-backs so far (wrapping)
+    std::uint32_t count;  // resident segments
+  };
+  bool is_dirty(const Slot& s) const { return s.mark == tpages_[tpage_of_segment(s.seg)].gen; }
+  void set_mark(Slot& s, bool dirty) {
+    const std::uint32_t gen = tpages_[tpage_of_segment(s.seg)].gen;
+    s.mark = dirty ? gen : gen - 1;
+  }
+  // After an eviction: the state the next two evictions will touch.
+  void prefetch_victims() const;
+  // After a snapshot load: the index and the per-page counts, from the slots.
   void rebuild();
   // The slot of a resident segment, or nullptr. The last segment found is
   // remembered: a write looks its segment up and then dirties it, and with
@@ -120,17 +161,40 @@ class MapCache {
       return &last_slot_;
     }
     const std::uint32_t* slot = slot_of_.find(seg);
-    if (slot) last_seg_ = seg, last_slot_ = *slot;
+    if (!slot || erase_pending(seg)) return nullptr;
+    last_seg_ = seg, last_slot_ = *slot;
     return slot;
   }
   void index_insert(std::uint32_t seg, std::uint32_t slot) {
-    if (direct_.size()) direct_[seg] = slot + 1;
-    else slot_of_.insert(seg, slot);
+    if (direct_.size()) {
+      direct_[seg] = slot + 1;
+    } else if (erase_pending(seg)) {  // back before its entry went: reuse it
+      for (std::uint32_t& p : pending_) p = p == seg ? kNone : p;
+      *slot_of_.find(seg) = slot;
+    } else {
+      slot_of_.insert(seg, slot);
+    }
   }
+  // An evicted segment's hash entry is erased later, with others: erasing
+  // probes the entry's line, which an LRU victim has left cold; loaded on
+  // eviction and erased a batch later, the line has had time to arrive
+  // (and a batch's misses overlap). Until then the entry is stale: finds
+  // check the batch.
   void index_erase(std::uint32_t seg) {
-    if (direct_.size()) direct_[seg] = 0;
-    else slot_of_.erase(seg);
+    if (direct_.size()) {
+      direct_[seg] = 0;
+      return;
+    }
+    slot_of_.prefetch(seg);
+    pending_[pending_count_++] = seg;
+    if (pending_count_ == kEraseBatch) erase_pending_entries();
   }
+  bool erase_pending(std::uint32_t seg) const {
+    bool found = false;
+    for (const std::uint32_t p : pending_) found |= p == seg;  // branch-free: vectorized
+    return found;
+  }
+  void erase_pending_entries();
 
   bool whole_;
   std::uint32_t per_segment_;
@@ -140,25 +204,18 @@ class MapCache {
   std::uint32_t used_ = 0;
   // Everything below is sized by the cache, not by the drive (a per-entry
   // cache over 4 TB has 2^30 segments): the resident segments' slots by
-  // hash, and per slot its segment, dirt and place in its page's list.
+  // hash, and per slot its segment and dirt.
   FlatMap<std::uint32_t> slot_of_;      // segment -> slot, resident segments only
+  static constexpr std::uint32_t kEraseBatch = 16;
+  std::uint32_t pending_[kEraseBatch];  // segments whose entries await erasure (kNone: none)
+  std::uint32_t pending_count_ = 0;
   ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
-  std::vector<std::uint32_t> seg_of_;   // slot -> segment
-  std::vector<std::uint8_t> dirty_;     // per slot
+  std::vector<Slot> slots_;
   std::vector<std::uint32_t> free_slots_;
-  // The resident slots of each translation page, as lists through
-  // tp_next_/tp_prev_, so a write-back cleans, and a merge check counts,
-  // only what is cached of the page instead of probing all its segments
-  // (1024 with 4 B segments). The per-page heads are untouched zero pages
-  // (head stored plus one) except where a page has been cached: 8 B per
-  // translation page, i.e. per 4 MiB of user space.
-  struct TpageSlots {
-    std::uint32_t head_plus1;  // 0: none cached
-    std::uint32_t count;
-  };
-  ZeroArray<TpageSlots> tpage_slots_;
-  std::vector<std::uint32_t> tp_next_, tp_prev_;  // per slot
+  // Per translation page (4 MiB of user space): untouched zero pages except
+  // where a page has been cached.
+  ZeroArray<Tpage> tpages_;
   std::unique_ptr<MapEvictionPolicy> policy_;
 };
 

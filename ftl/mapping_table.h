@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "sim/prefetch.h"
 #include "sim/zero_array.h"
 
 namespace ssdtwin {
@@ -66,11 +67,11 @@ class MappingTable {
   // scans over a block's slots (GC) otherwise wait on one miss per slot.
   void prefetch_owner(Ppa ppa) const {
     const Owner o = owner(ppa);
-    if (o != kUnmapped && (o & kMapOwner) == 0) __builtin_prefetch(&l2p_[o]);
+    if (o != kUnmapped && (o & kMapOwner) == 0) prefetch_line(&l2p_[o]);
   }
 
   // Starts loading logical page `lpn`'s forward entry (a write's lookup).
-  void prefetch_entry(Lpn lpn) const { __builtin_prefetch(&l2p_[lpn]); }
+  void prefetch_entry(Lpn lpn) const { prefetch_line(&l2p_[lpn]); }
 
   std::uint64_t logical_pages() const { return l2p_.size(); }
   std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }

@@ -83,9 +83,14 @@ void StateArchive::fail_truncated(std::uint64_t wanted) const {
 // --- the components -------------------------------------------------------
 
 void SlotList::archive(StateArchive& ar) {
-  ar.vec(prev_, true);
-  ar.vec(next_, true);
+  // Stored as two arrays (the layout of earlier builds' snapshots).
+  std::vector<std::uint32_t> prev(links_.size()), next(links_.size());
+  for (std::size_t i = 0; i < links_.size(); ++i) prev[i] = links_[i].prev, next[i] = links_[i].next;
+  ar.vec(prev, true);
+  ar.vec(next, true);
   ar.pods(head_, tail_);
+  if (!ar.loading()) return;
+  for (std::size_t i = 0; i < links_.size(); ++i) links_[i] = Links{prev[i], next[i]};
 }
 
 void MappingTable::archive(StateArchive& ar) {
@@ -95,24 +100,34 @@ void MappingTable::archive(StateArchive& ar) {
 }
 
 void MapCache::archive(StateArchive& ar) {
-  // Per slot only: the segment index and the per-page lists are derived
-  // from seg_of_ (their layout depends on the order of past inserts, so
-  // storing them would make equal states give different files).
+  // Per slot only: its segment and dirt (the layout of earlier builds'
+  // snapshots). The index and the per-page counts are derived from them
+  // (the index's layout depends on the order of past inserts, so storing
+  // it would make equal states give different files).
+  std::vector<std::uint32_t> seg_of(slots_.size());
+  std::vector<std::uint8_t> dirty(slots_.size());
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    seg_of[i] = slots_[i].seg;
+    dirty[i] = slots_[i].seg != kNone && is_dirty(slots_[i]) ? 1 : 0;
+  }
   ar.pod(used_);
-  ar.vec(seg_of_, true);
-  ar.vec(dirty_, true);
+  ar.vec(seg_of, true);
+  ar.vec(dirty, true);
   ar.vec(free_slots_);
   if (policy_) policy_->archive(ar);
   if (!ar.loading()) return;
   std::uint32_t held = 0;
-  for (const std::uint32_t seg : seg_of_) {
+  for (const std::uint32_t seg : seg_of) {
     if (seg == kNone) continue;
     if (seg >= segments_) ar.fail("a map-cache segment past the drive's end");
     ++held;
   }
   if (held != used_ || held + free_slots_.size() != capacity_)
     ar.fail("a map cache whose slots do not add up");
+  for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].seg = seg_of[i];
   rebuild();
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].seg != kNone) set_mark(slots_[i], dirty[i] != 0);
 }
 
 void Verifier::archive(StateArchive& ar) {

@@ -19,6 +19,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "sim/prefetch.h"
+
 namespace ssdtwin {
 
 template <class V>
@@ -47,6 +49,14 @@ class FlatMap {
   std::size_t home(std::uint32_t key) const {
     const std::uint64_t block = (std::uint64_t{key >> kGroupBits} * 0x9E3779B97F4A7C15ull) >> shift_;
     return static_cast<std::size_t>(block << kGroupBits) | (key & (kGroup - 1));
+  }
+
+  // Loads the line a find of `key` starts on.
+  void prefetch(std::uint32_t key) const { prefetch_line(&buckets_[home(key)]); }
+  // Loads the lines finds of the keys [first, last] start on: one per group.
+  void prefetch(std::uint32_t first, std::uint32_t last) const {
+    for (std::uint64_t k = first & ~std::uint32_t{kGroup - 1}; k <= last; k += kGroup)
+      prefetch(static_cast<std::uint32_t>(k));
   }
 
   V* find(std::uint32_t key) {

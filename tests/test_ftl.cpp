@@ -2,6 +2,7 @@
 // invariants that must hold after any mix of writes, trims and GC.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <deque>
 #include <numeric>
 #include <cmath>
 
@@ -874,6 +875,7 @@ TEST_CASE("evicted dirty map entries are written back and read back correctly",
 // Cost-benefit and random GC victim policies (ftl/impl/gc_cost_benefit.cpp,
 // ftl/impl/gc_random.cpp).
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -2226,4 +2228,48 @@ TEST_CASE("map cache residency, dirt and translation-page checks match a plain m
     CHECK(evictions > 1000);
     CHECK(full_pages > 0);
   }
+}
+
+TEST_CASE("a segment evicted and loaded again at once is found, before and after its old entry goes",
+          "[ftl][map]") {
+  // 2 M pages in 4 B segments: the index is a hash, whose evicted entries
+  // are erased in batches; a segment back before its batch reuses its entry.
+  MapCacheConfig cfg;
+  cfg.location = MapCacheConfig::Location::kSram;
+  cfg.segment_bytes = 4;
+  cfg.size_bytes = 64 * 4;  // 64 entries, LRU
+  MapCache mc(cfg, 2000000);
+  std::deque<std::uint32_t> order;  // least recently inserted first
+  std::set<std::uint32_t> gone;
+  auto insert = [&](std::uint32_t seg) {
+    const auto ev = mc.insert(seg, false);
+    if (std::find(order.begin(), order.end(), seg) != order.end()) {  // already cached
+      REQUIRE(ev.seg == MapCache::kNone);
+      return ev.seg;
+    }
+    if (order.size() == 64) {
+      REQUIRE(ev.seg == order.front());
+      gone.insert(order.front());
+      order.pop_front();
+    }
+    order.push_back(seg);
+    gone.erase(seg);
+    return ev.seg;
+  };
+  for (std::uint32_t s = 0; s < 64; ++s) insert(s * 7919);
+  for (std::uint32_t k = 0; k < 40; ++k) {
+    const std::uint32_t evicted = insert(1000000 + k);
+    REQUIRE_FALSE(mc.resident(evicted));
+    if (k % 3 == 0) {
+      insert(evicted);  // straight back in, before its old entry is erased
+      REQUIRE(mc.lookup(evicted));
+    }
+    for (const std::uint32_t seg : order) REQUIRE(mc.resident(seg));
+    for (const std::uint32_t seg : gone) REQUIRE_FALSE(mc.resident(seg));
+  }
+  // Long after every batch has been erased, the index still agrees.
+  for (std::uint32_t k = 0; k < 200; ++k) insert(k % 3 == 0 ? 1000000 + k % 40 : 1500000 + k);
+  for (const std::uint32_t seg : order) CHECK(mc.lookup(seg));
+  for (const std::uint32_t seg : gone) CHECK_FALSE(mc.lookup(seg));
+  CHECK(mc.resident_segments() == 64);
 }

@@ -14,6 +14,8 @@ class FifoEviction final : public MapEvictionPolicy {
   void hit(std::uint32_t) override {}
   void removed(std::uint32_t s) override { list_.remove(s); }
   std::uint32_t victim() const override { return list_.back(); }
+  std::uint32_t after(std::uint32_t s) const override { return list_.before(s); }
+  void prefetch(std::uint32_t s) const override { list_.prefetch(s); }
   void archive(StateArchive& ar) override { list_.archive(ar); }
 
  private:

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/prefetch.h"
+
 namespace ssdtwin {
 
 class StateArchive;  // ftl/snapshot.h
@@ -11,25 +13,31 @@ class StateArchive;  // ftl/snapshot.h
 class SlotList {
  public:
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
-  explicit SlotList(std::uint32_t slots) : prev_(slots, kNil), next_(slots, kNil) {}
+  explicit SlotList(std::uint32_t slots) : links_(slots, Links{kNil, kNil}) {}
 
   void push_front(std::uint32_t s) {
-    prev_[s] = kNil;
-    next_[s] = head_;
-    if (head_ != kNil) prev_[head_] = s;
+    links_[s] = Links{kNil, head_};
+    if (head_ != kNil) links_[head_].prev = s;
     head_ = s;
     if (tail_ == kNil) tail_ = s;
   }
   void remove(std::uint32_t s) {
-    if (prev_[s] != kNil) next_[prev_[s]] = next_[s]; else head_ = next_[s];
-    if (next_[s] != kNil) prev_[next_[s]] = prev_[s]; else tail_ = prev_[s];
-    prev_[s] = next_[s] = kNil;
+    const Links l = links_[s];
+    if (l.prev != kNil) links_[l.prev].next = l.next; else head_ = l.next;
+    if (l.next != kNil) links_[l.next].prev = l.prev; else tail_ = l.prev;
+    links_[s] = Links{kNil, kNil};
   }
   std::uint32_t back() const { return tail_; }
+  std::uint32_t before(std::uint32_t s) const { return links_[s].prev; }
+  void prefetch(std::uint32_t s) const { prefetch_line(&links_[s]); }
   void archive(StateArchive& ar);  // drive-state snapshots
 
  private:
-  std::vector<std::uint32_t> prev_, next_;
+  // A slot's two links side by side: one cache line per slot visited.
+  struct Links {
+    std::uint32_t prev, next;
+  };
+  std::vector<Links> links_;
   std::uint32_t head_ = kNil, tail_ = kNil;
 };
 
