@@ -259,6 +259,9 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   // written whole (each file itself is renamed into place when complete).
   const std::string summary = (dir / "summary.json").string();
   remove_output_file(summary);
+  // Each chart draws while the files after it are written; all are finished
+  // before summary.json.
+  ChartBatch charts;
 
   {
     // The whole latency distribution of every phase and op: the histogram's
@@ -298,7 +301,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       }
     }
     f.commit();
-    if (!tail.series.empty()) draw_chart(tail, (dir / "latency_hist.png").string());
+    if (!tail.series.empty()) charts.draw(tail, (dir / "latency_hist.png").string());
   }
   bool have_by_bytes = false;
   {
@@ -372,6 +375,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   for (const auto& p : report.phases) {
     if (p.spec->report != PhaseReportKind::kFillCurve) continue;
     const std::string csv = (dir / "fill.csv").string();
+    charts.wait_for_file(csv);  // an earlier phase's chart may still be reading it
     OutputFile f(csv);
     f << "gb_written,mb_per_s\n";
     const ByteStepSeries& s = *p.result.by_bytes;
@@ -390,12 +394,13 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                   phase_metric(v, "fill.last16gb_mb_per_s"), phase_metric(v, "fill.overall_mb_per_s"));
     Chart c{title, "GB written", "MB/s", {}, false};
     c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
-    draw_chart(c, (dir / "fill.png").string());
+    charts.draw(c, (dir / "fill.png").string());
   }
 
   for (const auto& p : report.phases) {
     if (p.spec->report != PhaseReportKind::kConsistency) continue;
     const std::string csv = (dir / "consistency.csv").string();
+    charts.wait_for_file(csv);  // an earlier phase's chart may still be reading it
     OutputFile f(csv);
     f << "second,iops\n";
     const std::vector<double> iops = interval_iops(p);
@@ -415,7 +420,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                   phase_metric(v, "consistency.average_iops"), std::isnan(score) ? 0.0 : score);
     Chart chart{title, "time (s)", "IOPS", {}, true};
     chart.series.push_back({csv, 1, 2, "IOPS", ""});
-    draw_chart(chart, (dir / "consistency.png").string());
+    charts.draw(chart, (dir / "consistency.png").string());
   }
 
   bool have_ws = false;
@@ -441,10 +446,10 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
             "IOPS", {}, false};
     c.log_x = true;
     c.series.push_back({csv, 1, 2, "IOPS", ""});
-    draw_chart(c, (dir / "working_set.png").string());
+    charts.draw(c, (dir / "working_set.png").string());
   }
 
-  write_procedure_results(dir, drive, workload, report);
+  write_procedure_results(dir, drive, workload, report, charts);
 
   // Fast (state-only) phases take no simulated time: nothing to draw if all are.
   bool timed = false;
@@ -454,24 +459,25 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                "simulated time (s)", "MB/s", {}, false};
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
-    draw_chart(tput, (dir / "timeseries.png").string());
+    charts.draw(tput, (dir / "timeseries.png").string());
     if (drive.power_meter) {
       // Power over time above, throughput below, on one time axis.
       const std::string csv = (dir / "timeseries.csv").string();
       const int power_col = 8 + static_cast<int>(activity_columns().size()) + 1;
       Chart watts{"Power over time: " + drive.name + ", " + workload.name, "simulated time (s)", "W", {}, false};
       watts.series.push_back({csv, 2, power_col, "power (W)", ""});
-      draw_stacked_charts({watts, tput}, (dir / "power.png").string());
+      charts.draw_stacked({watts, tput}, (dir / "power.png").string());
     }
   }
   if (have_by_bytes) {
     Chart c{"Write speed per amount written: " + drive.name, "GB written (per phase)", "MB/s", {},
             false};
     c.series.push_back({(dir / "timeseries_by_bytes.csv").string(), 2, 3, "write MB/s", ""});
-    draw_chart(c, (dir / "timeseries_by_bytes.png").string());
+    charts.draw(c, (dir / "timeseries_by_bytes.png").string());
   }
   // The flat table sweeps and `ssdtwin compare` read: one row per phase.
   write_output_file((dir / "metrics.csv").string(), metrics_csv(drive, workload, report));
+  charts.finish();
   write_output_file(summary, summary_json(drive, workload, report, meta).dump(2) + "\n");
 }
 

@@ -226,8 +226,10 @@ OutputFile open_csv(const std::filesystem::path& path, const char* header) {
   return f;
 }
 
-void write_latency(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
+void write_latency(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p,
+                   ChartBatch& charts) {
   const std::string csv = (dir / "latency.csv").string();
+  charts.wait_for_file(csv);  // an earlier phase's chart may still be reading it
   OutputFile f = open_csv(csv, "second,iops,p50_us,p99_us,max_us");
   const std::vector<double> iops = interval_iops(p);
   const auto& rows = p.result.interval_latency->rows();
@@ -261,7 +263,7 @@ void write_latency(const std::filesystem::path& dir, const Drive& drive, const P
   bottom.series.push_back({csv, 1, 5, "max", ""});
   bottom.series.push_back({csv, 1, 4, "p99", ""});
   bottom.series.push_back({csv, 1, 3, "p50", ""});
-  draw_stacked_charts({top, bottom}, (dir / "latency.png").string());
+  charts.draw_stacked({top, bottom}, (dir / "latency.png").string());
 }
 
 // A sweep's file and chart: one CSV row per phase of the report kind, one
@@ -281,7 +283,7 @@ struct SweepFormat {
 };
 
 void write_sweep(const std::filesystem::path& dir, const Drive& drive, const WorkloadSpec& workload,
-                 const RunReport& report, const SweepFormat& fmt) {
+                 const RunReport& report, const SweepFormat& fmt, ChartBatch& charts) {
   const std::string csv = (dir / (std::string(fmt.stem) + ".csv")).string();
   OutputFile f = open_csv(csv, fmt.header);
   std::vector<std::string> sweeps;  // in workload order
@@ -302,7 +304,7 @@ void write_sweep(const std::filesystem::path& dir, const Drive& drive, const Wor
     c.series.push_back({csv, fmt.x_col, fmt.y_col, s,
                         "strcol(1) eq " + gnuplot_string(s) +
                             (fmt.exclude ? " && strcol(2) ne " + gnuplot_string(fmt.exclude) : "")});
-  draw_chart(c, (dir / (std::string(fmt.stem) + ".png")).string());
+  charts.draw(c, (dir / (std::string(fmt.stem) + ".png")).string());
 }
 
 void qd_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig) {
@@ -396,8 +398,10 @@ Json load_curve_json(const RunReport& report) {
   return j;
 }
 
-void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p) {
+void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const PhaseReport& p,
+                     ChartBatch& charts) {
   const std::string csv = (dir / "bandwidth.csv").string();
+  charts.wait_for_file(csv);  // an earlier phase's chart may still be reading it
   OutputFile f = open_csv(csv, "second,mb_per_s");
   const std::vector<double> bytes = interval_rates(p, Rate::kBytes);
   const double secs = to_seconds(p.result.series->interval());
@@ -421,10 +425,11 @@ void write_bandwidth(const std::filesystem::path& dir, const Drive& drive, const
           {},
           false};
   c.series.push_back({csv, 1, 2, "MB/s", ""});
-  draw_chart(c, (dir / "bandwidth.png").string());
+  charts.draw(c, (dir / "bandwidth.png").string());
 }
 
-void write_recovery(const std::filesystem::path& dir, const Drive& drive, const RunReport& report) {
+void write_recovery(const std::filesystem::path& dir, const Drive& drive, const RunReport& report,
+                    ChartBatch& charts) {
   const std::string csv = (dir / "degrade_recover.csv").string();
   OutputFile f = open_csv(csv, "phase,role,time_s,iops");
   Chart c{"", "simulated time (s)", "IOPS", {}, true};
@@ -453,7 +458,7 @@ void write_recovery(const std::filesystem::path& dir, const Drive& drive, const 
       drive.name.c_str(), s.fob ? s.fob->spec->iodepth : 0, s.fob_iops, s.steady_iops,
       s.recovered_iops, s.fob_iops > 0 ? 100 * s.recovered_iops / s.fob_iops : 0.0);
   c.title = title;
-  draw_chart(c, (dir / "degrade_recover.png").string());
+  charts.draw(c, (dir / "degrade_recover.png").string());
 }
 
 }  // namespace
@@ -497,20 +502,21 @@ void add_procedure_summary_json(const RunReport& report, Json& summary) {
 }
 
 void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
-                             const WorkloadSpec& workload, const RunReport& report) {
+                             const WorkloadSpec& workload, const RunReport& report,
+                             ChartBatch& charts) {
   bool sweep = false, sizes = false, roles = false, load = false;
   for (const auto& p : report.phases) {
     sweep |= p.spec->report == PhaseReportKind::kQdSweep;
     load |= p.spec->report == PhaseReportKind::kLoadCurve;
     sizes |= p.spec->report == PhaseReportKind::kSizeSweep;
     roles |= p.spec->role != RecoveryRole::kNone;
-    if (p.result.interval_latency) write_latency(dir, drive, p);
-    if (p.result.passes) write_bandwidth(dir, drive, p);
+    if (p.result.interval_latency) write_latency(dir, drive, p, charts);
+    if (p.result.passes) write_bandwidth(dir, drive, p, charts);
   }
-  if (sweep) write_sweep(dir, drive, workload, report, kQdSweep);
-  if (sizes) write_sweep(dir, drive, workload, report, kSizeSweep);
-  if (load) write_sweep(dir, drive, workload, report, kLoadCurve);
-  if (roles) write_recovery(dir, drive, report);
+  if (sweep) write_sweep(dir, drive, workload, report, kQdSweep, charts);
+  if (sizes) write_sweep(dir, drive, workload, report, kSizeSweep, charts);
+  if (load) write_sweep(dir, drive, workload, report, kLoadCurve, charts);
+  if (roles) write_recovery(dir, drive, report, charts);
 }
 
 }  // namespace ssdtwin

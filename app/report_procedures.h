@@ -15,6 +15,7 @@
 
 #include "app/drive.h"
 #include "app/runner.h"
+#include "sim/chart.h"
 
 namespace ssdtwin {
 
@@ -30,8 +31,10 @@ void add_procedure_phase_json(const PhaseReport& p, nlohmann::ordered_json& phas
 // phase of the sweep) and `recovery` (role phases and their scores).
 void add_procedure_summary_json(const RunReport& report, nlohmann::ordered_json& summary);
 
-// Writes the CSVs and charts above for the phases that ask for them.
+// Writes the CSVs and charts above for the phases that ask for them; the
+// charts are drawn in `charts` (finished by the caller).
 void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
-                             const WorkloadSpec& workload, const RunReport& report);
+                             const WorkloadSpec& workload, const RunReport& report,
+                             ChartBatch& charts);
 
 }  // namespace ssdtwin

@@ -463,8 +463,8 @@ struct Row {
   std::vector<std::string> cells;  // plan.metrics, in order
 };
 
-void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const SweepChart& c, std::size_t k,
-                      const std::vector<Row>& rows) {
+void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const SweepChart& c,
+                      std::size_t k, const std::vector<Row>& rows, ChartBatch& charts) {
   const std::size_t col = std::find(plan.metrics.begin(), plan.metrics.end(), c.metric) - plan.metrics.begin();
   const std::size_t xa = axis_index(plan, c.x), la = axis_index(plan, c.lines);
   const XAxis x = x_axis(plan.axes[xa]);
@@ -504,7 +504,7 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
     chart.series.push_back({csv, 1, static_cast<int>(l) + 2,
                             la < plan.axes.size() ? c.lines + " = " + lines[l] : lines[l], "", false, true});
   chart.points = false;
-  draw_chart(chart, (fs::path(dir) / ("chart_" + std::to_string(k) + ".png")).string());
+  charts.draw(chart, (fs::path(dir) / ("chart_" + std::to_string(k) + ".png")).string());
 }
 
 }  // namespace
@@ -558,15 +558,18 @@ CollectCounts collect_sweep(const std::string& dir) {
   }
   write_output_file((fs::path(dir) / "results.csv").string(), text);
   n.rows = rows.size();
+  ChartBatch charts;  // each chart draws while the next one's CSV is written
   for (std::size_t k = 0; k < plan.charts.size(); ++k) {
     // A chart draws from the collected columns only.
     if (std::find(plan.metrics.begin(), plan.metrics.end(), plan.charts[k].metric) == plan.metrics.end()) {
+      charts.finish();  // the earlier charts' warnings first, as requested
       std::fprintf(stderr, "ssdtwin sweep: chart %zu: %s is not among the sweep's metrics; skipped\n", k,
                    plan.charts[k].metric.c_str());
       continue;
     }
-    draw_sweep_chart(dir, plan, plan.charts[k], k, rows);
+    draw_sweep_chart(dir, plan, plan.charts[k], k, rows, charts);
   }
+  charts.finish();
   return n;
 }
 

@@ -2,12 +2,15 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -52,41 +55,46 @@ void write_panel(std::ostream& gp, const Chart& chart) {
 
 constexpr int kNoGnuplot = -2;
 
-// Runs gnuplot with `args` (argv, no shell: paths need no shell quoting);
-// returns its exit status, -1 if it died, or kNoGnuplot when it is not
-// installed. `message` receives the first line of what it printed on stderr.
-int run_gnuplot(const std::vector<std::string>& args, std::string& message) {
-  int pipe_fd[2];
-  if (::pipe2(pipe_fd, O_CLOEXEC) != 0) return -1;
+// Starts gnuplot with `args` (argv, no shell: paths need no shell quoting),
+// its stdout discarded and its stderr into an anonymous file read once it
+// has exited: a pipe per child would fill, and stop it, while the parent
+// waits on another. Returns 0 with `pid` and `err_fd` set, -1 if it could
+// not start, or kNoGnuplot when it is not installed.
+int spawn_gnuplot(const std::vector<std::string>& args, pid_t& pid, int& err_fd) {
+  err_fd = ::memfd_create("gnuplot-stderr", MFD_CLOEXEC);
+  if (err_fd < 0) return -1;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, pipe_fd[1], 2);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  pid_t pid = 0;
   const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
-  ::close(pipe_fd[1]);
-  if (rc != 0) {
-    ::close(pipe_fd[0]);
-    return rc == ENOENT ? kNoGnuplot : -1;
-  }
-  std::string err;
-  char buf[512];
-  for (ssize_t n; (n = ::read(pipe_fd[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    if (err.size() < 4096) err.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_fd[0]);
+  if (rc == 0) return 0;
+  ::close(err_fd);
+  err_fd = -1;
+  return rc == ENOENT ? kNoGnuplot : -1;
+}
+
+// Waits for gnuplot `pid`; returns its exit status, or -1 if it died.
+// `message` receives its error: the last non-blank line of what it printed
+// on stderr ("...line 9: x range is invalid"), of the first 4 KiB.
+int wait_gnuplot(pid_t pid, int err_fd, std::string& message) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  // gnuplot's error is its last non-blank line ("...line 9: x range is invalid").
+  std::string err(4096, '\0');
+  std::size_t got = 0;
+  while (got < err.size()) {
+    const ssize_t n = ::pread(err_fd, &err[got], err.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(err_fd);
+  err.resize(got);
   std::istringstream lines(err);
   for (std::string l; std::getline(lines, l);)
     if (l.find_first_not_of(" ^") != std::string::npos) message = l;
@@ -108,15 +116,44 @@ bool whole_png(const std::string& path) {
 
 }  // namespace
 
-bool draw_chart(const Chart& chart, const std::string& png_path) {
-  return draw_stacked_charts({chart}, png_path);
+struct ChartBatch::Job {
+  std::string png, gp, tmp;
+  std::vector<std::string> csvs;  // what gnuplot reads besides the script
+  pid_t pid = -1;                 // while it runs
+  int err_fd = -1;                // its stderr
+  int status = -1;                // once it has ended, or kNoGnuplot
+  std::string message;
+  bool ok = false;
+};
+
+ChartBatch::ChartBatch(unsigned max_running) : max_running_(std::max(1u, max_running)) {}
+
+ChartBatch::~ChartBatch() {
+  const bool unwinding = std::uncaught_exceptions() > 0;
+  while (finished_ < jobs_.size()) {
+    try {
+      finish_through(jobs_.size());
+    } catch (const std::exception& e) {
+      // finish_through() marks the chart it failed on as done, its
+      // temporary removed: the rest still get waited for.
+      if (!unwinding) spdlog::error("{}", e.what());
+    }
+  }
 }
 
-bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& png_path) {
+ChartBatch::Ticket ChartBatch::draw(const Chart& chart, const std::string& png_path) {
+  return draw_stacked({chart}, png_path);
+}
+
+ChartBatch::Ticket ChartBatch::draw_stacked(const std::vector<Chart>& panels,
+                                            const std::string& png_path) {
   std::string gp_path = png_path;
   if (gp_path.size() > 4 && gp_path.substr(gp_path.size() - 4) == ".png")
     gp_path.resize(gp_path.size() - 4);
   gp_path += ".gp";
+  // A chart still drawing under this name (e.g. one per phase) goes first.
+  wait_for_file(png_path);
+  wait_for_file(gp_path);
   {
     OutputFile gp(gp_path);
     const std::size_t height = panels.size() <= 1 ? 560 : 420 * panels.size();
@@ -139,35 +176,100 @@ bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& pn
   }
   // A chart an earlier run left under this name would pass for this run's.
   remove_output_file(png_path);
-  const std::string tmp = temporary_path(png_path);
-  std::string message;
-  const int status = run_gnuplot({"gnuplot", "-e", "png=" + gnuplot_string(tmp), gp_path}, message);
-  if (status == kNoGnuplot) {
-    spdlog::warn("gnuplot not found: chart {} not drawn (script {} written)", png_path, gp_path);
-    return false;
+  Job job;
+  job.png = png_path;
+  job.gp = gp_path;
+  job.tmp = temporary_path(png_path);
+  for (const Chart& c : panels)
+    for (const ChartSeries& s : c.series) job.csvs.push_back(s.csv);
+  // In the list before it starts: whatever happens next, the destructor
+  // waits for it.
+  jobs_.push_back(std::move(job));
+  start(jobs_.back());
+  return jobs_.size() - 1;
+}
+
+void ChartBatch::start(Job& job) {
+  std::size_t running = 0;
+  for (std::size_t i = finished_; i < jobs_.size(); ++i) running += jobs_[i].pid > 0;
+  if (running >= max_running_) {
+    // The oldest first: charts are finished in request order anyway.
+    for (std::size_t i = finished_; i < jobs_.size(); ++i)
+      if (jobs_[i].pid > 0) {
+        reap(jobs_[i]);
+        break;
+      }
   }
-  if (status != 0) {
-    // The script's own fault (typically a series with no data points, as in
-    // a phase too short for one whole interval): the CSV holds the result.
-    ::unlink(tmp.c_str());
-    spdlog::warn("chart {} not drawn: gnuplot failed on {}{}{}", png_path, gp_path,
-                 message.empty() ? "" : ": ", message);
-    return false;
+  job.status = spawn_gnuplot({"gnuplot", "-e", "png=" + gnuplot_string(job.tmp), job.gp}, job.pid,
+                             job.err_fd);
+  if (job.status != 0) job.pid = -1;
+}
+
+void ChartBatch::reap(Job& job) {
+  if (job.pid <= 0) return;
+  job.status = wait_gnuplot(job.pid, job.err_fd, job.message);
+  job.pid = -1;
+  job.err_fd = -1;
+}
+
+bool ChartBatch::wait(Ticket t) {
+  finish_through(t + 1);
+  return jobs_[t].ok;
+}
+
+void ChartBatch::wait_for_file(const std::string& path) {
+  for (std::size_t i = jobs_.size(); i > finished_; --i) {
+    const Job& j = jobs_[i - 1];
+    if (j.png == path || j.gp == path || j.tmp == path ||
+        std::find(j.csvs.begin(), j.csvs.end(), path) != j.csvs.end()) {
+      finish_through(i);
+      return;
+    }
   }
-  // gnuplot exits 0 even when it could not write the PNG (disk full): only
-  // a file ending in PNG's IEND chunk is whole.
-  if (!whole_png(tmp)) {
-    ::unlink(tmp.c_str());
-    throw OutputError(png_path + ": cannot write: the PNG gnuplot wrote is incomplete " +
-                      "(file system full or file size limit?)");
+}
+
+void ChartBatch::finish() { finish_through(jobs_.size()); }
+
+void ChartBatch::finish_through(std::size_t end) {
+  while (finished_ < end) {
+    Job& job = jobs_[finished_++];
+    reap(job);
+    if (job.status == kNoGnuplot) {
+      spdlog::warn("gnuplot not found: chart {} not drawn (script {} written)", job.png, job.gp);
+      continue;
+    }
+    if (job.status != 0) {
+      // The script's own fault (typically a series with no data points, as in
+      // a phase too short for one whole interval): the CSV holds the result.
+      ::unlink(job.tmp.c_str());
+      spdlog::warn("chart {} not drawn: gnuplot failed on {}{}{}", job.png, job.gp,
+                   job.message.empty() ? "" : ": ", job.message);
+      continue;
+    }
+    // gnuplot exits 0 even when it could not write the PNG (disk full): only
+    // a file ending in PNG's IEND chunk is whole.
+    if (!whole_png(job.tmp)) {
+      ::unlink(job.tmp.c_str());
+      throw OutputError(job.png + ": cannot write: the PNG gnuplot wrote is incomplete " +
+                        "(file system full or file size limit?)");
+    }
+    if (std::rename(job.tmp.c_str(), job.png.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(job.tmp.c_str());
+      throw OutputError(job.png + ": cannot rename the finished file into place: " +
+                        std::strerror(err));
+    }
+    job.ok = true;
   }
-  if (std::rename(tmp.c_str(), png_path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw OutputError(png_path + ": cannot rename the finished file into place: " +
-                      std::strerror(err));
-  }
-  return true;
+}
+
+bool draw_chart(const Chart& chart, const std::string& png_path) {
+  return draw_stacked_charts({chart}, png_path);
+}
+
+bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& png_path) {
+  ChartBatch batch(1);
+  return batch.wait(batch.draw_stacked(panels, png_path));
 }
 
 }  // namespace ssdtwin

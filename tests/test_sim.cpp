@@ -806,6 +806,200 @@ TEST_CASE("a result file in a folder that is not one is an error naming it", "[s
                     Catch::StartsWith(path + ": cannot create"));
 }
 
+// ---- Charts (sim/chart.h): a report's charts drawn concurrently
+
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <memory>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "sim/chart.h"
+
+namespace {
+
+bool gnuplot_installed() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+
+// Whole as draw_chart checks it: PNG's signature, and its IEND chunk last.
+bool whole_png_file(const std::filesystem::path& p) {
+  const std::string d = read_all(p);
+  return d.size() > 20 && d.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0 &&
+         d.compare(d.size() - 12, 12, std::string("\0\0\0\0IEND\xae\x42\x60\x82", 12)) == 0;
+}
+
+std::vector<std::string> temporaries_in(const std::filesystem::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.path().extension() == ".tmp") out.push_back(f.path().filename().string());
+  return out;
+}
+
+// No child left to reap: every gnuplot was waited for.
+bool no_children() {
+  errno = 0;
+  return ::waitpid(-1, nullptr, WNOHANG) == -1 && errno == ECHILD;
+}
+
+// A CSV of `rows` points, and a one-line chart of it; `filter` may leave
+// it no point at all, which gnuplot rejects ("x range is invalid").
+ssdtwin::Chart line_chart(const std::filesystem::path& dir, const std::string& name, int rows,
+                          const std::string& filter = "") {
+  std::string csv = "x,y\n";
+  for (int i = 1; i <= rows; ++i) csv += std::to_string(i) + "," + std::to_string(i * i) + "\n";
+  const std::string path = (dir / (name + ".csv")).string();
+  ssdtwin::write_output_file(path, csv);
+  ssdtwin::Chart c{name, "x", "y", {}, false};
+  c.series.push_back({path, 1, 2, "y", filter});
+  return c;
+}
+
+// The warnings logged while it lives, in order.
+class CapturedLog {
+ public:
+  CapturedLog() : previous_(spdlog::default_logger()) {
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(text_);
+    sink->set_pattern("%v");
+    spdlog::set_default_logger(std::make_shared<spdlog::logger>("captured", sink));
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
+  std::ostringstream text_;
+};
+
+}  // namespace
+
+TEST_CASE("the charts of one batch all appear, each whole, with no temporary left",
+          "[sim][chart]") {
+  const auto dir = output_scratch("chart_batch");
+  const bool gnuplot = gnuplot_installed();
+  CapturedLog log;
+  ssdtwin::ChartBatch charts(2);  // fewer slots than charts: some wait for one
+  std::vector<ssdtwin::ChartBatch::Ticket> tickets;
+  for (int k = 0; k < 5; ++k) {
+    const std::string name = "c" + std::to_string(k);
+    tickets.push_back(charts.draw(line_chart(dir, name, 10 + k), (dir / (name + ".png")).string()));
+  }
+  ssdtwin::Chart a = line_chart(dir, "top", 20), b = line_chart(dir, "bottom", 30);
+  tickets.push_back(charts.draw_stacked({a, b}, (dir / "stacked.png").string()));
+  charts.finish();
+  CHECK(no_children());
+  for (std::size_t k = 0; k < tickets.size(); ++k) CHECK(charts.wait(tickets[k]) == gnuplot);
+  for (const std::string name : {"c0", "c1", "c2", "c3", "c4", "stacked"}) {
+    INFO(name);
+    CHECK(std::filesystem::exists(dir / (name + ".gp")));  // drawn or not
+    if (gnuplot)
+      CHECK(whole_png_file(dir / (name + ".png")));
+    else
+      CHECK_FALSE(std::filesystem::exists(dir / (name + ".png")));
+  }
+  CHECK(temporaries_in(dir).empty());
+  if (gnuplot) CHECK(log.text().empty());
+}
+
+TEST_CASE("a chart gnuplot rejects warns and returns false, the others of its batch still appear",
+          "[sim][chart]") {
+  if (!gnuplot_installed()) return;  // a missing gnuplot fails every chart: the case above
+  const auto dir = output_scratch("chart_fails");
+  CapturedLog log;
+  ssdtwin::ChartBatch charts;
+  const auto before = charts.draw(line_chart(dir, "before", 10), (dir / "before.png").string());
+  const auto empty1 =
+      charts.draw(line_chart(dir, "empty1", 10, "$1 > 100"), (dir / "empty1.png").string());
+  const auto middle = charts.draw(line_chart(dir, "middle", 10), (dir / "middle.png").string());
+  const auto empty2 =
+      charts.draw(line_chart(dir, "empty2", 10, "$1 > 100"), (dir / "empty2.png").string());
+  const auto after = charts.draw(line_chart(dir, "after", 10), (dir / "after.png").string());
+  // A result asked for early: that chart and those before it, no more.
+  CHECK_FALSE(charts.wait(empty1));
+  const std::string first = log.text();
+  CHECK_THAT(first, Catch::Contains("empty1.png not drawn: gnuplot failed on"));
+  // gnuplot's own error follows, naming its script's line.
+  CHECK_THAT(first, Catch::Contains("empty1.gp: \"" + (dir / "empty1.gp").string() + "\" line "));
+  CHECK_THAT(first, !Catch::Contains("empty2"));
+  charts.finish();
+  CHECK(charts.wait(before));
+  CHECK(charts.wait(middle));
+  CHECK_FALSE(charts.wait(empty2));
+  CHECK(charts.wait(after));
+  // One warning per failed chart, in the order the charts were requested.
+  const std::string all = log.text();
+  REQUIRE(all.find("empty2.png not drawn") != std::string::npos);
+  CHECK(all.find("empty1.png not drawn") < all.find("empty2.png not drawn"));
+  CHECK(std::count(all.begin(), all.end(), '\n') == 2);
+  for (const std::string name : {"before", "middle", "after"})
+    CHECK(whole_png_file(dir / (name + ".png")));
+  for (const std::string name : {"empty1", "empty2"})
+    CHECK_FALSE(std::filesystem::exists(dir / (name + ".png")));
+  CHECK(temporaries_in(dir).empty());
+  CHECK(no_children());
+}
+
+TEST_CASE("a chart batch destroyed before finish() waits for its gnuplots and leaves no temporary",
+          "[sim][chart]") {
+  const auto dir = output_scratch("chart_early");
+  const bool gnuplot = gnuplot_installed();
+  CapturedLog log;
+  SECTION("at the end of its scope") {
+    {
+      ssdtwin::ChartBatch charts;
+      for (int k = 0; k < 6; ++k) {
+        const std::string name = "c" + std::to_string(k);
+        charts.draw(line_chart(dir, name, 50), (dir / (name + ".png")).string());
+      }
+    }
+    CHECK(no_children());
+    // Finished as finish() would have: the charts are in place.
+    for (int k = 0; k < 6; ++k)
+      CHECK(std::filesystem::exists(dir / ("c" + std::to_string(k) + ".png")) == gnuplot);
+  }
+  SECTION("while an exception unwinds the report") {
+    try {
+      ssdtwin::ChartBatch charts;
+      for (int k = 0; k < 6; ++k) {
+        const std::string name = "c" + std::to_string(k);
+        charts.draw(line_chart(dir, name, 50), (dir / (name + ".png")).string());
+      }
+      // A result file that cannot be written, after the charts started.
+      ssdtwin::write_output_file((dir / "no_such_folder" / "summary.json").string(), "{}");
+      FAIL("no error");
+    } catch (const ssdtwin::OutputError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("summary.json"));
+    }
+    CHECK(no_children());
+  }
+  CHECK(temporaries_in(dir).empty());
+}
+
+TEST_CASE("wait_for_file finishes the charts that read a file before it is rewritten",
+          "[sim][chart]") {
+  if (!gnuplot_installed()) return;
+  const auto dir = output_scratch("chart_rewrite");
+  CapturedLog log;
+  ssdtwin::ChartBatch charts;
+  const std::string png = (dir / "phase.png").string();
+  const auto first = charts.draw(line_chart(dir, "phase", 10), png);
+  const auto other = charts.draw(line_chart(dir, "other", 10), (dir / "other.png").string());
+  charts.wait_for_file((dir / "phase.csv").string());
+  // Finished: renamed into place, while the later chart may still draw.
+  CHECK(whole_png_file(png));
+  CHECK(charts.wait(first));
+  // The same chart again (e.g. one per phase): the earlier one is done with
+  // before its script and PNG are rewritten.
+  const auto second = charts.draw(line_chart(dir, "phase", 20, "$1 > 100"), png);
+  charts.finish();
+  CHECK(charts.wait(other));
+  CHECK_FALSE(charts.wait(second));
+  // This run's chart failed: no earlier one passes for it.
+  CHECK_FALSE(std::filesystem::exists(png));
+  CHECK(temporaries_in(dir).empty());
+  CHECK(no_children());
+}
+
 // ---------------------------------------------------------------------------
 // FlatMap (sim/flat_map.h): open addressing, linear probing, backward-shift
 // deletion.
