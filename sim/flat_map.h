@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -22,6 +23,23 @@
 #include "sim/prefetch.h"
 
 namespace ssdtwin {
+
+// std::allocator on cache-line boundaries: a group's block of buckets is
+// then one line, not two (malloc's 16-byte alignment split every block).
+template <class T>
+struct LineAlignedAllocator {
+  using value_type = T;
+  static constexpr std::align_val_t kLine{64};
+  LineAlignedAllocator() = default;
+  template <class U>
+  LineAlignedAllocator(const LineAlignedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kLine)); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, kLine); }
+  template <class U>
+  bool operator==(const LineAlignedAllocator<U>&) const { return true; }
+  template <class U>
+  bool operator!=(const LineAlignedAllocator<U>&) const { return false; }
+};
 
 template <class V>
 class FlatMap {
@@ -134,14 +152,15 @@ class FlatMap {
     size_ = 0;
   }
   void grow() {
-    std::vector<Bucket> old;
+    Buckets old;
     old.swap(buckets_);
     allocate(old.size() * 2);
     for (const Bucket& b : old)
       if (b.key != kEmpty) insert(b.key, b.value);
   }
 
-  std::vector<Bucket> buckets_;
+  using Buckets = std::vector<Bucket, LineAlignedAllocator<Bucket>>;
+  Buckets buckets_;
   std::size_t mask_ = 0;
   unsigned shift_ = 63;
   std::size_t size_ = 0;
