@@ -6,6 +6,7 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <catch2/catch.hpp>
@@ -84,11 +85,112 @@ class Chainer : public EventTarget {
   int left_;
 };
 
+// Schedules from outside the engine and from inside its handler by a seeded
+// random plan, and checks every event against a reference queue: an ordered
+// set of (time, id), ids growing in scheduling order. Follow-ups push the
+// number pending towards `target`, so a run can sweep the heap's size.
+class ModelChecker : public EventTarget {
+ public:
+  ModelChecker(EventEngine& engine, std::uint64_t seed) : engine_(engine), rng_(seed) {}
+
+  void schedule() {
+    const Tick at = engine_.now() + delay();
+    engine_.schedule_at(at, this, static_cast<std::uint32_t>(next_id_ % 7), next_id_);
+    ref_.emplace(at, next_id_++);
+    max_pending_ = std::max(max_pending_, ref_.size());
+  }
+
+  void on_event(std::uint32_t kind, std::uint64_t arg) override {
+    REQUIRE_FALSE(ref_.empty());
+    const auto expected = *ref_.begin();
+    ref_.erase(ref_.begin());
+    REQUIRE(arg == expected.second);
+    REQUIRE(kind == arg % 7);
+    REQUIRE(engine_.now() == expected.first);
+    ++fired_;
+    // The engine's view from inside a handler, before and after follow-ups.
+    check_view();
+    const std::uint64_t r = rng_.below(10);
+    const int follow_ups = ref_.size() < target ? (r < 5 ? 1 : r < 8 ? 2 : 4) : (r < 4 ? 0 : r < 9 ? 1 : 2);
+    for (int i = 0; i < follow_ups; ++i) {
+      schedule();
+      check_view();
+    }
+  }
+
+  void check_view() const {
+    REQUIRE(engine_.pending() == ref_.size());
+    REQUIRE(engine_.empty() == ref_.empty());
+    if (!ref_.empty()) REQUIRE(engine_.next_time() == ref_.begin()->first);
+  }
+
+  std::size_t pending() const { return ref_.size(); }
+  Tick next_time() const { return ref_.begin()->first; }
+  std::size_t max_pending() const { return max_pending_; }
+  std::uint64_t fired() const { return fired_; }
+  std::size_t target = 0;
+
+ private:
+  // Ties are common: a quarter of the delays are zero and another quarter
+  // fall in four nanoseconds.
+  Tick delay() {
+    switch (rng_.below(4)) {
+      case 0: return 0;
+      case 1: return rng_.below(4);
+      case 2: return rng_.below(1000);
+      default: return rng_.below(1000000);
+    }
+  }
+
+  EventEngine& engine_;
+  Rng rng_;
+  std::set<std::pair<Tick, std::uint64_t>> ref_;
+  std::uint64_t next_id_ = 0;
+  std::uint64_t fired_ = 0;
+  std::size_t max_pending_ = 0;
+};
+
+// Runs `checker` through heaps of many sizes (past the engine's first
+// growth at 4096), stepping, scheduling from outside and advancing.
+void sweep_sizes(EventEngine& engine, ModelChecker& checker, Rng& plan) {
+  for (const std::size_t size : {1u, 2u, 3u, 5u, 17u, 64u, 80u, 300u, 5000u, 40u, 1u, 0u}) {
+    checker.target = size;
+    const std::size_t steps = std::max<std::size_t>(3 * size, 1500);
+    for (std::size_t i = 0; i < steps; ++i) {
+      const std::uint64_t r = plan.below(20);
+      if (checker.pending() == 0 || (r < 2 && checker.pending() < size)) {
+        checker.schedule();
+      } else if (r == 2) {
+        const Tick t = engine.now() + plan.below(3000);
+        engine.advance_to(t);
+        REQUIRE(engine.now() == t);
+        REQUIRE((checker.pending() == 0 || checker.next_time() > t));
+      } else {
+        REQUIRE(engine.step());
+      }
+      checker.check_view();
+    }
+  }
+  while (engine.step()) {
+  }
+  checker.check_view();
+}
+
 Tick bucket_width(std::size_t b) {
   return LatencyHistogram::bucket_high(b) - LatencyHistogram::bucket_low(b);
 }
 
 }  // namespace
+
+namespace ssdtwin {
+// The engine's private state that some tests need: the payload pool's size,
+// and the sequence counter, to make it wrap without running 4e9 events.
+struct EventEngineTestAccess {
+  static std::size_t payload_slots(const EventEngine& e) { return e.pool_.size(); }
+  static void set_next_seq(EventEngine& e, std::uint32_t seq) { e.seq_ = seq; }
+};
+}  // namespace ssdtwin
+using ssdtwin::EventEngineTestAccess;
 
 // ---- EventEngine ----
 
@@ -248,6 +350,140 @@ TEST_CASE("EventEngine keeps time monotonic when handlers schedule follow-up eve
   }
   CHECK(c.times.size() == 16u + 5000u);  // the initial events and every follow-up
   CHECK(std::is_sorted(c.times.begin(), c.times.end()));
+}
+
+TEST_CASE("EventEngine matches a reference queue at heap sizes from 0 to 5000") {
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    EventEngine engine;
+    ModelChecker checker(engine, seed);
+    Rng plan(seed + 100);
+    sweep_sizes(engine, checker, plan);
+    CHECK(engine.empty());
+    CHECK(engine.events_executed() == checker.fired());
+    CHECK(checker.max_pending() > 5000);
+  }
+}
+
+TEST_CASE("EventEngine runs same-time follow-ups after the same-time events already pending") {
+  EventEngine engine;
+  Recorder r(engine);
+  // A handler that schedules at its own time: its follow-ups tie with the
+  // events already pending at that time and must run after them.
+  struct Spawner : EventTarget {
+    EventEngine& engine;
+    Recorder& r;
+    Spawner(EventEngine& e, Recorder& rec) : engine(e), r(rec) {}
+    void on_event(std::uint32_t, std::uint64_t arg) override {
+      r.on_event(0, arg);
+      for (std::uint64_t i = 1; i <= 3; ++i) engine.schedule_in(0, &r, 0, arg * 10 + i);
+      engine.schedule_in(1, &r, 0, arg * 10 + 9);
+    }
+  } spawner(engine, r);
+  engine.schedule_at(5_us, &r, 0, 1);
+  engine.schedule_at(5_us, &spawner, 0, 2);
+  engine.schedule_at(5_us, &r, 0, 3);
+  engine.schedule_at(5_us, &spawner, 0, 4);
+  engine.schedule_at(5_us, &r, 0, 5);
+  while (engine.step()) {
+  }
+  CHECK(r.args() ==
+        std::vector<std::uint64_t>{1, 2, 3, 4, 5, 21, 22, 23, 41, 42, 43, 29, 49});
+}
+
+TEST_CASE("EventEngine reuses payload slots: no growth while the number pending is bounded") {
+  EventEngine engine;
+  Rng rng(5);
+  // A steady 50 pending (each event schedules one follow-up) for 200,000
+  // events takes 50 slots, the first 50.
+  Chainer c(engine, rng, 200000);
+  for (int i = 0; i < 50; ++i) engine.schedule_at(rng.below(1000), &c, 0);
+  CHECK(EventEngineTestAccess::payload_slots(engine) == 50);
+  while (engine.pending() == 50) engine.step();
+  CHECK(EventEngineTestAccess::payload_slots(engine) == 50);
+  CHECK(engine.events_executed() > 200000u);
+
+  // Under a fluctuating load the pool is exactly as large as the most
+  // events ever pending at once.
+  EventEngine engine2;
+  ModelChecker checker(engine2, 9);
+  Rng plan(10);
+  sweep_sizes(engine2, checker, plan);
+  CHECK(EventEngineTestAccess::payload_slots(engine2) == checker.max_pending());
+}
+
+TEST_CASE("EventEngine keeps ties in scheduling order across the sequence number's wrap") {
+  EventEngine engine;
+  Recorder r(engine);
+  // Ten numbers left before the 32-bit counter wraps.
+  EventEngineTestAccess::set_next_seq(engine, UINT32_MAX - 9);
+  std::vector<std::pair<Tick, std::uint64_t>> scheduled;
+  auto add = [&](Tick at, std::uint64_t id) {
+    engine.schedule_at(at, &r, 0, id);
+    scheduled.emplace_back(at, id);
+  };
+  for (std::uint64_t id = 0; id < 20; ++id) add(id % 2 ? 3_us : 5_us, id);
+  for (int i = 0; i < 3; ++i) engine.step();  // ids 1, 3 and 5 at 3 us
+  for (std::uint64_t id = 20; id < 30; ++id) add(id % 2 ? 3_us : 5_us, id);
+  while (engine.step()) {
+  }
+  std::sort(scheduled.begin(), scheduled.end());
+  std::vector<std::uint64_t> expected;
+  for (const auto& [at, id] : scheduled) expected.push_back(id);
+  CHECK(r.args() == expected);
+
+  // And under a random load that crosses the wrap inside handlers.
+  EventEngine engine2;
+  EventEngineTestAccess::set_next_seq(engine2, UINT32_MAX - 3000);
+  ModelChecker checker(engine2, 11);
+  Rng plan(12);
+  sweep_sizes(engine2, checker, plan);
+  CHECK(engine2.events_executed() == checker.fired());
+}
+
+TEST_CASE("EventEngine stays consistent when a handler steps the engine itself") {
+  EventEngine engine;
+  Recorder r(engine);
+  struct Nested : EventTarget {
+    EventEngine& engine;
+    Recorder& r;
+    bool schedule_first;
+    Nested(EventEngine& e, Recorder& rec, bool first) : engine(e), r(rec), schedule_first(first) {}
+    void on_event(std::uint32_t, std::uint64_t arg) override {
+      r.on_event(0, arg);
+      if (schedule_first) engine.schedule_in(0, &r, 0, arg + 1);
+      REQUIRE(engine.step());  // runs the next pending event, not the follow-up
+      if (!schedule_first) engine.schedule_in(0, &r, 0, arg + 1);
+    }
+  };
+  Nested first(engine, r, true);
+  Nested second(engine, r, false);
+  engine.schedule_at(1_us, &first, 0, 10);
+  engine.schedule_at(1_us, &r, 0, 20);
+  engine.schedule_at(2_us, &second, 0, 30);
+  engine.schedule_at(2_us, &r, 0, 40);
+  engine.schedule_at(3_us, &r, 0, 50);
+  while (engine.step()) {
+  }
+  CHECK(r.args() == std::vector<std::uint64_t>{10, 20, 11, 30, 40, 31, 50});
+  CHECK(engine.events_executed() == 7u);
+}
+
+TEST_CASE("EventEngine stays consistent after a handler throws") {
+  EventEngine engine;
+  Recorder r(engine);
+  struct Thrower : EventTarget {
+    void on_event(std::uint32_t, std::uint64_t) override { throw std::runtime_error("handler failed"); }
+  } thrower;
+  engine.schedule_at(1_us, &thrower, 0);
+  engine.schedule_at(2_us, &r, 0, 2);
+  engine.schedule_at(3_us, &r, 0, 3);
+  CHECK_THROWS_AS(engine.step(), std::runtime_error);
+  CHECK(engine.pending() == 2);
+  CHECK(engine.next_time() == 2_us);
+  engine.schedule_at(2_us, &r, 0, 4);
+  while (engine.step()) {
+  }
+  CHECK(r.args() == std::vector<std::uint64_t>{2, 4, 3});
 }
 
 // ---- Rng ----
