@@ -35,7 +35,7 @@ void Controller::submit(std::uint32_t id) {
   auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
   const Tick start = std::max(engine_.now(), *core);
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages);
+  ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages, c.op == IoOp::kWrite);
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
   const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;

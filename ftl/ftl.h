@@ -75,7 +75,12 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // and the map-cache index entries its map updates probe. (These are
   // loaded at admission, as the data starts crossing the link, not on
   // arrival: a write that waits for buffer space would find them evicted.)
-  void prefetch_entries(Lpn first, std::uint32_t pages) const {
+  void prefetch_entries(Lpn first, std::uint32_t pages, bool write) {
+    if (write) {
+      core_.map.prefetch_entry_for_write(first);
+      if (pages > 1) core_.map.prefetch_entry_for_write(first + pages - 1);
+      return;
+    }
     core_.map.prefetch_entry(first);
     if (pages > 1) core_.map.prefetch_entry(first + pages - 1);
   }

@@ -107,6 +107,18 @@ TEST_CASE("a slot is valid exactly while the mapping points at it", "[ftl][mappi
   CHECK(m.bytes() == (100 + 1000 + 1) * 4);  // one translation page covers all 100
 }
 
+TEST_CASE("loading entries ahead of a write leaves every entry as it was", "[ftl][mapping]") {
+  // 3 M entries span many memory pages: first touches (stores that keep the
+  // value) and later ones (prefetches), on mapped and unmapped entries.
+  MappingTable m(3000000, 1000);
+  for (Lpn l = 0; l < 3000000; l += 997) m.set(l, l % 1000);
+  for (int pass = 0; pass < 2; ++pass)
+    for (Lpn l = 0; l < 3000000; l += 331) m.prefetch_entry_for_write(l);
+  for (Lpn l = 0; l < 3000000; l += 331)
+    REQUIRE(m.lookup(l) == (l % 997 == 0 ? l % 1000 : kUnmapped));
+  for (Lpn l = 0; l < 3000000; l += 997) REQUIRE(m.lookup(l) == l % 1000);
+}
+
 TEST_CASE("buffer references and flash addresses do not overlap", "[ftl][mapping]") {
   CHECK(is_flash(0));
   CHECK(is_flash(kBufferBase - 1));
