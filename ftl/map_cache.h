@@ -21,7 +21,6 @@
 #include "sim/prefetch.h"
 #include "sim/time.h"
 #include "sim/zero_array.h"
-#include "sim/prefetch.h"
 
 namespace ssdtwin {
 
