@@ -56,6 +56,11 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // Pages of a command whose old blocks prefetch_old_blocks loads (a
   // sequential write's old copies share a few blocks).
   static constexpr std::uint32_t kPrefetchPages = 4;
+  // Pages of a command whose map-cache index lines it loads: a 128 KiB
+  // write's, one line per 8 entries with per-entry segments; a larger
+  // write's later pages are mapped long after, so loading theirs now would
+  // only be evicted again (an unbounded range could issue thousands).
+  static constexpr std::uint32_t kMapPrefetchPages = 64;
   // `errors`: the NAND error model reads see (nullptr: none).
   Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
       const ErrorModel* errors = nullptr);
@@ -90,7 +95,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
     }
     const MapCache& mc = core_.map_cache;
-    mc.prefetch(mc.segment_of(first), mc.segment_of(first + pages - 1));
+    mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
   void write(Lpn lpn);
   // Deallocates [first, first+count): the pages read as zeroes after, their
