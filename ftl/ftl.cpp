@@ -361,14 +361,15 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   const std::uint32_t d = core_.flush_ready.find_from(next_die_, [&](std::uint32_t die) {
     const HostTarget target = slc_->host_target(die);
     if (target == HostTarget::kWait) return false;
-    std::uint32_t unit = slc_->unit_slots();
-    if (target == HostTarget::kNative) {
-      if (!core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program)) return false;
-      unit = core_.unit_slots;
-    }
+    const bool native = target == HostTarget::kNative;
+    const std::uint32_t unit = native ? core_.unit_slots : slc_->unit_slots();
     // While GC collects on a die short of erased blocks, the host takes no
-    // more space there than the collection has freed.
+    // more space there than the collection has freed. (Tested before the
+    // block check, which it does not depend on: under sustained random
+    // writes it turns away most of the dies visited.)
     if (gc_->pacing(die) && !core_.pacing.covers(die, unit)) return false;
+    if (native && !core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program))
+      return false;
     // A partial unit waits for more data unless this is an idle flush.
     if (buffer_.valid_entries() < unit && !pad) {
       need = std::min(need, unit);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "sim/cache_allocator.h"
 #include "sim/flat_map.h"
 #include "sim/policy_table.h"
 #include "sim/prefetch.h"
@@ -184,7 +185,7 @@ class MapCache {
       direct_[seg] = 0;
       return;
     }
-    slot_of_.prefetch(seg);
+    slot_of_.prefetch_erase(seg);
     pending_[pending_count_++] = seg;
     if (pending_count_ == kEraseBatch) erase_pending_entries();
   }
@@ -210,7 +211,7 @@ class MapCache {
   std::uint32_t pending_count_ = 0;
   ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
-  std::vector<Slot> slots_;
+  std::vector<Slot, CacheAllocator<Slot>> slots_;
   std::vector<std::uint32_t> free_slots_;
   // Per translation page (4 MiB of user space): untouched zero pages except
   // where a page has been cached.

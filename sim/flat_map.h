@@ -15,31 +15,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
 
+#include "sim/cache_allocator.h"
 #include "sim/prefetch.h"
 
 namespace ssdtwin {
-
-// std::allocator on cache-line boundaries: a group's block of buckets is
-// then one line, not two (malloc's 16-byte alignment split every block).
-template <class T>
-struct LineAlignedAllocator {
-  using value_type = T;
-  static constexpr std::align_val_t kLine{64};
-  LineAlignedAllocator() = default;
-  template <class U>
-  LineAlignedAllocator(const LineAlignedAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kLine)); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, kLine); }
-  template <class U>
-  bool operator==(const LineAlignedAllocator<U>&) const { return true; }
-  template <class U>
-  bool operator!=(const LineAlignedAllocator<U>&) const { return false; }
-};
 
 template <class V>
 class FlatMap {
@@ -71,6 +54,14 @@ class FlatMap {
 
   // Loads the line a find of `key` starts on.
   void prefetch(std::uint32_t key) const { prefetch_line(&buckets_[home(key)]); }
+  // Loads the lines an erase of `key` walks: its home line and the next,
+  // where the backward shift looks for the end of the run (a full group,
+  // as a sequential run leaves it, always reads past its line).
+  void prefetch_erase(std::uint32_t key) const {
+    const std::size_t h = home(key);
+    prefetch_line(&buckets_[h]);
+    prefetch_line(&buckets_[((h | (kGroup - 1)) + 1) & mask_]);
+  }
   // Loads the lines finds of the keys [first, last] start on: one per group.
   void prefetch(std::uint32_t first, std::uint32_t last) const {
     for (std::uint64_t k = first & ~std::uint32_t{kGroup - 1}; k <= last; k += kGroup)
@@ -159,7 +150,7 @@ class FlatMap {
       if (b.key != kEmpty) insert(b.key, b.value);
   }
 
-  using Buckets = std::vector<Bucket, LineAlignedAllocator<Bucket>>;
+  using Buckets = std::vector<Bucket, CacheAllocator<Bucket>>;
   Buckets buckets_;
   std::size_t mask_ = 0;
   unsigned shift_ = 63;

@@ -1376,3 +1376,39 @@ TEST_CASE("FlatMap agrees with std::map over random inserts and erases in a crow
   }
   CHECK(m.buckets() == 64);
 }
+
+// CacheAllocator (sim/cache_allocator.h): where its blocks start, and that a
+// huge-page-sized table (a 512 K-entry map cache's hash) works as any other.
+#include "sim/cache_allocator.h"
+
+TEST_CASE("CacheAllocator puts blocks on cache lines, and large ones on 2 MiB boundaries") {
+  std::vector<std::uint64_t, ssdtwin::CacheAllocator<std::uint64_t>> small(3, 7);
+  CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % 64 == 0);
+  std::vector<std::uint64_t, ssdtwin::CacheAllocator<std::uint64_t>> large(std::size_t{1} << 19, 7);
+  CHECK(reinterpret_cast<std::uintptr_t>(large.data()) % (std::size_t{2} << 20) == 0);
+  CHECK(large.back() == 7);
+  large.back() = 9;
+  small = decltype(small)(large.begin(), large.end());  // freed and allocated across the threshold
+  CHECK(small.size() == large.size());
+  CHECK(small.back() == 9);
+}
+
+TEST_CASE("FlatMap on huge-page buckets: a sequential run's keys erased in order") {
+  // A per-entry map cache's pattern: whole groups inserted, then erased
+  // oldest first, so every erase walks to the end of a full group.
+  ssdtwin::FlatMap<std::uint32_t> m(std::size_t{1} << 19);
+  REQUIRE(m.buckets() * 8 >= (std::size_t{2} << 20));  // the allocator's huge-page size
+  const std::uint32_t n = 1u << 19;
+  for (std::uint32_t k = 0; k < n; ++k) m.insert(k, k ^ 0x5a5a5a5au);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    if (k % 4096 == 0) m.prefetch_erase(k);
+    REQUIRE(m.erase(k));
+    if (k + 1 < n && k % 1021 == 0) {
+      const std::uint32_t* v = m.find(k + 1);
+      REQUIRE(v != nullptr);
+      CHECK(*v == ((k + 1) ^ 0x5a5a5a5au));
+      CHECK(m.find(k) == nullptr);
+    }
+  }
+  CHECK(m.empty());
+}

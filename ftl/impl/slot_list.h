@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/cache_allocator.h"
 #include "sim/prefetch.h"
 
 namespace ssdtwin {
@@ -37,7 +38,7 @@ class SlotList {
   struct Links {
     std::uint32_t prev, next;
   };
-  std::vector<Links> links_;
+  std::vector<Links, CacheAllocator<Links>> links_;
   std::uint32_t head_ = kNil, tail_ = kNil;
 };
 
