@@ -6,7 +6,7 @@
 // flight) costs memory by the entries, not by the key space: a per-entry
 // map cache over a 4 TB drive would otherwise need a slot per logical page.
 //
-// The table keeps at most half its buckets full (short probe runs); past
+// The table keeps about half its buckets full at most (short probe runs); past
 // that it doubles. Sized at construction for the most entries it will hold,
 // it never allocates again. Iteration order is the bucket order, which
 // depends on the history of inserts and erases: callers that need a
@@ -80,7 +80,7 @@ class FlatMap {
   // Adds `key`, which must be absent; returns its stored value.
   V& insert(std::uint32_t key, const V& value) {
     if (key == kEmpty) throw std::logic_error("FlatMap: the empty-bucket key cannot be stored");
-    if (2 * (size_ + 1) > buckets_.size()) grow();
+    if (over_full(size_ + 1, buckets_.size())) grow();
     std::size_t i = home(key);
     while (buckets_[i].key != kEmpty) i = (i + 1) & mask_;
     buckets_[i] = Bucket{key, value};
@@ -130,9 +130,16 @@ class FlatMap {
     V value;
   };
 
+  // At most half the buckets full, and a 64th more: a table sized for a
+  // power of two of entries plus a few (the map cache's slots and its
+  // pending erasures) then stays at twice that power instead of doubling
+  // again, for a load of 0.5 instead of 0.25.
+  static bool over_full(std::size_t entries, std::size_t buckets) {
+    return entries > buckets / 2 + buckets / 64;
+  }
   static std::size_t buckets_for(std::size_t entries) {
     std::size_t n = 2 * kGroup;  // at least two blocks: shift_ stays below 64
-    while (n < 2 * entries) n *= 2;
+    while (over_full(entries, n)) n *= 2;
     return n;
   }
   void allocate(std::size_t n) {

@@ -1286,14 +1286,18 @@ TEST_CASE("FlatMap sized for n entries holds n without growing") {
   ssdtwin::FlatMap<std::uint32_t> m(1000);
   const std::size_t buckets = m.buckets();
   CHECK(buckets == 2048);
-  for (std::uint32_t k = 0; k < 1024; ++k) m.insert(k * 4, k);  // half full: the limit
+  // Half full and a 64th more: the limit.
+  for (std::uint32_t k = 0; k < 1056; ++k) m.insert(k * 4, k);
   CHECK(m.buckets() == buckets);
-  for (std::uint32_t k = 0; k < 1024; ++k) CHECK(*m.find(k * 4) == k);
+  for (std::uint32_t k = 0; k < 1056; ++k) CHECK(*m.find(k * 4) == k);
   // One more and it doubles, keeping every entry.
   m.insert(1, 9);
   CHECK(m.buckets() == 2 * buckets);
-  for (std::uint32_t k = 0; k < 1024; ++k) CHECK(*m.find(k * 4) == k);
+  for (std::uint32_t k = 0; k < 1056; ++k) CHECK(*m.find(k * 4) == k);
   CHECK(*m.find(1) == 9);
+  // A power of two of entries and a few more (a map cache's slots and its
+  // pending erasures) fit in twice the power, not four times.
+  CHECK(ssdtwin::FlatMap<std::uint32_t>((1u << 19) + 16).buckets() == (std::size_t{1} << 20));
 }
 
 TEST_CASE("FlatMap probe runs wrap around the end of the table") {
