@@ -284,10 +284,12 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         const LatencyHistogram& h = p.result.latency[op];
         if (h.count() == 0) continue;
         std::uint64_t seen = 0;
+        int buckets = 0;
         for (std::size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
           const std::uint64_t n = h.bucket_count(b);
           if (n == 0) continue;
           seen += n;
+          ++buckets;
           const double share = static_cast<double>(seen) / static_cast<double>(h.count());
           std::snprintf(line, sizeof line, "%s,%s,%.3f,%llu,%.7f,%.7f\n", p.spec->name.c_str(),
                         kOpNames[op], to_us(LatencyHistogram::bucket_high(b)),
@@ -295,6 +297,9 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
           f << line;
         }
         if ((measured && p.spec->precondition) || tail.series.size() >= 12) continue;
+        // Every IO in one bucket leaves no tail to draw on a log axis (its
+        // one share above is 0); gnuplot rejects a chart with no point.
+        if (buckets < 2) continue;
         tail.series.push_back({csv, 3, 6, p.spec->name + " " + kOpNames[op],
                                "strcol(1) eq " + gnuplot_string(p.spec->name) +
                                    " && strcol(2) eq '" + kOpNames[op] + "'"});

@@ -640,6 +640,23 @@ workload:
   if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/latency_hist.png"));
 }
 
+TEST_CASE("a run whose IOs all took one latency bucket has no tail chart, and its CSV row",
+          "[procedures][e2e]") {
+  // Buffered 4 KiB writes at QD1 on an idle drive all take the same time:
+  // one bucket, whose share above is 0, nothing a log axis can draw.
+  const auto r = run_procedure(kTlc, "latency_one_bucket", R"(
+workload:
+  phases:
+    - {name: w, rw: randwrite, bs: 4KiB, iodepth: 1, size: 16MiB, number_ios: 200}
+)");
+  const auto rows = read_csv(r.dir + "/latency_hist.csv");
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0][3] == "200");
+  CHECK(num(rows[0][5]) == 0.0);
+  CHECK_FALSE(std::filesystem::exists(r.dir + "/latency_hist.png"));
+  CHECK_FALSE(std::filesystem::exists(r.dir + "/latency_hist.gp"));
+}
+
 TEST_CASE("latency thresholds must be rising times above zero", "[procedures]") {
   const std::string phase = "    - {rw: write, io_size: 1MiB}\n";
   CHECK_THROWS_WITH(parse(phase, "  latency_thresholds: [1ms, 50us]\n"),
