@@ -27,12 +27,24 @@ class DieSet {
   // or kNone.
   template <class Pick>
   std::uint32_t find_from(std::uint32_t start, Pick&& pick) const {
+    return search(start, nullptr, pick);
+  }
+  // The same over the members not in `skip` (a set of as many dies).
+  template <class Pick>
+  std::uint32_t find_from(std::uint32_t start, const DieSet& skip, Pick&& pick) const {
+    return search(start, &skip, pick);
+  }
+
+ private:
+  template <class Pick>
+  std::uint32_t search(std::uint32_t start, const DieSet* skip, Pick& pick) const {
     const auto n = static_cast<std::uint32_t>(words_.size());
     if (n == 0) return kNone;
     const std::uint32_t shift = start & 63;
     std::uint32_t w = start >> 6;
     for (std::uint32_t k = 0; k <= n; ++k) {
       std::uint64_t bits = words_[w];
+      if (skip) bits &= ~skip->words_[w];
       if (k == 0) bits &= ~std::uint64_t{0} << shift;                // from `start` on
       if (k == n) bits &= shift ? (std::uint64_t{1} << shift) - 1 : 0;  // back below `start`
       while (bits) {
@@ -45,7 +57,6 @@ class DieSet {
     return kNone;
   }
 
- private:
   std::vector<std::uint64_t> words_;
 };
 

@@ -24,6 +24,7 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       gc_(std::make_unique<GarbageCollector>(core_, *slc_, make_gc_policy(cfg.gc_policy))) {
   nand.set_sink(this);
   core_.map_updater = this;
+  starved_ = DieSet(core_.geo.dies());
   recovery_.set_listener(this);
 }
 
@@ -87,7 +88,7 @@ void Ftl::trim(Lpn first, std::uint32_t count) {
       changed = false;
     }
   }
-  flush_need_ = 0;  // a larger dynamic SLC budget may open the cache again
+  reopen_all_dies();  // a larger dynamic SLC budget may open the cache again
 }
 
 bool Ftl::quiescent() const {
@@ -133,7 +134,7 @@ void Ftl::end_fast(Rng& rng) {
 }
 
 void Ftl::resume_after_fast() {
-  flush_need_ = 0;
+  reopen_all_dies();
   // Dies left short of erased blocks (or with an SLC cache to fold) pick up
   // where the state-only writes left them.
   for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
@@ -358,7 +359,9 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   std::uint32_t need = UINT32_MAX;
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).
-  const std::uint32_t d = core_.flush_ready.find_from(next_die_, [&](std::uint32_t die) {
+  const std::uint32_t smallest =
+      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  const std::uint32_t d = core_.flush_ready.find_from(next_die_, starved_, [&](std::uint32_t die) {
     const HostTarget target = slc_->host_target(die);
     if (target == HostTarget::kWait) return false;
     const bool native = target == HostTarget::kNative;
@@ -366,8 +369,13 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
     // While GC collects on a die short of erased blocks, the host takes no
     // more space there than the collection has freed. (Tested before the
     // block check, which it does not depend on: under sustained random
-    // writes it turns away most of the dies visited.)
-    if (gc_->pacing(die) && !core_.pacing.covers(die, unit)) return false;
+    // writes it turns away most of the dies visited.) A die whose credit
+    // covers no unit, whichever its target, stays turned away until its
+    // GC or an operation of it moves on (starved_).
+    if (gc_->pacing(die) && !core_.pacing.covers(die, unit)) {
+      if (!core_.pacing.covers(die, smallest)) starved_.set(die, true);
+      return false;
+    }
     if (native && !core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program))
       return false;
     // A partial unit waits for more data unless this is an idle flush.
@@ -448,6 +456,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   }
   note_free(c.die);
   gc_->check(c.die);
+  starved_.set(c.die, false);
 }
 
 void Ftl::note_host_activity() {
@@ -512,7 +521,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     b.flags |= BlockInfo::kFailed | BlockInfo::kRetire;
     if (b.state == BlockState::kFree) return;  // retired when the pool next hands it out
     core_.blocks.close_early(die, block);
-    gc_->reclaim(die, block);
+    reclaim_on(die, block);
     return;
   }
   if (kind == kHostIdle) {
@@ -530,7 +539,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
       changed = true;
     }
     if (changed) {
-      flush_need_ = 0;
+      reopen_all_dies();
       for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
     }
     arm_host_idle_watch();
@@ -594,7 +603,7 @@ void Ftl::program_failed(const FlashTxn& t) {
   }
   core_.blocks.info(t.die, t.block).flags |= BlockInfo::kRetire;
   core_.blocks.close_early(t.die, t.block);
-  gc_->reclaim(t.die, t.block);
+  reclaim_on(t.die, t.block);
 }
 
 void Ftl::on_read_recovered(FlashTxn* t) { deliver(t); }
@@ -609,7 +618,12 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
   }
 }
 
-void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { gc_->reclaim(die, block); }
+void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }
+
+void Ftl::reclaim_on(std::uint32_t die, std::uint32_t block) {
+  starved_.set(die, false);  // a victim taken up may pay the host at once
+  gc_->reclaim(die, block);
+}
 
 void Ftl::fail_die_at(Tick at, std::uint32_t die) {
   if (die >= core_.geo.dies()) throw std::logic_error("fail_die_at: no such die");
@@ -625,6 +639,7 @@ void Ftl::fail_block_at(Tick at, std::uint32_t die, std::uint32_t block) {
 
 void Ftl::deliver(FlashTxn* t) {
   flush_need_ = 0;
+  starved_.set(t->die, false);
   switch (t->source) {
     case TxnSource::kHostRead: {
       verify_not_erased(*t);

@@ -275,7 +275,8 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   // Blocks the grown-bad-block table names are emptied and retired again.
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
     if ((img.blocks[db].flags & BlockInfo::kRetire) && img.blocks[db].programmed > 0)
-      gc_->reclaim(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+      reclaim_on(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+  reopen_all_dies();  // pacing and blocks were rebuilt
   try_flush(false);
   return rep;
 }

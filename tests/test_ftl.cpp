@@ -2285,3 +2285,51 @@ TEST_CASE("a segment evicted and loaded again at once is found, before and after
   for (const std::uint32_t seg : gone) CHECK_FALSE(mc.lookup(seg));
   CHECK(mc.resident_segments() == 64);
 }
+
+// ---------------------------------------------------------------------------
+// DieSet (ftl/die_set.h): the flush's round-robin search over ready dies,
+// optionally skipping a second set (the dies GC pacing has starved).
+#include "ftl/die_set.h"
+
+TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
+  ssdtwin::Rng rng(7);
+  for (const std::uint32_t dies : {1u, 8u, 64u, 65u, 130u}) {
+    for (int trial = 0; trial < 200; ++trial) {
+      ssdtwin::DieSet ready(dies), skip(dies);
+      std::vector<bool> in(dies), out(dies);
+      for (std::uint32_t d = 0; d < dies; ++d) {
+        in[d] = rng.below(3) != 0;
+        out[d] = rng.below(4) == 0;
+        ready.set(d, in[d]);
+        skip.set(d, out[d]);
+      }
+      const auto start = static_cast<std::uint32_t>(rng.below(dies));
+      const auto wanted = static_cast<std::uint32_t>(rng.below(dies));  // pick() accepts dies >= this
+      // The naive order: (start + i) % dies, members of ready not in skip.
+      std::vector<std::uint32_t> expect_seen;
+      std::uint32_t expect = ssdtwin::DieSet::kNone;
+      for (std::uint32_t i = 0; i < dies && expect == ssdtwin::DieSet::kNone; ++i) {
+        const std::uint32_t d = (start + i) % dies;
+        if (!in[d] || out[d]) continue;
+        expect_seen.push_back(d);
+        if (d >= wanted) expect = d;
+      }
+      std::vector<std::uint32_t> seen;
+      const std::uint32_t got = ready.find_from(start, skip, [&](std::uint32_t d) {
+        seen.push_back(d);
+        return d >= wanted;
+      });
+      INFO("dies " << dies << " start " << start << " wanted " << wanted);
+      CHECK(got == expect);
+      CHECK(seen == expect_seen);
+      // Without the skip set, every member is offered.
+      std::uint32_t offered = 0;
+      ready.find_from(start, [&](std::uint32_t d) {
+        CHECK(in[d]);
+        ++offered;
+        return false;
+      });
+      CHECK(offered == static_cast<std::uint32_t>(std::count(in.begin(), in.end(), true)));
+    }
+  }
+}
