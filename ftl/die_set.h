@@ -4,6 +4,7 @@
 // that test was a fifth of a sequential fill's time).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,7 @@ class DieSet {
     else words_[die >> 6] &= ~bit;
   }
   bool contains(std::uint32_t die) const { return (words_[die >> 6] >> (die & 63)) & 1; }
+  void clear() { std::fill(words_.begin(), words_.end(), 0); }
 
   // The members from `start` up, then from 0 up to `start` (the order of
   // `for i: (start + i) % dies`), until `pick(die)` returns true: that die,

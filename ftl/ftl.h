@@ -248,7 +248,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // Every die may take host data again (a drive-wide change).
   void reopen_all_dies() {
     flush_need_ = 0;
-    starved_ = DieSet(core_.geo.dies());
+    starved_.clear();
   }
   void reclaim_on(std::uint32_t die, std::uint32_t block);  // GC empties a block at risk
   Tick last_write_ = 0;

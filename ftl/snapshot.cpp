@@ -207,7 +207,7 @@ void Ftl::archive(StateArchive& ar) {
   recovery_.archive(ar);
   gc_->archive(ar);
   ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_);
-  if (ar.loading()) starved_ = DieSet(core_.geo.dies());  // rebuilt by the next scans
+  if (ar.loading()) starved_.clear();  // rebuilt by the next scans
   // The idle timers pending at the snapshot: when each fires, and in which
   // order they were armed (the engine fires equal times in that order).
   ar.pods(idle_timer_armed_, idle_watch_armed_, idle_flush_at_, idle_watch_at_, flush_armed_first_);

@@ -2330,6 +2330,11 @@ TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
         return false;
       });
       CHECK(offered == static_cast<std::uint32_t>(std::count(in.begin(), in.end(), true)));
+      // A cleared skip set skips nothing.
+      skip.clear();
+      offered = 0;
+      ready.find_from(start, skip, [&](std::uint32_t) { return ++offered, false; });
+      CHECK(offered == static_cast<std::uint32_t>(std::count(in.begin(), in.end(), true)));
     }
   }
 }
