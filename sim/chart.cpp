@@ -263,13 +263,4 @@ void ChartBatch::finish_through(std::size_t end) {
   }
 }
 
-bool draw_chart(const Chart& chart, const std::string& png_path) {
-  return draw_stacked_charts({chart}, png_path);
-}
-
-bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& png_path) {
-  ChartBatch batch(1);
-  return batch.wait(batch.draw_stacked(panels, png_path));
-}
-
 }  // namespace ssdtwin

@@ -31,23 +31,18 @@ struct Chart {
   bool log_y = false;
 };
 
-// Writes `png_path` (and `png_path` with .gp), each whole or not at all
-// (sim/output_file.h): the PNG is drawn into a temporary and renamed once
-// it is complete. Returns false, with a warning and no PNG, when gnuplot is
-// not installed or rejects the chart (e.g. no data points); throws
-// OutputError when a file cannot be written. Waits for gnuplot: a report
-// drawing several charts uses a ChartBatch instead.
-bool draw_chart(const Chart& chart, const std::string& png_path);
-// Several charts stacked top to bottom in one PNG (e.g. IOPS above latency
-// on a log scale, over the same time axis). Same contract as draw_chart.
-bool draw_stacked_charts(const std::vector<Chart>& panels, const std::string& png_path);
-
 // The charts of one report, drawn concurrently. Each gnuplot starts as soon
 // as its script is written and the report goes on writing its other files:
 // drawn one after another, the charts were a visible share of a short run's
-// wall time (tens of ms each). Each chart then gets draw_chart's checks,
-// warnings and result, in the order the charts were requested, so that the
-// log reads the same whatever order the processes end in.
+// wall time (tens of ms each).
+//
+// Each chart writes `png_path` (and `png_path` with .gp), each whole or not
+// at all (sim/output_file.h): the PNG is drawn into a temporary and renamed
+// once complete. A chart gnuplot rejects (e.g. no data points), or one drawn
+// where gnuplot is not installed, gets a warning and no PNG; a file that
+// cannot be written throws OutputError. Checks, warnings and results come in
+// the order the charts were requested, so that the log reads the same
+// whatever order the processes end in.
 //
 // gnuplot opens its CSVs and script only as it gets to them: a file a pending
 // chart reads must not be rewritten before wait_for_file(). The processes are
@@ -74,18 +69,20 @@ class ChartBatch {
   ChartBatch& operator=(const ChartBatch&) = delete;
 
   // Writes the script and starts gnuplot (after waiting for a free slot);
-  // throws OutputError, as draw_chart, when the script cannot be written.
+  // throws OutputError when the script cannot be written.
   Ticket draw(const Chart& chart, const std::string& png_path);
+  // Several charts stacked top to bottom in one PNG (e.g. IOPS above latency
+  // on a log scale, over the same time axis).
   Ticket draw_stacked(const std::vector<Chart>& panels, const std::string& png_path);
-  // Finishes chart `t` (and, first, those requested before it) and returns
-  // what draw_chart would have; throws as draw_chart.
+  // Finishes chart `t` (and, first, those requested before it): true when
+  // its PNG was drawn, false with a warning when gnuplot is missing or
+  // rejected it; throws OutputError when it cannot be written.
   bool wait(Ticket t);
   // Finishes every pending chart that reads, draws into or is drawn from
   // `path`: before a caller rewrites that file (e.g. a CSV written per phase).
   void wait_for_file(const std::string& path);
-  // Finishes every chart requested so far; throws OutputError, as
-  // draw_chart, for the first that cannot be written (the rest stay pending
-  // for the destructor).
+  // Finishes every chart requested so far; throws OutputError for the first
+  // that cannot be written (the rest stay pending for the destructor).
   void finish();
 
  private:

@@ -1058,7 +1058,7 @@ namespace {
 
 bool gnuplot_installed() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
-// Whole as draw_chart checks it: PNG's signature, and its IEND chunk last.
+// Whole as ChartBatch checks it: PNG's signature, and its IEND chunk last.
 bool whole_png_file(const std::filesystem::path& p) {
   const std::string d = read_all(p);
   return d.size() > 20 && d.compare(0, 8, "\x89PNG\r\n\x1a\n", 8) == 0 &&
