@@ -94,6 +94,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
       const std::uint32_t old = core_.map.lookup(first + i);
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
     }
+    if (pages == 0) return;  // (the range end below would wrap to the drive's last page)
     const MapCache& mc = core_.map_cache;
     mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
