@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "ftl/impl/map_evictions.h"
 #include "sim/config.h"
@@ -56,9 +57,22 @@ MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_roun
   return c;
 }
 
+namespace {
+// from_config admits only powers of two (divisors of the 4 KiB page).
+unsigned log2_exact(std::uint32_t v) {
+  if (v == 0 || (v & (v - 1)) != 0)
+    throw std::logic_error("map cache: " + std::to_string(v) + " is not a power of two");
+  unsigned s = 0;
+  while ((std::uint32_t{1} << s) != v) ++s;
+  return s;
+}
+}  // namespace
+
 MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
     : per_segment_(cfg.entries_per_segment()),
-      segs_per_tpage_(cfg.entries_per_tpage() / cfg.entries_per_segment()) {
+      segs_per_tpage_(cfg.entries_per_tpage() / cfg.entries_per_segment()),
+      segment_shift_(log2_exact(per_segment_)),
+      tpage_shift_(log2_exact(segs_per_tpage_)) {
   const std::uint64_t segments = (logical_pages + per_segment_ - 1) / per_segment_;
   const std::uint64_t table_bytes = logical_pages * cfg.entry_bytes;
   whole_ = cfg.size_bytes == 0 || cfg.size_bytes >= table_bytes;
@@ -146,6 +160,7 @@ void MapCache::erase_pending_entries() {
     seg = kNone;
   }
   pending_count_ = 0;
+  pending_bits_ = 0;
 }
 
 void MapCache::clean_tpage(std::uint32_t tpage) {
@@ -165,6 +180,7 @@ void MapCache::rebuild() {
   slot_of_.clear();
   std::fill(std::begin(pending_), std::end(pending_), kNone);
   pending_count_ = 0;
+  pending_bits_ = 0;
   direct_.clear();
   last_seg_ = kNone;
   tpages_.clear();
