@@ -36,9 +36,8 @@ std::uint32_t GarbageCollector::wear_victim(std::uint32_t die) {
   // erase count; moving it lets that block take its share of the writes.
   // Looked at every `wl_interval` erases of the die, so that collecting
   // full cold blocks never crowds out the collection that frees space.
+  if (!wear_due(die)) return kNoBlock;
   const std::uint32_t threshold = core_.cfg.wl_threshold;
-  if (threshold == 0 || wl_erases_[die] < core_.cfg.wl_interval || max_erase_[die] < threshold)
-    return kNoBlock;
   wl_erases_[die] = 0;
   std::uint32_t coldest = kNoBlock, cold_erases = 0;
   for (std::uint32_t b = 0; b < core_.blocks.blocks_per_die(); ++b) {
@@ -106,6 +105,17 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
                     : core_.cfg.gc_trigger_free_blocks;
   const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
   target = target > about_free ? target - about_free : 0;
+  // Nothing to collect, the answer to nearly every call (each completion on
+  // the die asks): no reclaim queued, no wear-levelling look due, erased
+  // blocks enough, no SLC cache to reclaim or fold. The same answer as the
+  // full search below, without its calls.
+  if (g.reclaim.empty() && !slc_.enabled() && !wear_due(die) && !core_.pacing.short_of(die, target))
+    return false;
+  return start_search(die, target);
+}
+
+bool GarbageCollector::start_search(std::uint32_t die, std::uint32_t target) {
+  DieGc& g = dies_[die];
   // Data at risk first: a block read reclaim asked for. An SLC-mode one
   // is folded, as the cache would fold it.
   std::uint32_t v = reclaim_victim(die);

@@ -44,6 +44,12 @@ class GarbageCollector {
   std::uint32_t choose_victim(std::uint32_t die, std::uint32_t target);
   // A static wear-levelling victim of `die` if one is due, else kNoBlock.
   std::uint32_t wear_victim(std::uint32_t die);
+  // A wear-levelling look is due on `die` (every `wl_interval` erases, once
+  // its most worn block has reached the threshold).
+  bool wear_due(std::uint32_t die) const {
+    const std::uint32_t threshold = core_.cfg.wl_threshold;
+    return threshold != 0 && wl_erases_[die] >= core_.cfg.wl_interval && max_erase_[die] >= threshold;
+  }
   // The relocation stream for pages of `victim`.
   Stream relocation_stream(std::uint32_t die, std::uint32_t victim) const {
     return core_.cfg.gc_separate_cold && is_relocation(core_.blocks.info(die, victim).stream)
@@ -85,6 +91,9 @@ class GarbageCollector {
   std::uint32_t reclaim_victim(std::uint32_t die);
   // Picks the next victim of `die` if collection or folding should go on.
   bool start_victim(std::uint32_t die);
+  // Its search, apart so that the test it nearly always stops at (nothing
+  // to collect) stays a small function, inlined where it is called.
+  [[gnu::noinline]] bool start_search(std::uint32_t die, std::uint32_t target);
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die);
   bool program_unit(std::uint32_t die, bool pad);
