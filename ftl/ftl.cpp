@@ -355,7 +355,6 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
 }
 
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {
-  if (!pad && buffer_.valid_entries() < flush_need_) return false;
   std::uint32_t need = UINT32_MAX;
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).
@@ -408,9 +407,11 @@ void Ftl::try_flush(bool pad) {
   // cannot fill even the smallest unit.
   const std::uint32_t smallest =
       slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  // Nor while the last search found no die it could fill with less than
+  // `flush_need_` (tested here, not in pick_flush: most calls stop at it).
   FlushChoice c{};
-  while (buffer_.valid_entries() > 0 && (pad || buffer_.valid_entries() >= smallest) &&
-         pick_flush(pad, c))
+  while (buffer_.valid_entries() > 0 &&
+         (pad || buffer_.valid_entries() >= std::max(smallest, flush_need_)) && pick_flush(pad, c))
     flush_unit(c);
 }
 
