@@ -375,8 +375,14 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
       if (!core_.pacing.covers(die, smallest)) starved_.set(die, true);
       return false;
     }
-    if (native && !core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program))
+    // A die out of erased blocks for the host stays so until an operation
+    // of it completes or its GC is called: skipped till then (starved_),
+    // unless an SLC cache may turn it to another target meanwhile (its
+    // room depends on the whole drive's state).
+    if (native && !core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program)) {
+      if (!slc_->enabled()) starved_.set(die, true);
       return false;
+    }
     // A partial unit waits for more data unless this is an idle flush.
     if (buffer_.valid_entries() < unit && !pad) {
       need = std::min(need, unit);

@@ -240,10 +240,11 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
   std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit
-  // Dies whose GC pacing credit covers no host unit of any size while
-  // pacing holds them: pick_flush skips them until something on the die
-  // changes (an operation of it completes, its GC is called, or a drive-wide
-  // change), which under sustained random writes saves most of its visits.
+  // Dies starved of GC pacing credit (none covers a host unit of any size
+  // while pacing holds them) or, with no SLC cache, of erased blocks for the
+  // host: pick_flush skips them until something on the die changes (an
+  // operation of it completes, its GC is called, or a drive-wide change),
+  // which under sustained random writes saves most of its visits.
   // Derived state, rebuilt by the scans: not in snapshots.
   DieSet starved_;
   // Every die may take host data again (a drive-wide change).
