@@ -91,8 +91,9 @@ class GarbageCollector {
   std::uint32_t reclaim_victim(std::uint32_t die);
   // Picks the next victim of `die` if collection or folding should go on.
   bool start_victim(std::uint32_t die);
-  // Its search, apart so that the test it nearly always stops at (nothing
-  // to collect) stays a small function, inlined where it is called.
+  // Its search, apart so that a call stopping at the test it nearly always
+  // stops at (nothing to collect) does not pay for the search's registers
+  // and stack frame.
   [[gnu::noinline]] bool start_search(std::uint32_t die, std::uint32_t target);
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die);
