@@ -354,12 +354,15 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   return plan;
 }
 
+std::uint32_t Ftl::smallest_unit() const {
+  return slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+}
+
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   std::uint32_t need = UINT32_MAX;
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).
-  const std::uint32_t smallest =
-      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  const std::uint32_t smallest = smallest_unit();
   const std::uint32_t d = core_.flush_ready.find_from(next_die_, starved_, [&](std::uint32_t die) {
     const HostTarget target = slc_->host_target(die);
     if (target == HostTarget::kWait) return false;
@@ -411,8 +414,7 @@ void Ftl::try_flush(bool pad) {
   }
   // Called on every page written: skip the per-die search while the buffer
   // cannot fill even the smallest unit.
-  const std::uint32_t smallest =
-      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  const std::uint32_t smallest = smallest_unit();
   // Nor while the last search found no die it could fill with less than
   // `flush_need_` (tested here, not in pick_flush: most calls stop at it).
   FlushChoice c{};

@@ -191,6 +191,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
+  // The fewest slots a host program takes: an SLC unit or a native one.
+  std::uint32_t smallest_unit() const;
   bool pick_flush(bool pad, FlushChoice& out);
   void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
