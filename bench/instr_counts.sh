@@ -11,6 +11,7 @@
 #   bench/instr_counts.sh [ROW ...]               default: every row
 #   SSDTWIN=path/to/ssdtwin (default build/ssdtwin, built if missing)
 #   VS=path/to/other/ssdtwin  also count it, and print the ratio new/old
+#   TPCC_TRACE=path/to/MQSim/traces/tpcc-small.trace  (as for bench/mqsim_rows.sh)
 # Rows: b4_8g gc4k_1m b1_250k tpcc
 # Needs valgrind (Debian package valgrind; not installed by tools/setup.sh).
 set -euo pipefail
@@ -21,20 +22,10 @@ command -v valgrind >/dev/null || { echo "instr_counts: needs valgrind (apt-get 
 out=bench/out/instr
 mkdir -p "$out"
 
-# The tpcc row's trace, as bench/mqsim_rows.sh makes it (the shipped sample
-# repeated 24 times), unless that script has written it already.
-if [ ! -f bench/out/mqsim/tpcc.trace ]; then
-  mkdir -p bench/out/mqsim
-  for c in $(seq 0 23); do
-    awk -v o=$((c * 52000000)) '{ printf "%d %s %s %s %s\n", $1 + o, $2, $3, $4, $5 }' \
-      traces/mqsim_sample.trace
-  done > bench/out/mqsim/tpcc.trace
-fi
+# shellcheck source=bench/mqsim_common.sh
+. bench/mqsim_common.sh
+mqsim_tpcc_trace  # TPCC_TRACE=MQSim's own, as for bench/mqsim_rows.sh
 
-D=bench/mqsim_512gib.yaml
-W=bench/workloads
-G16="--set drive.nand.blocks_per_plane=64 --set drive.user_capacity=15837691904B"
-G16+=" --set drive.ftl.gc.trigger_free_blocks=3 --set drive.ftl.gc.reserved_blocks=2"
 # name | label | arguments of `ssdtwin run`
 rows=(
   "b4_8g|B4, the first 8 GiB of the sequential fill|--drive $D --workload $W/mqsim_b4_seqfill.yaml --set workload.phases.0.io_size=8GiB"
