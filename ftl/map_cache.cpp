@@ -111,17 +111,22 @@ void MapCache::set_dirty(std::uint32_t seg) {
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
-  if (const std::uint32_t* slot = slot_of(seg)) {
-    if (dirty) set_mark(slots_[*slot], true);
-    return ev;
+  if (seg != missed_seg_) {  // else slot_of(seg) has just missed
+    if (const std::uint32_t* slot = slot_of(seg)) {
+      if (dirty) set_mark(slots_[*slot], true);
+      return ev;
+    }
   }
   std::uint32_t slot;
   if (free_slots_.empty()) {
-    // The victim's slot takes the new segment.
+    // The victim's slot takes the new segment. The new segment is indexed
+    // first: the hash then places it where the miss's probe ended (the
+    // table has room for both, with a batch of erasures pending).
     slot = policy_->victim();
     Slot& v = slots_[slot];
     ev.seg = v.seg;
     ev.dirty = is_dirty(v);
+    index_insert(seg, slot);
     policy_->removed(slot);
     --tpages_[tpage_of_segment(v.seg)].count;
     index_erase(ev.seg);
@@ -131,8 +136,8 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   } else {
     slot = free_slots_.back();
     free_slots_.pop_back();
+    index_insert(seg, slot);
   }
-  index_insert(seg, slot);
   Slot& s = slots_[slot];
   s.seg = seg;
   ++tpages_[tpage_of_segment(seg)].count;
@@ -155,7 +160,11 @@ void MapCache::prefetch_victims() const {
 }
 
 void MapCache::erase_pending_entries() {
-  for (std::uint32_t& seg : pending_) {
+  // Newest first: an LRU cache evicts a sequential run in key order, and
+  // a backward-shift erase walks to the end of its probe run, so erasing
+  // a group's last key first leaves a hole where each earlier one stops.
+  for (std::uint32_t i = kEraseBatch; i-- > 0;) {
+    std::uint32_t& seg = pending_[i];
     if (seg != kNone) slot_of_.erase(seg);
     seg = kNone;
   }
@@ -183,6 +192,7 @@ void MapCache::rebuild() {
   pending_bits_ = 0;
   direct_.clear();
   last_seg_ = kNone;
+  missed_seg_ = kNone;
   tpages_.clear();
   for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
     if (slots_[slot].seg == kNone) continue;

@@ -68,11 +68,17 @@ class FlatMap {
       prefetch(static_cast<std::uint32_t>(k));
   }
 
+  // A miss remembers where its probe ended: an insert of that key next
+  // (a cache fills what it just missed) starts there instead of probing
+  // the run again. Any erase or insert forgets it.
   V* find(std::uint32_t key) {
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       Bucket& b = buckets_[i];
       if (b.key == key) return &b.value;
-      if (b.key == kEmpty) return nullptr;
+      if (b.key == kEmpty) {
+        miss_key_ = key, miss_at_ = i;
+        return nullptr;
+      }
     }
   }
   const V* find(std::uint32_t key) const { return const_cast<FlatMap*>(this)->find(key); }
@@ -81,8 +87,12 @@ class FlatMap {
   V& insert(std::uint32_t key, const V& value) {
     if (key == kEmpty) throw std::logic_error("FlatMap: the empty-bucket key cannot be stored");
     if (over_full(size_ + 1, buckets_.size())) grow();
-    std::size_t i = home(key);
-    while (buckets_[i].key != kEmpty) i = (i + 1) & mask_;
+    std::size_t i = miss_at_;
+    if (key != miss_key_) {
+      i = home(key);
+      while (buckets_[i].key != kEmpty) i = (i + 1) & mask_;
+    }
+    miss_key_ = kEmpty;
     buckets_[i] = Bucket{key, value};
     ++size_;
     return buckets_[i].value;
@@ -90,6 +100,7 @@ class FlatMap {
 
   // Removes `key`; false when it was absent.
   bool erase(std::uint32_t key) {
+    miss_key_ = kEmpty;  // the hole may end the remembered probe sooner
     std::size_t hole = home(key);
     while (buckets_[hole].key != key) {
       if (buckets_[hole].key == kEmpty) return false;
@@ -113,6 +124,7 @@ class FlatMap {
   void clear() {
     for (Bucket& b : buckets_) b.key = kEmpty;
     size_ = 0;
+    miss_key_ = kEmpty;
   }
 
   // Every entry, in bucket order: f(key, value).
@@ -148,6 +160,7 @@ class FlatMap {
     shift_ = 64 + kGroupBits;  // 64 minus log2 of the number of blocks
     for (std::size_t m = n; m > 1; m >>= 1) --shift_;
     size_ = 0;
+    miss_key_ = kEmpty;
   }
   void grow() {
     Buckets old;
@@ -162,6 +175,10 @@ class FlatMap {
   std::size_t mask_ = 0;
   unsigned shift_ = 63;
   std::size_t size_ = 0;
+  // The last find that missed, and the empty bucket its probe ended on
+  // (a const find remembers it too).
+  mutable std::uint32_t miss_key_ = kEmpty;
+  mutable std::size_t miss_at_ = 0;
 };
 
 }  // namespace ssdtwin

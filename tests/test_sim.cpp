@@ -1350,6 +1350,41 @@ TEST_CASE("FlatMap backward shift moves only entries the hole would strand") {
   CHECK(m.size() == 2);
 }
 
+TEST_CASE("FlatMap inserts a missed key where the miss ended, unless the table changed since") {
+  ssdtwin::FlatMap<std::uint32_t> m(4);  // 16 buckets
+  const auto a = keys_homed_at(m, 2, 4);  // a[0..2] -> buckets 2, 3, 4; a[3] probes on
+  const auto c = keys_homed_at(m, 5, 1);
+  auto order = [&] {
+    std::vector<std::uint32_t> o;
+    m.for_each([&](std::uint32_t key, std::uint32_t) { o.push_back(key); });
+    return o;
+  };
+  for (std::uint32_t i = 0; i < 3; ++i) m.insert(a[i], i);
+  // The miss ends on bucket 5; the insert that follows goes there.
+  CHECK(m.find(a[3]) == nullptr);
+  m.insert(a[3], 3);
+  CHECK(order() == std::vector<std::uint32_t>{a[0], a[1], a[2], a[3]});
+  CHECK(m.erase(a[3]));
+  // An erase since the miss opens a hole earlier in the run (bucket 4):
+  // the insert must land there, or finds would stop at the hole.
+  CHECK(m.find(a[3]) == nullptr);
+  CHECK(m.erase(a[0]));
+  m.insert(a[3], 3);
+  CHECK(order() == std::vector<std::uint32_t>{a[1], a[2], a[3]});
+  CHECK(*m.find(a[3]) == 3);
+  // Another key inserted since the miss takes the bucket it ended on.
+  CHECK(m.erase(a[3]));
+  CHECK(m.find(a[3]) == nullptr);  // ends on bucket 4
+  const auto b = keys_homed_at(m, 4, 1);
+  m.insert(b[0], 7);
+  m.insert(a[3], 3);
+  CHECK(*m.find(b[0]) == 7);
+  CHECK(*m.find(a[3]) == 3);
+  m.insert(c[0], 9);
+  CHECK(*m.find(c[0]) == 9);
+  CHECK(m.size() == 5);
+}
+
 TEST_CASE("FlatMap agrees with std::map over random inserts and erases in a crowded table") {
   ssdtwin::Rng rng(42);
   ssdtwin::FlatMap<std::uint32_t> m(32);  // 64 buckets, kept at most half full
@@ -1360,6 +1395,7 @@ TEST_CASE("FlatMap agrees with std::map over random inserts and erases in a crow
     const auto it = ref.find(key);
     if (it == ref.end()) {
       if (ref.size() < 32) {
+        if (step % 3 != 0) REQUIRE(m.find(key) == nullptr);  // a miss, then its insert
         m.insert(key, static_cast<std::uint32_t>(step));
         ref.emplace(key, static_cast<std::uint32_t>(step));
       }
