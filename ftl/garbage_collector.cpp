@@ -89,28 +89,42 @@ void GarbageCollector::erased(std::uint32_t die, std::uint32_t block) {
 
 void GarbageCollector::check(std::uint32_t die) {
   if (core_.die_offline[die]) return;  // nothing on a failed die can be read or written
-  if (dies_[die].victim == kNoBlock) start_victim(die);
+  DieGc& g = dies_[die];
+  if (g.victim == kNoBlock) {
+    // Nothing under way (no victim, no moves, nothing to erase) and nothing
+    // to start: advance would only ask start_victim again, with the same
+    // answer.
+    if (g.head == g.moves.size() && g.read_out.empty() &&
+        nothing_to_collect(die, free_target(g))) {
+      g.moves.clear();
+      g.head = 0;
+      return;
+    }
+    start_victim(die);
+  }
   advance(die);
+}
+
+std::uint32_t GarbageCollector::free_target(const DieGc& g) const {
+  // GC first: running out of erased blocks stalls host writes.
+  // In host idle time, background GC works towards a higher free target.
+  const std::uint32_t target =
+      core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
+                    : core_.cfg.gc_trigger_free_blocks;
+  const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
+  return target > about_free ? target - about_free : 0;
+}
+
+bool GarbageCollector::nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
+  return dies_[die].reclaim.empty() && !slc_.enabled() && !wear_due(die) &&
+         !core_.pacing.short_of(die, target);
 }
 
 bool GarbageCollector::start_victim(std::uint32_t die) {
   DieGc& g = dies_[die];
   if (g.read_out.size() >= core_.cfg.gc_erase_backlog) return false;
-  // GC first: running out of erased blocks stalls host writes.
-  // In host idle time, background GC works towards a higher free target.
-  // Blocks read out and waiting for their erase count as free already, or
-  // GC would run ahead and collect fuller blocks than it needs to.
-  std::uint32_t target =
-      core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
-                    : core_.cfg.gc_trigger_free_blocks;
-  const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
-  target = target > about_free ? target - about_free : 0;
-  // Nothing to collect, the answer to nearly every call (each completion on
-  // the die asks): no reclaim queued, no wear-levelling look due, erased
-  // blocks enough, no SLC cache to reclaim or fold. The same answer as the
-  // full search below, without its calls.
-  if (g.reclaim.empty() && !slc_.enabled() && !wear_due(die) && !core_.pacing.short_of(die, target))
-    return false;
+  const std::uint32_t target = free_target(g);
+  if (nothing_to_collect(die, target)) return false;
   return start_search(die, target);
 }
 

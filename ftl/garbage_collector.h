@@ -91,6 +91,15 @@ class GarbageCollector {
   std::uint32_t reclaim_victim(std::uint32_t die);
   // Picks the next victim of `die` if collection or folding should go on.
   bool start_victim(std::uint32_t die);
+  // The erased blocks start_victim aims `die` at, less those read out and
+  // waiting for their erase (they count as free already, or GC would run
+  // ahead and collect fuller blocks than it needs to).
+  std::uint32_t free_target(const DieGc& g) const;
+  // Nothing to collect on `die`, the answer to nearly every call (each
+  // completion on the die asks): no reclaim queued, no wear-levelling look
+  // due, erased blocks enough, no SLC cache to reclaim or fold. The same
+  // answer as start_search, without its calls or side effects.
+  bool nothing_to_collect(std::uint32_t die, std::uint32_t target) const;
   // Its search, apart so that a call stopping at the test it nearly always
   // stops at (nothing to collect) does not pay for the search's registers
   // and stack frame.
