@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 namespace ssdtwin {
 
@@ -251,7 +252,7 @@ std::unique_ptr<TraceInput::Decoder> make_decoder(const std::string& path, Compr
 }  // namespace
 
 TraceInput::TraceInput(const std::string& path)
-    : path_(path), decoder_(make_decoder(path, compression_)), buf_(kMaxLine) {}
+    : path_(path), decoder_(make_decoder(path, compression_)), buf_(new char[kMaxLine]) {}
 
 TraceInput::~TraceInput() = default;
 
@@ -259,21 +260,21 @@ double TraceInput::progress() const { return decoder_->progress(); }
 
 void TraceInput::fill() {
   if (begin_ > 0) {
-    std::memmove(buf_.data(), buf_.data() + begin_, end_ - begin_);
+    std::memmove(buf_.get(), buf_.get() + begin_, end_ - begin_);
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buf_.size())
+  if (end_ == kMaxLine)
     throw TraceError(path_ + ":" + std::to_string(line_ + 1) + ": line longer than " +
                      std::to_string(kMaxLine >> 10) + " KiB (not a text trace?)");
-  const std::size_t n = decoder_->read(buf_.data() + end_, buf_.size() - end_);
+  const std::size_t n = decoder_->read(buf_.get() + end_, kMaxLine - end_);
   if (n == 0) eof_ = true;
   end_ += n;
 }
 
 bool TraceInput::next_line(std::string_view& line) {
   for (;;) {
-    const char* b = buf_.data() + begin_;
+    const char* b = buf_.get() + begin_;
     const std::size_t avail = end_ - begin_;
     const auto* nl = static_cast<const char*>(std::memchr(b, '\n', avail));
     std::size_t len;

@@ -14,7 +14,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "sim/config.h"
 
@@ -62,7 +61,10 @@ class TraceInput {
   std::string path_;
   Compression compression_ = Compression::kNone;
   std::unique_ptr<Decoder> decoder_;
-  std::vector<char> buf_;  // decoded text; lines are views into it
+  // Decoded text; lines are views into it. Left uninitialised: a trace
+  // shorter than the buffer touches only its own bytes (a vector zeroed the
+  // whole MiB for every trace phase).
+  std::unique_ptr<char[]> buf_;
   std::size_t begin_ = 0, end_ = 0;
   bool eof_ = false;
   std::uint64_t line_ = 0;
