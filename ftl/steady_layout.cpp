@@ -1,7 +1,9 @@
 #include "ftl/steady_layout.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace ssdtwin {
 namespace {
@@ -63,23 +65,60 @@ std::string steady_blocker(const FtlCore& core) {
   return {};
 }
 
+namespace {
+
+// Places (logical page, slot) pairs in batches, each sorted by region of
+// the forward table before it is stored. Dealt in slot order, the pages
+// are random over a table far larger than the TLB reach, and on a
+// virtual machine each store, prefetched or not, waited for a nested page
+// walk: three quarters of the layout's time. In region order the walks
+// share their page-table lines. Each page and slot is placed once, so the
+// order of the stores does not change the result.
+class PlaceBatch {
+ public:
+  PlaceBatch(MappingTable& map, std::uint64_t logical_pages) : map_(map) {
+    unsigned bits = 0;
+    while (bits < 63 && (std::uint64_t{1} << bits) < logical_pages) ++bits;
+    shift_ = bits > kRegionBits ? bits - kRegionBits : 0;
+    pairs_.reserve(kBatch);
+    sorted_.resize(kBatch);
+    counts_.resize((std::size_t{1} << kRegionBits) + 1);
+  }
+  void add(Lpn lpn, Ppa ppa) {
+    pairs_.push_back(Pair{lpn, ppa});
+    if (pairs_.size() == kBatch) flush();
+  }
+  // A counting sort on the region, then the stores in that order.
+  void flush() {
+    std::fill(counts_.begin(), counts_.end(), 0);
+    for (const Pair& p : pairs_) ++counts_[(p.lpn >> shift_) + 1];
+    for (std::size_t r = 1; r < counts_.size(); ++r) counts_[r] += counts_[r - 1];
+    for (const Pair& p : pairs_) sorted_[counts_[p.lpn >> shift_]++] = p;
+    for (std::size_t i = 0; i < pairs_.size(); ++i) map_.place(sorted_[i].lpn, sorted_[i].ppa);
+    pairs_.clear();
+  }
+
+ private:
+  struct Pair {
+    Lpn lpn;
+    Ppa ppa;
+  };
+  // 2^15 regions (16 KiB of table each on a 512 GiB drive); 128 Ki pairs a
+  // batch, 2 MiB with the sorted copy.
+  static constexpr unsigned kRegionBits = 15;
+  static constexpr std::size_t kBatch = std::size_t{1} << 17;
+  MappingTable& map_;
+  unsigned shift_;
+  std::vector<Pair> pairs_, sorted_;
+  std::vector<std::uint32_t> counts_;
+};
+
+}  // namespace
+
 void lay_out_owners(FtlCore& core, Rng& rng) {
   const std::uint64_t n = core.map.logical_pages();
   const Permutation deal(n, rng);
-  // The pages are dealt kAhead ahead of their slot, their forward entries
-  // prefetched: each is a store to a random place in a table larger than
-  // the caches, which otherwise waits on its line.
-  constexpr std::uint64_t kAhead = 16;
-  std::uint64_t ahead[kAhead];
-  for (std::uint64_t k = 0; k < kAhead && k < n; ++k) ahead[k] = deal(k);
-  auto next_lpn = [&](std::uint64_t k) {
-    const std::uint64_t lpn = ahead[k % kAhead];
-    if (k + kAhead < n) {
-      ahead[k % kAhead] = deal(k + kAhead);
-      core.map.prefetch_entry(static_cast<Lpn>(ahead[k % kAhead]));
-    }
-    return static_cast<Owner>(lpn);
-  };
+  PlaceBatch batch(core.map, n);
   const std::uint32_t spp = core.layout.slots_per_page();
   const std::uint32_t per_unit = core.pages_per_program;
   std::uint64_t dealt = 0;
@@ -108,12 +147,13 @@ void lay_out_owners(FtlCore& core, Rng& rng) {
         const Ppa first = core.layout.first_slot(db, page);
         for (std::uint32_t k = 0; k < spp && left > 0; ++k, ++seen) {
           if (rng.below(candidates - seen) >= left) continue;
-          core.map.place(next_lpn(dealt++), first + k);
+          batch.add(static_cast<Lpn>(deal(dealt++)), first + k);
           --left;
         }
       }
     }
   }
+  batch.flush();
   if (dealt != n) throw std::logic_error("steady layout: valid pages do not match the mapped pages");
 }
 
