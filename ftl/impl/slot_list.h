@@ -28,6 +28,17 @@ class SlotList {
     if (l.next != kNil) links_[l.next].prev = l.prev; else tail_ = l.prev;
     links_[s] = Links{kNil, kNil};
   }
+  // remove(s) then push_front(s), for a resident slot, in fewer steps:
+  // a slot at the front stays, and one behind it has a predecessor.
+  void move_to_front(std::uint32_t s) {
+    if (s == head_) return;
+    const Links l = links_[s];
+    links_[l.prev].next = l.next;
+    if (l.next != kNil) links_[l.next].prev = l.prev; else tail_ = l.prev;
+    links_[s] = Links{kNil, head_};
+    links_[head_].prev = s;
+    head_ = s;
+  }
   std::uint32_t back() const { return tail_; }
   std::uint32_t before(std::uint32_t s) const { return links_[s].prev; }
   void prefetch(std::uint32_t s) const { prefetch_line(&links_[s]); }
