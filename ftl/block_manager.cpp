@@ -211,19 +211,26 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
 }
 
 BlockManager::Wear BlockManager::wear() const {
-  // Blocks in service only: spares and bad blocks are never cycled.
-  Wear w;
-  double sum = 0;
-  std::uint64_t n = 0;
+  // Blocks in service only: spares and bad blocks are never cycled. Summed
+  // in integers (exact, as the double sum was below 2^53), so that the
+  // loop is not one chain of dependent floating-point adds: every phase's
+  // report reads it, over every block of the drive.
+  std::uint32_t lo = UINT32_MAX, hi = 0;
+  std::uint64_t sum = 0, slc = 0, n = 0;
   for (const auto& b : blocks_) {
     if (b.state == BlockState::kSpare || b.state == BlockState::kBad) continue;
-    w.min = n == 0 ? b.erase_count : std::min(w.min, b.erase_count);
-    w.max = std::max(w.max, b.erase_count);
+    lo = std::min(lo, b.erase_count);
+    hi = std::max(hi, b.erase_count);
     sum += b.erase_count;
-    w.slc_erases += b.slc_erases;
+    slc += b.slc_erases;
     ++n;
   }
-  w.mean = n ? sum / static_cast<double>(n) : 0;
+  Wear w;
+  if (n == 0) return w;
+  w.min = lo;
+  w.max = hi;
+  w.slc_erases = slc;
+  w.mean = static_cast<double>(sum) / static_cast<double>(n);
   return w;
 }
 
@@ -231,8 +238,7 @@ BlockManager::ValidShares BlockManager::valid_shares() const {
   // A count of blocks per valid-page count, read off for the quantiles.
   const std::uint64_t capacity = std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
   std::vector<std::uint64_t> blocks_with(capacity + 1, 0);
-  std::uint64_t n = 0;
-  double sum = 0;
+  std::uint64_t n = 0, sum = 0;  // an integer sum, as in wear()
   for (const auto& b : blocks_) {
     if (b.state != BlockState::kFull || b.mode != geo_.native_mode) continue;
     ++blocks_with[std::min<std::uint64_t>(b.valid, capacity)];
@@ -242,7 +248,7 @@ BlockManager::ValidShares BlockManager::valid_shares() const {
   ValidShares v;
   if (n == 0) return v;
   const auto cap = static_cast<double>(capacity);
-  v.mean = sum / static_cast<double>(n) / cap;
+  v.mean = static_cast<double>(sum) / static_cast<double>(n) / cap;
   double* const at[] = {&v.p10, &v.p25, &v.p50, &v.p75, &v.p90};
   const double q[] = {0.10, 0.25, 0.50, 0.75, 0.90};
   std::uint64_t seen = 0, valid = 0;
