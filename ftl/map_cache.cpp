@@ -111,11 +111,9 @@ void MapCache::set_dirty(std::uint32_t seg) {
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
-  if (seg != missed_seg_) {  // else slot_of(seg) has just missed
-    if (const std::uint32_t* slot = slot_of(seg)) {
-      if (dirty) set_mark(slots_[*slot], true);
-      return ev;
-    }
+  if (const std::uint32_t* slot = slot_of(seg)) {  // a write's lookup has just missed it
+    if (dirty) set_mark(slots_[*slot], true);
+    return ev;
   }
   std::uint32_t slot;
   if (free_slots_.empty()) {
@@ -192,7 +190,6 @@ void MapCache::rebuild() {
   pending_bits_ = 0;
   direct_.clear();
   last_seg_ = kNone;
-  missed_seg_ = kNone;
   tpages_.clear();
   for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
     if (slots_[slot].seg == kNone) continue;

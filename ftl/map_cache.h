@@ -155,8 +155,6 @@ class MapCache {
   // With few segments (page-sized ones: 4 B per 4 MiB of user space) a
   // direct index (slot plus one, 0: not resident) is smaller than the
   // cache's own state and an array read is cheaper than a probe.
-  // A miss is remembered too: a write's lookup misses and its insert
-  // follows, with nothing made resident between.
   const std::uint32_t* slot_of(std::uint32_t seg) {
     if (seg == last_seg_) return &last_slot_;
     if (direct_.size()) {
@@ -166,15 +164,11 @@ class MapCache {
       return &last_slot_;
     }
     const std::uint32_t* slot = slot_of_.find(seg);
-    if (!slot || erase_pending(seg)) {
-      missed_seg_ = seg;
-      return nullptr;
-    }
+    if (!slot || erase_pending(seg)) return nullptr;
     last_seg_ = seg, last_slot_ = *slot;
     return slot;
   }
   void index_insert(std::uint32_t seg, std::uint32_t slot) {
-    missed_seg_ = kNone;
     if (direct_.size()) {
       direct_[seg] = slot + 1;
     } else if (erase_pending(seg)) {  // back before its entry went: reuse it
@@ -231,7 +225,6 @@ class MapCache {
   std::uint64_t pending_bits_ = 0;      // pending_bit() of each pending segment
   ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
-  std::uint32_t missed_seg_ = kNone;                    // and its last miss (hash only)
   std::vector<Slot, CacheAllocator<Slot>> slots_;
   std::vector<std::uint32_t> free_slots_;
   // Per translation page (4 MiB of user space): untouched zero pages except

@@ -68,10 +68,12 @@ class FlatMap {
       prefetch(static_cast<std::uint32_t>(k));
   }
 
-  // A miss remembers where its probe ended: an insert of that key next
-  // (a cache fills what it just missed) starts there instead of probing
-  // the run again. Any erase or insert forgets it.
+  // A miss remembers where its probe ended: another find of that key
+  // answers at once, and an insert of it (a cache fills what it just
+  // missed) starts there instead of probing the run again. Any erase or
+  // insert forgets it.
   V* find(std::uint32_t key) {
+    if (key == miss_key_) return nullptr;
     for (std::size_t i = home(key);; i = (i + 1) & mask_) {
       Bucket& b = buckets_[i];
       if (b.key == key) return &b.value;
