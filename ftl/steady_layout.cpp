@@ -8,6 +8,13 @@
 namespace ssdtwin {
 namespace {
 
+// The fewest bits covering [0, n), at most 63.
+unsigned bits_covering(std::uint64_t n) {
+  unsigned bits = 0;
+  while (bits < 63 && (std::uint64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
 // A pseudo-random permutation of [0, n) in O(1) memory (a table of n
 // logical pages would add 4 bytes per page to the peak): a 4-round Feistel
 // network over the fewest bits covering n, its halves a and b bits wide
@@ -17,8 +24,7 @@ namespace {
 class Permutation {
  public:
   Permutation(std::uint64_t n, Rng& rng) : n_(n) {
-    unsigned bits = 2;
-    while (bits < 63 && (std::uint64_t{1} << bits) < n) ++bits;
+    const unsigned bits = std::max(2u, bits_covering(n));
     hi_ = bits / 2;
     lo_ = bits - hi_;
     for (auto& k : keys_) k = rng.next();
@@ -49,24 +55,6 @@ class Permutation {
   std::uint64_t keys_[4];
 };
 
-}  // namespace
-
-std::string steady_blocker(const FtlCore& core) {
-  if (core.verifier.enabled())
-    return "write verification follows each page's contents, which counted writes do not keep";
-  if (core.mapped_pages != core.map.logical_pages())
-    return "every logical page must hold data first (" + std::to_string(core.mapped_pages) + " of " +
-           std::to_string(core.map.logical_pages()) + " do): a sequential fill before it";
-  if (core.slc_valid_slots != 0)
-    return "data waits in SLC-mode blocks (a timed phase left it): fold it first, or precondition with fast phases only";
-  for (std::uint32_t tp = 0; tp < core.map.tpages(); ++tp)
-    if (core.map.location(kMapOwner | tp) != kUnmapped)
-      return "translation pages are on flash (a timed phase wrote them back): precondition with fast phases only";
-  return {};
-}
-
-namespace {
-
 // Places (logical page, slot) pairs in batches, each sorted by region of
 // the forward table before it is stored. Dealt in slot order, the pages
 // are random over a table far larger than the TLB reach, and on a
@@ -77,8 +65,7 @@ namespace {
 class PlaceBatch {
  public:
   PlaceBatch(MappingTable& map, std::uint64_t logical_pages) : map_(map) {
-    unsigned bits = 0;
-    while (bits < 63 && (std::uint64_t{1} << bits) < logical_pages) ++bits;
+    const unsigned bits = bits_covering(logical_pages);
     shift_ = bits > kRegionBits ? bits - kRegionBits : 0;
     pairs_.reserve(kBatch);
     sorted_.resize(kBatch);
@@ -114,6 +101,20 @@ class PlaceBatch {
 };
 
 }  // namespace
+
+std::string steady_blocker(const FtlCore& core) {
+  if (core.verifier.enabled())
+    return "write verification follows each page's contents, which counted writes do not keep";
+  if (core.mapped_pages != core.map.logical_pages())
+    return "every logical page must hold data first (" + std::to_string(core.mapped_pages) + " of " +
+           std::to_string(core.map.logical_pages()) + " do): a sequential fill before it";
+  if (core.slc_valid_slots != 0)
+    return "data waits in SLC-mode blocks (a timed phase left it): fold it first, or precondition with fast phases only";
+  for (std::uint32_t tp = 0; tp < core.map.tpages(); ++tp)
+    if (core.map.location(kMapOwner | tp) != kUnmapped)
+      return "translation pages are on flash (a timed phase wrote them back): precondition with fast phases only";
+  return {};
+}
 
 void lay_out_owners(FtlCore& core, Rng& rng) {
   const std::uint64_t n = core.map.logical_pages();
