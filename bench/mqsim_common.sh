@@ -13,17 +13,14 @@ G16="--set drive.nand.blocks_per_plane=64 --set drive.user_capacity=15837691904B
 G16+=" --set drive.ftl.gc.trigger_free_blocks=3 --set drive.ftl.gc.reserved_blocks=2"
 
 # Writes the tpcc row's trace where its workload reads it
-# (bench/out/mqsim/tpcc.trace): MQSim's own if TPCC_TRACE names it, else the
-# shipped MQSim-format sample (300 IOs, 51.6 ms) repeated 24 times back to
-# back (7,200 IOs).
+# (bench/out/mqsim/tpcc.trace): MQSim's own if TPCC_TRACE names it, else a
+# stand-in of the same shape (bench/tpcc_standin.py: 7,000 IOs over 136 ms,
+# mostly 8 KiB, about 60% reads, over 180 GiB).
 mqsim_tpcc_trace() {
   mkdir -p bench/out/mqsim
   if [ -n "${TPCC_TRACE:-}" ]; then
     cp "$TPCC_TRACE" bench/out/mqsim/tpcc.trace
     return
   fi
-  for c in $(seq 0 23); do
-    awk -v o=$((c * 52000000)) '{ printf "%d %s %s %s %s\n", $1 + o, $2, $3, $4, $5 }' \
-      traces/mqsim_sample.trace
-  done > bench/out/mqsim/tpcc.trace
+  python3 bench/tpcc_standin.py bench/out/mqsim/tpcc.trace
 }
