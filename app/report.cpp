@@ -271,6 +271,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     OutputFile f(csv);
     f << "phase,op,bucket_upper_us,count,cumulative_share,share_above\n";
     char line[256];
+    long rows = 0;  // data rows written so far
     Chart tail{"Latency tail: " + drive.name + ", " + workload.name, "latency (us, log scale)",
                "share of IOs slower (log scale)", {}, false};
     tail.log_x = true;
@@ -285,6 +286,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         if (h.count() == 0) continue;
         std::uint64_t seen = 0;
         int buckets = 0;
+        const long first_row = rows;
         for (std::size_t b = 0; b < LatencyHistogram::kBuckets; ++b) {
           const std::uint64_t n = h.bucket_count(b);
           if (n == 0) continue;
@@ -295,6 +297,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                         kOpNames[op], to_us(LatencyHistogram::bucket_high(b)),
                         static_cast<unsigned long long>(n), share, 1.0 - share);
           f << line;
+          ++rows;
         }
         if ((measured && p.spec->precondition) || tail.series.size() >= 12) continue;
         // Every IO in one bucket leaves no tail to draw on a log axis (its
@@ -303,6 +306,8 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         tail.series.push_back({csv, 3, 6, p.spec->name + " " + kOpNames[op],
                                "strcol(1) eq " + gnuplot_string(p.spec->name) +
                                    " && strcol(2) eq '" + kOpNames[op] + "'"});
+        tail.series.back().first_row = first_row;
+        tail.series.back().last_row = rows - 1;
       }
     }
     f.commit();

@@ -45,7 +45,10 @@ void write_panel(std::ostream& gp, const Chart& chart) {
     const std::string y = s.filter.empty()
                               ? std::to_string(s.y_column)
                               : "(" + s.filter + " ? $" + std::to_string(s.y_column) + " : 1/0)";
-    gp << gnuplot_string(s.csv) << " using " << s.x_column << ":" << y << " with "
+    gp << gnuplot_string(s.csv);
+    if (s.first_row != ChartSeries::kAllRows)
+      gp << " every ::" << s.first_row << "::" << s.last_row;
+    gp << " using " << s.x_column << ":" << y << " with "
        << (chart.points || s.points ? "points pt 7 ps 0.4"
                                    : s.marked ? "linespoints lw 1.5 pt 7 ps 1" : "lines lw 1.5") << " title "
        << gnuplot_string(s.title);

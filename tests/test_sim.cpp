@@ -1137,6 +1137,32 @@ TEST_CASE("the charts of one batch all appear, each whole, with no temporary lef
   if (gnuplot) CHECK(log.text().empty());
 }
 
+TEST_CASE("a series' row bounds limit the rows gnuplot reads, counted from the first data row",
+          "[sim][chart]") {
+  const auto dir = output_scratch("chart_rows");
+  // Row k (0-based, after the header) holds x = k + 1; the filter accepts
+  // x = 10 alone, the last row.
+  auto bounded = [&](const std::string& name, long first, long last) {
+    ssdtwin::Chart c = line_chart(dir, name, 10, "$1 == 10");
+    c.series[0].first_row = first;
+    c.series[0].last_row = last;
+    return c;
+  };
+  ssdtwin::ChartBatch charts;
+  const auto last = charts.draw(bounded("last", 9, 9), (dir / "last.png").string());
+  const auto before = charts.draw(bounded("before", 0, 8), (dir / "before.png").string());
+  CapturedLog log;
+  charts.finish();
+  std::ifstream gp(dir / "last.gp");
+  const std::string script((std::istreambuf_iterator<char>(gp)), std::istreambuf_iterator<char>());
+  CHECK_THAT(script, Catch::Contains(" every ::9::9 using 1:($1 == 10 ? $2 : 1/0)"));
+  if (!gnuplot_installed()) return;
+  CHECK(charts.wait(last));         // row 9 is x = 10: the header is not a row
+  CHECK_FALSE(charts.wait(before));  // rows 0-8 hold no x = 10: no point to draw
+  CHECK(whole_png_file(dir / "last.png"));
+  CHECK_FALSE(std::filesystem::exists(dir / "before.png"));
+}
+
 TEST_CASE("a chart gnuplot rejects warns and returns false, the others of its batch still appear",
           "[sim][chart]") {
   if (!gnuplot_installed()) return;  // a missing gnuplot fails every chart: the case above
