@@ -86,7 +86,10 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   constexpr std::uint64_t kDirectBytes = std::uint64_t{4} << 20;
   if (std::uint64_t{segments_} * 4 <= std::max<std::uint64_t>(16ull * capacity_, kDirectBytes))
     direct_ = ZeroArray<std::uint32_t>(segments_);
-  else slot_of_ = FlatMap<std::uint32_t>(capacity_ + kEraseBatch);
+  // else the hash, grown by doubling as segments come: a cache the workload
+  // fills in part (a trace's few thousand segments of a 2 MiB per-entry
+  // cache) keeps a small table that stays in the CPU's caches, and the
+  // empty buckets of a full-size one are never written.
   std::fill(std::begin(pending_), std::end(pending_), kNone);
   slots_.assign(capacity_, Slot{kNone, 0});
   free_slots_.reserve(capacity_);
