@@ -10,6 +10,7 @@
 #include "ftl/snapshot.h"
 #include "sim/output_file.h"
 #include "host/workload/io_pattern.h"
+#include "host/trace/trace_cache.h"
 #include "host/trace/trace_reader.h"
 #include "sim/progress.h"
 
@@ -246,14 +247,15 @@ bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
 }
 
 void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec,
-                     Progress& progress, const Gauge* gauge, PhaseReport& pr) {
+                     TraceRecordCache& traces, Progress& progress, const Gauge* gauge,
+                     PhaseReport& pr) {
   const TracePhaseSpec& t = spec.trace;
   const std::optional<TraceFormat> format =
       t.format ? t.format : std::optional<TraceFormat>(detect_trace_format(t.file, t.read));
   TraceReplaySpec replay = t.replay;
   if (replay.map.mode == MapMode::kScale && !t.span_given)
-    replay.map.trace_span = scan_trace(t.file, format, t.read).max_end;  // one pre-pass
-  const auto reader = open_trace(t.file, format, t.read);
+    replay.map.trace_span = traces.scan(t.file, *format, t.read).max_end;  // one pre-pass
+  const auto reader = traces.open(t.file, *format, t.read);
   pr.trace = std::make_unique<TraceReplayStats>();
   pr.trace_format = trace_format_name(*format);
   TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.user_bytes(), workload.interval,
@@ -364,6 +366,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
   }
   if (first == 0) apply_power_policy(drive, workload);
   Progress progress(opt.progress);
+  TraceRecordCache traces;  // a trace replayed by several phases is parsed once
   const SlcGauge slc_gauge(drive.ftl);
   const std::uint64_t events_before = drive.engine.events_executed();
   report.cut = false;
@@ -405,7 +408,7 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     } else if (spec.fast) {
       run_fast_phase(drive, workload, spec, rng, progress, pr);
       if (saving_here) save();
-    } else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, progress, &slc_gauge, pr);
+    } else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, traces, progress, &slc_gauge, pr);
     else {
       CutAt cut;
       cut.time = opt.stop_at;

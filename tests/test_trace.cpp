@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "host/trace/trace_cache.h"
 #include "host/trace/trace_input.h"
 #include "host/trace/trace_phase.h"
 #include "host/trace/trace_reader.h"
@@ -515,6 +516,107 @@ TEST_CASE("device selection keeps one device and times count from its first reco
                 {{0, W, 4096, 4096, 1}, {200000, R, 12288, 4096, 1}});
   CHECK(st.other_device == 2);
   CHECK(read_all(path, TraceFormat::kMsr).size() == 4);  // all devices merged
+}
+
+// ---- the record cache of one run ---------------------------------------------
+
+namespace {
+
+std::vector<TraceRecord> drain(TraceReader& reader) {
+  std::vector<TraceRecord> out;
+  TraceRecord r;
+  while (reader.next(r)) out.push_back(r);
+  return out;
+}
+
+void check_same(const std::vector<TraceRecord>& a, const std::vector<TraceRecord>& b) {
+  REQUIRE(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    INFO("record " << i);
+    CHECK(a[i].time == b[i].time);
+    CHECK(a[i].op == b[i].op);
+    CHECK(a[i].offset == b[i].offset);
+    CHECK(a[i].bytes == b[i].bytes);
+    CHECK(a[i].device == b[i].device);
+    CHECK(a[i].line == b[i].line);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a trace read to its end is kept and read again from memory with the file's statistics") {
+  // Out of order and with a bad line skipped: statistics a re-read must repeat.
+  const std::string path = write_trace("cache_keep.csv",
+                                       "3000,write,0,4096\n"
+                                       "1000,read,4096,4096\n"
+                                       "4000,write,8192,x\n"
+                                       "5000,read,0,8192\n");
+  TraceReadOptions opt;
+  opt.skip_bad_lines = true;
+  TraceStats file_stats;
+  const std::vector<TraceRecord> file = read_all(path, TraceFormat::kNative, opt, &file_stats);
+  REQUIRE(file.size() == 3);
+  REQUIRE(file_stats.backsteps == 1);
+
+  TraceRecordCache cache;
+  {
+    const auto first = cache.open(path, TraceFormat::kNative, opt);
+    check_same(drain(*first), file);
+  }
+  CHECK(cache.kept() == 1);
+  fs::remove(path);  // the second reader never opens the file
+  const auto again = cache.open(path, TraceFormat::kNative, opt);
+  CHECK(again->progress() == 0.0);
+  check_same(drain(*again), file);
+  CHECK(again->progress() == 1.0);
+  const TraceStats& st = again->stats();
+  CHECK(st.lines == file_stats.lines);
+  CHECK(st.total_records() == 3);
+  CHECK(st.backsteps == 1);
+  CHECK(st.bad_lines() == 1);
+  CHECK(st.first_bad == file_stats.first_bad);
+  CHECK(st.max_end == file_stats.max_end);
+  CHECK(again->source() == path);
+  CHECK(again->format() == TraceFormat::kNative);
+  CHECK(cache.scan(path, TraceFormat::kNative, opt).max_end == file_stats.max_end);
+}
+
+TEST_CASE("the cache keeps a trace per format and read options, and not one read only in part") {
+  const std::string path = write_trace("cache_opts.csv",
+                                       "1000,h,0,Read,0,4096,1\n"
+                                       "2000,h,1,Write,4096,4096,1\n"
+                                       "3000,h,1,Read,8192,4096,1\n");
+  TraceRecordCache cache;
+  TraceReadOptions dev1;
+  dev1.device = 1;
+  {
+    const auto part = cache.open(path, TraceFormat::kMsr, {});
+    TraceRecord r;
+    CHECK(part->next(r));  // abandoned after one record
+  }
+  CHECK(cache.kept() == 0);
+  const auto all = cache.open(path, TraceFormat::kMsr, {});
+  CHECK(drain(*all).size() == 3);
+  const auto one = cache.open(path, TraceFormat::kMsr, dev1);
+  CHECK(drain(*one).size() == 2);
+  CHECK(cache.kept() == 2);
+  fs::remove(path);
+  CHECK(drain(*cache.open(path, TraceFormat::kMsr, dev1)).size() == 2);
+  CHECK(drain(*cache.open(path, TraceFormat::kMsr, {})).size() == 3);
+  // A scan of a trace not kept reads it, and keeps it for the replay.
+  const std::string other = write_trace("cache_scan.csv", native_trace(4, 1000));
+  CHECK(cache.scan(other, TraceFormat::kNative, {}).total_records() == 4);
+  CHECK(cache.kept() == 3);
+}
+
+TEST_CASE("a trace longer than the cache's limit is streamed from the file every time") {
+  const std::string path = write_trace("cache_long.csv", native_trace(5, 1000));
+  TraceRecordCache cache(4);
+  CHECK(drain(*cache.open(path, TraceFormat::kNative, {})).size() == 5);
+  CHECK(cache.kept() == 0);
+  check_same(drain(*cache.open(path, TraceFormat::kNative, {})), read_all(path, TraceFormat::kNative));
+  fs::remove(path);
+  CHECK_THROWS_AS(cache.open(path, TraceFormat::kNative, {}), TraceError);
 }
 
 // ---- mapping and splitting ----------------------------------------------------
