@@ -609,7 +609,7 @@ TEST_CASE("the cache keeps a trace per format and read options, and not one read
   CHECK(cache.kept() == 3);
 }
 
-TEST_CASE("a trace longer than the cache's limit is streamed from the file every time") {
+TEST_CASE("a trace past the cache's limit, on all the traces it keeps, is streamed from the file") {
   const std::string path = write_trace("cache_long.csv", native_trace(5, 1000));
   TraceRecordCache cache(4);
   CHECK(drain(*cache.open(path, TraceFormat::kNative, {})).size() == 5);
@@ -617,6 +617,14 @@ TEST_CASE("a trace longer than the cache's limit is streamed from the file every
   check_same(drain(*cache.open(path, TraceFormat::kNative, {})), read_all(path, TraceFormat::kNative));
   fs::remove(path);
   CHECK_THROWS_AS(cache.open(path, TraceFormat::kNative, {}), TraceError);
+  // The limit is on all the traces kept: 3 records fit, then 2 more do not.
+  const std::string three = write_trace("cache_three.csv", native_trace(3, 1000));
+  const std::string two = write_trace("cache_two.csv", native_trace(2, 1000));
+  drain(*cache.open(three, TraceFormat::kNative, {}));
+  drain(*cache.open(two, TraceFormat::kNative, {}));
+  CHECK(cache.kept() == 1);
+  fs::remove(three);
+  CHECK(drain(*cache.open(three, TraceFormat::kNative, {})).size() == 3);
 }
 
 // ---- mapping and splitting ----------------------------------------------------

@@ -53,9 +53,9 @@ class MemoryTraceReader final : public TraceReader {
 // of the file, the copy and the final statistics go to the cache.
 class RecordingTraceReader final : public TraceReader {
  public:
-  RecordingTraceReader(std::unique_ptr<TraceReader> file, std::size_t max_records,
+  RecordingTraceReader(std::unique_ptr<TraceReader> file,
                        std::unique_ptr<TraceRecordCache::Entry> entry, TraceRecordCache& cache)
-      : file_(std::move(file)), max_records_(max_records), entry_(std::move(entry)), cache_(cache) {}
+      : file_(std::move(file)), entry_(std::move(entry)), cache_(cache) {}
   bool next(TraceRecord& r) override {
     if (!file_->next(r)) {
       if (entry_) {
@@ -67,7 +67,7 @@ class RecordingTraceReader final : public TraceReader {
       return false;
     }
     if (entry_) {
-      if (entry_->records.size() < max_records_) entry_->records.push_back(r);
+      if (entry_->records.size() < cache_.room()) entry_->records.push_back(r);
       else entry_.reset();  // too long to keep: streamed every time
     }
     return true;
@@ -79,7 +79,6 @@ class RecordingTraceReader final : public TraceReader {
 
  private:
   std::unique_ptr<TraceReader> file_;
-  std::size_t max_records_;
   std::unique_ptr<TraceRecordCache::Entry> entry_;  // null once over the limit or kept
   TraceRecordCache& cache_;
 };
@@ -103,8 +102,7 @@ std::unique_ptr<TraceReader> TraceRecordCache::open(const std::string& path, Tra
   entry->path = path;
   entry->format = format;
   entry->opt = opt;
-  return std::make_unique<RecordingTraceReader>(std::move(file), max_records_, std::move(entry),
-                                                *this);
+  return std::make_unique<RecordingTraceReader>(std::move(file), std::move(entry), *this);
 }
 
 TraceStats TraceRecordCache::scan(const std::string& path, TraceFormat format,
@@ -118,9 +116,14 @@ TraceStats TraceRecordCache::scan(const std::string& path, TraceFormat format,
 }
 
 void TraceRecordCache::keep(std::unique_ptr<Entry> e) {
-  // Two readers of one trace open at once both reach its end: one copy.
-  if (!find(e->path, e->format, e->opt)) entries_.push_back(std::move(e));
+  // Two readers of one trace open at once both reach its end: one copy,
+  // and none past the limit.
+  if (find(e->path, e->format, e->opt) || e->records.size() > room()) return;
+  kept_records_ += e->records.size();
+  entries_.push_back(std::move(e));
 }
+
+std::size_t TraceRecordCache::room() const { return max_records_ - kept_records_; }
 
 std::size_t TraceRecordCache::kept() const { return entries_.size(); }
 

@@ -4,13 +4,14 @@
 // about a thousand instructions per record, as much as simulating a small
 // IO, so a repeated short trace spent a sixth of its run re-reading the file.
 //
-// A trace read to its end within the limit is kept: its records and the
-// reader's final statistics. Later readers of the same file, format and
-// read options replay them from memory and report the same statistics, so
-// a phase's results do not depend on whether its trace came from the file
-// or the cache. A trace over the limit streams from the file every time, as
-// before (memory stays constant for hour-long traces). The file is assumed
-// unchanged for the length of the run.
+// A trace read to its end within the limit (one limit for all the traces
+// kept) is kept: its records and the reader's final statistics. Later
+// readers of the same file, format and read options replay them from
+// memory and report the same statistics, so a phase's results do not
+// depend on whether its trace came from the file or the cache. A trace over
+// the limit streams from the file every time, as before (memory stays
+// constant for hour-long traces). The file is assumed unchanged for the
+// length of the run.
 //
 // Owned by the run (app/runner.cpp); no global state.
 #pragma once
@@ -26,8 +27,8 @@ namespace ssdtwin {
 
 class TraceRecordCache {
  public:
-  // 48 bytes a record: 256 Ki records (12 MiB) covers short traces
-  // replayed in loops; longer ones are streamed.
+  // 48 bytes a record: 256 Ki records (12 MiB), for all the traces kept,
+  // covers short traces replayed in loops; longer ones are streamed.
   static constexpr std::size_t kDefaultMaxRecords = std::size_t{1} << 18;
   explicit TraceRecordCache(std::size_t max_records = kDefaultMaxRecords);
   ~TraceRecordCache();
@@ -50,8 +51,10 @@ class TraceRecordCache {
   friend class RecordingTraceReader;
   struct Entry;
   void keep(std::unique_ptr<Entry> e);
+  std::size_t room() const;  // records that can still be kept
   Entry* find(const std::string& path, TraceFormat format, const TraceReadOptions& opt);
   std::size_t max_records_;
+  std::size_t kept_records_ = 0;
   std::vector<std::unique_ptr<Entry>> entries_;
 };
 
