@@ -91,9 +91,7 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   // cache) keeps a small table that stays in the CPU's caches, and the
   // empty buckets of a full-size one are never written.
   std::fill(std::begin(pending_), std::end(pending_), kNone);
-  slots_.assign(capacity_, Slot{kNone, 0});
-  free_slots_.reserve(capacity_);
-  for (std::uint32_t s = capacity_; s-- > 0;) free_slots_.push_back(s);
+  slots_ = ZeroArray<Slot>(capacity_, ZeroArray<Slot>::Fill::kFromFront);
   tpages_ = ZeroArray<Tpage>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
   policy_ = make_map_eviction(cfg.policy, capacity_);
 }
@@ -119,7 +117,7 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     return ev;
   }
   std::uint32_t slot;
-  if (free_slots_.empty()) {
+  if (free_slots_.empty() && fresh_ == capacity_) {
     // The victim's slot takes the new segment. The new segment is indexed
     // first: the hash then places it where the miss's probe ended (the
     // table has room for both, with a batch of erasures pending).
@@ -135,8 +133,12 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     --used_;
     prefetch_victims();
   } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
+    if (free_slots_.empty()) {
+      slot = fresh_++;
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+    }
     index_insert(seg, slot);
   }
   Slot& s = slots_[slot];
@@ -194,7 +196,7 @@ void MapCache::rebuild() {
   direct_.clear();
   last_seg_ = kNone;
   tpages_.clear();
-  for (std::uint32_t slot = 0; slot < capacity_; ++slot) {
+  for (std::uint32_t slot = 0; slot < fresh_; ++slot) {
     if (slots_[slot].seg == kNone) continue;
     index_insert(slots_[slot].seg, slot);
     ++tpages_[tpage_of_segment(slots_[slot].seg)].count;

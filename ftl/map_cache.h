@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "ftl/address.h"
-#include "sim/cache_allocator.h"
 #include "sim/flat_map.h"
 #include "sim/policy_table.h"
 #include "sim/prefetch.h"
@@ -225,7 +224,12 @@ class MapCache {
   std::uint64_t pending_bits_ = 0;      // pending_bit() of each pending segment
   ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
-  std::vector<Slot, CacheAllocator<Slot>> slots_;
+  // Slots are handed out from 0 up (fresh_: the first never used), so the
+  // array is written from the front and a partly used cache leaves the rest
+  // untouched zero pages, never read. free_slots_: slots to take before
+  // fresh ones (a loaded snapshot's free list).
+  ZeroArray<Slot> slots_;
+  std::uint32_t fresh_ = 0;
   std::vector<std::uint32_t> free_slots_;
   // Per translation page (4 MiB of user space): untouched zero pages except
   // where a page has been cached.

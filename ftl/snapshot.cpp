@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
@@ -85,12 +86,13 @@ void StateArchive::fail_truncated(std::uint64_t wanted) const {
 void SlotList::archive(StateArchive& ar) {
   // Stored as two arrays (the layout of earlier builds' snapshots).
   std::vector<std::uint32_t> prev(links_.size()), next(links_.size());
-  for (std::size_t i = 0; i < links_.size(); ++i) prev[i] = links_[i].prev, next[i] = links_[i].next;
+  for (std::size_t i = 0; i < links_.size(); ++i)
+    prev[i] = down(links_[i].prev), next[i] = down(links_[i].next);
   ar.vec(prev, true);
   ar.vec(next, true);
   ar.pods(head_, tail_);
   if (!ar.loading()) return;
-  for (std::size_t i = 0; i < links_.size(); ++i) links_[i] = Links{prev[i], next[i]};
+  for (std::size_t i = 0; i < links_.size(); ++i) links_[i] = Links{up(prev[i]), up(next[i])};
 }
 
 void MappingTable::archive(StateArchive& ar) {
@@ -104,16 +106,24 @@ void MapCache::archive(StateArchive& ar) {
   // snapshots). The index and the per-page counts are derived from them
   // (the index's layout depends on the order of past inserts, so storing
   // it would make equal states give different files).
-  std::vector<std::uint32_t> seg_of(slots_.size());
+  // Slots never handed out (from fresh_ on) are free, and stored as such.
+  std::vector<std::uint32_t> seg_of(slots_.size(), kNone);
   std::vector<std::uint8_t> dirty(slots_.size());
-  for (std::size_t i = 0; i < slots_.size(); ++i) {
+  for (std::size_t i = 0; i < fresh_; ++i) {
     seg_of[i] = slots_[i].seg;
     dirty[i] = slots_[i].seg != kNone && is_dirty(slots_[i]) ? 1 : 0;
+  }
+  // The free list as earlier builds kept it, a stack taken from the back:
+  // the slots never handed out, last first, then those given back.
+  std::vector<std::uint32_t> free_list;
+  if (!ar.loading()) {
+    for (std::uint32_t s = capacity_; s-- > fresh_;) free_list.push_back(s);
+    free_list.insert(free_list.end(), free_slots_.begin(), free_slots_.end());
   }
   ar.pod(used_);
   ar.vec(seg_of, true);
   ar.vec(dirty, true);
-  ar.vec(free_slots_);
+  ar.vec(free_list);
   if (policy_) policy_->archive(ar);
   if (!ar.loading()) return;
   std::uint32_t held = 0;
@@ -122,9 +132,11 @@ void MapCache::archive(StateArchive& ar) {
     if (seg >= segments_) ar.fail("a map-cache segment past the drive's end");
     ++held;
   }
-  if (held != used_ || held + free_slots_.size() != capacity_)
+  if (held != used_ || held + free_list.size() != capacity_)
     ar.fail("a map cache whose slots do not add up");
   for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].seg = seg_of[i];
+  fresh_ = capacity_;  // every slot written above: the free list says which to take
+  free_slots_ = std::move(free_list);
   rebuild();
   for (std::size_t i = 0; i < slots_.size(); ++i)
     if (slots_[i].seg != kNone) set_mark(slots_[i], dirty[i] != 0);

@@ -1,12 +1,13 @@
-// An allocator for tables the simulator reads at random and fills at
-// construction (the map cache's hash, its slots and eviction links): blocks
+// An allocator for tables the simulator reads at random and fills whole
+// (the map cache's hash; its slots and eviction links, written from the
+// front as they are handed out, are ZeroArray::Fill::kFromFront): blocks
 // start on a cache-line boundary, so a 64-byte group of entries is one line,
 // not two (malloc aligns to 16 bytes); blocks of 2 MiB and more start on a
 // 2 MiB boundary and ask for transparent huge pages (MADV_HUGEPAGE). Random
 // reads over a 16 MiB hash on base pages miss the TLB at nearly every
 // access, and on a virtual machine each miss is a two-level page walk; a
 // prefetch that misses the TLB waits for that walk. The tables are written
-// whole at construction, so huge pages cost no memory that base pages would
+// whole when allocated, so huge pages cost no memory that base pages would
 // not (unlike the lazily touched mapping tables, see sim/zero_array.h).
 // Where the kernel gives no huge pages, the advice is ignored.
 #pragma once

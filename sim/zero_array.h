@@ -9,8 +9,10 @@
 #pragma once
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -23,12 +25,33 @@ class ZeroArray {
   static_assert(std::is_trivially_copyable_v<T>, "the empty state is all-zero bytes");
 
  public:
+  // How the array is first written. kRandom: anywhere (base pages, as
+  // above). kFromFront: index by index from 0 (a pool whose slots are handed
+  // out in order): 2 MiB pages then zero little that is not used soon, and
+  // random reads of the written part miss the TLB far less, so an array of
+  // 2 MiB or more starts on a 2 MiB boundary and asks for them
+  // (MADV_HUGEPAGE; ignored where the kernel gives none).
+  enum class Fill { kRandom, kFromFront };
+
   ZeroArray() = default;
-  explicit ZeroArray(std::size_t n) : size_(n) {
+  explicit ZeroArray(std::size_t n, Fill fill = Fill::kRandom) : size_(n) {
     if (n == 0) return;
     bytes_ = n * sizeof(T);
-    void* p = ::mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    const bool huge = fill == Fill::kFromFront && bytes_ >= kHuge;
+    const std::size_t mapped = huge ? bytes_ + kHuge : bytes_;
+    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
+    if (huge) {
+      // Trim the mapping to [a 2 MiB boundary, the array's last page).
+      const auto raw = reinterpret_cast<std::uintptr_t>(p);
+      const std::uintptr_t start = (raw + kHuge - 1) & ~(kHuge - 1);
+      const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+      const std::uintptr_t end = (start + bytes_ + page - 1) & ~(page - 1);
+      if (start > raw) ::munmap(p, start - raw);
+      if (raw + mapped > end) ::munmap(reinterpret_cast<void*>(end), raw + mapped - end);
+      p = reinterpret_cast<void*>(start);
+      ::madvise(p, bytes_ & ~(kHuge - 1), MADV_HUGEPAGE);
+    }
     data_ = static_cast<T*>(p);
   }
   ~ZeroArray() { release(); }
@@ -64,6 +87,7 @@ class ZeroArray {
     std::swap(size_, o.size_);
     std::swap(bytes_, o.bytes_);
   }
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
   T* data_ = nullptr;
   std::size_t size_ = 0, bytes_ = 0;
 };

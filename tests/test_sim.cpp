@@ -1446,6 +1446,7 @@ TEST_CASE("FlatMap agrees with std::map over random inserts and erases in a crow
 // CacheAllocator (sim/cache_allocator.h): where its blocks start, and that a
 // huge-page-sized table (a 512 K-entry map cache's hash) works as any other.
 #include "sim/cache_allocator.h"
+#include "sim/zero_array.h"
 
 TEST_CASE("CacheAllocator puts blocks on cache lines, and large ones on 2 MiB boundaries") {
   std::vector<std::uint64_t, ssdtwin::CacheAllocator<std::uint64_t>> small(3, 7);
@@ -1457,6 +1458,34 @@ TEST_CASE("CacheAllocator puts blocks on cache lines, and large ones on 2 MiB bo
   small = decltype(small)(large.begin(), large.end());  // freed and allocated across the threshold
   CHECK(small.size() == large.size());
   CHECK(small.back() == 9);
+}
+
+TEST_CASE("ZeroArray filled from the front starts on a 2 MiB boundary, reads zero, and moves whole") {
+  using ssdtwin::ZeroArray;
+  struct Pair {
+    std::uint32_t a, b;
+  };
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const std::size_t n = kHuge / sizeof(Pair) + 1000;  // a huge page and a tail of base pages
+  ZeroArray<Pair> front(n, ZeroArray<Pair>::Fill::kFromFront);
+  CHECK(reinterpret_cast<std::uintptr_t>(front.data()) % kHuge == 0);
+  CHECK(front.size() == n);
+  CHECK(front[0].a == 0);
+  CHECK(front[n - 1].b == 0);  // the last entry is inside the mapping
+  front[0] = Pair{1, 2};
+  front[n - 1] = Pair{3, 4};
+  ZeroArray<Pair> moved(std::move(front));
+  CHECK(front.size() == 0);
+  CHECK(moved[0].b == 2);
+  CHECK(moved[n - 1].a == 3);
+  moved.clear();
+  CHECK(moved[n - 1].a == 0);
+  // A small one, and the default (random first writes): no alignment asked.
+  ZeroArray<Pair> small(10, ZeroArray<Pair>::Fill::kFromFront);
+  small[9].a = 5;
+  CHECK(small[9].a == 5);
+  ZeroArray<Pair> plain(n);
+  CHECK(plain[n - 1].a == 0);
 }
 
 TEST_CASE("FlatMap on huge-page buckets: a sequential run's keys erased in order") {
