@@ -13,8 +13,7 @@ struct TraceRecordCache::Entry {
   std::string source;  // as the file reader names it in messages
 
   bool same(const std::string& p, TraceFormat f, const TraceReadOptions& o) const {
-    return path == p && format == f && opt.blkparse_action == o.blkparse_action &&
-           opt.device == o.device && opt.skip_bad_lines == o.skip_bad_lines;
+    return path == p && format == f && opt == o;
   }
 };
 

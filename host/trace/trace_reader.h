@@ -71,6 +71,13 @@ struct TraceReadOptions {
   // A bad line (malformed, zero-length IO, unknown op) is counted and
   // skipped instead of stopping the read with a TraceError.
   bool skip_bad_lines = false;
+
+  // Every field: readers with equal options read a file alike (the trace
+  // cache's key, host/trace/trace_cache.h).
+  bool operator==(const TraceReadOptions& o) const {
+    return blkparse_action == o.blkparse_action && device == o.device &&
+           skip_bad_lines == o.skip_bad_lines;
+  }
 };
 
 // Kinds of bad lines, counted apart when they are skipped.
