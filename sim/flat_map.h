@@ -10,9 +10,9 @@
 // that it doubles. Sized at construction for the most entries it will hold,
 // it never allocates again; built empty, it grows with its entries, each
 // doubling a stream (a key's home block in the doubled table is twice its
-// old one, or one more: Fibonacci homes keep their order). Iteration order is the bucket order, which
-// depends on the history of inserts and erases: callers that need a
-// canonical order (snapshots) must not rely on it.
+// old one, or one more: Fibonacci homes keep their order). Iteration order
+// is the bucket order, which depends on the history of inserts and erases:
+// callers that need a canonical order (snapshots) must not rely on it.
 #pragma once
 
 #include <cstddef>
