@@ -24,7 +24,8 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
 }
 
 Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg)
-    : engine_(engine), ftl_(ftl), cfg_(cfg), core_free_at_(cfg.cores, 0) {
+    : engine_(engine), ftl_(ftl), cfg_(cfg), core_free_at_(cfg.cores, 0),
+      processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
 }
 
@@ -44,7 +45,7 @@ void Controller::submit(std::uint32_t id) {
                     ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   *core = start + work;
   if (activity_) activity_->on_controller_busy(work);
-  engine_.schedule_at(*core, this, kProcessed, id);
+  engine_.schedule_at(*core, this, kProcessed, id, processed_lane_);
 }
 
 void Controller::on_submit(const FlashTxn&) {
@@ -129,7 +130,7 @@ bool Controller::admit_chunks(std::uint32_t id) {
     c.admitted += n;
     // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).
     const Tick end = host_->transfer_to_device(std::uint64_t{n} * kSectorBytes, engine_.now());
-    engine_.schedule_at(end, this, kWriteDataIn, id);
+    engine_.schedule_at(end, this, kWriteDataIn, id, data_lane_);
   }
   return true;
 }

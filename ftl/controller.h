@@ -93,6 +93,9 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   HostPort* host_ = nullptr;
   ActivityObserver* activity_ = nullptr;
   std::vector<Tick> core_free_at_;
+  // Commands finish on the cores in nearly the order they came, and write
+  // data arrives in the link's order: an engine lane each.
+  EventEngine::Lane processed_lane_, data_lane_;
   // Writes waiting for write-buffer space, in arrival order.
   Fifo<std::uint32_t> waiting_;
   std::uint64_t buffer_waits_ = 0;

@@ -178,7 +178,9 @@ FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t byt
 }
 
 bool Ftl::map_load(std::uint32_t seg, bool dirty) {
-  if (MapLoad* load = loads_.find(seg)) {
+  // (No loads in flight, as in a fill whose translation pages are all new:
+  // no probe.)
+  if (MapLoad* load = loads_.empty() ? nullptr : loads_.find(seg)) {
     if (dirty) load->dirty = true;
     return false;
   }

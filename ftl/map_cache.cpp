@@ -126,21 +126,23 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     ev.seg = v.seg;
     ev.dirty = is_dirty(v);
     index_insert(seg, slot);
-    policy_->removed(slot);
+    policy_->replaced(slot);
     --tpages_[tpage_of_segment(v.seg)].count;
     index_erase(ev.seg);
     if (ev.seg == last_seg_) last_seg_ = kNone;
-    --used_;
     prefetch_victims();
-  } else {
-    if (free_slots_.empty()) {
-      slot = fresh_++;
-    } else {
-      slot = free_slots_.back();
-      free_slots_.pop_back();
-    }
-    index_insert(seg, slot);
+    v.seg = seg;
+    ++tpages_[tpage_of_segment(seg)].count;
+    set_mark(v, dirty);
+    return ev;
   }
+  if (free_slots_.empty()) {
+    slot = fresh_++;
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  index_insert(seg, slot);
   Slot& s = slots_[slot];
   s.seg = seg;
   ++tpages_[tpage_of_segment(seg)].count;

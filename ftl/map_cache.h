@@ -53,6 +53,12 @@ class MapEvictionPolicy {
   virtual void inserted(std::uint32_t slot) = 0;
   virtual void hit(std::uint32_t slot) = 0;
   virtual void removed(std::uint32_t slot) = 0;
+  // The victim's slot takes a newly loaded segment: removed, then inserted
+  // (one step where the order allows: a full cache's every miss).
+  virtual void replaced(std::uint32_t slot) {
+    removed(slot);
+    inserted(slot);
+  }
   virtual std::uint32_t victim() const = 0;  // a resident slot
   // The slot evicted after `slot` (kNone: none, or the policy cannot say),
   // and a hint to load a slot's place in the order: each eviction

@@ -32,7 +32,8 @@ HostIfConfig HostIfConfig::from_config(const ConfigNode& host) {
 }
 
 HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)
-    : engine_(engine), cfg_(cfg), controller_(controller), link_(cfg.link) {
+    : engine_(engine), cfg_(cfg), controller_(controller), link_(cfg.link),
+      fetch_lane_(engine.add_lane()), completion_lane_(engine.add_lane()) {
   controller_.set_host(this);
 }
 
@@ -68,7 +69,7 @@ void HostInterface::admit(std::uint32_t id) {
     at = link_.reserve(Direction::kToDevice, kRegisterFis, at);
     at = link_.reserve(Direction::kToHost, kRegisterFis, at);
   }
-  engine_.schedule_at(at, this, kFetched, id);
+  engine_.schedule_at(at, this, kFetched, id, fetch_lane_);
 }
 
 Tick HostInterface::transfer_to_device(std::uint64_t bytes, Tick earliest) {
@@ -89,7 +90,7 @@ Tick HostInterface::transfer_to_host(std::uint64_t bytes, Tick earliest) {
 
 void HostInterface::complete(std::uint32_t id, Tick at) {
   if (cfg_.kind == LinkKind::kSata) at = link_.reserve(Direction::kToHost, kSdbFis, at);
-  engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id);
+  engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id, completion_lane_);
 }
 
 void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {

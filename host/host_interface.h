@@ -75,6 +75,9 @@ class HostInterface : public HostPort, public EventTarget {
   HostIfConfig cfg_;
   Controller& controller_;
   HostLink link_;
+  // Fetches follow the doorbells in time, completions the link's transfers:
+  // each nearly always in time order, so each has its own engine lane.
+  EventEngine::Lane fetch_lane_, completion_lane_;
   CompletionSink* sink_ = nullptr;
   PowerGate* power_ = nullptr;
   std::vector<HostCommand> commands_;

@@ -14,18 +14,28 @@ constexpr std::size_t kInitialCapacity = 1 << 12;
 
 EventEngine::EventEngine() {
   pool_.reserve(kInitialCapacity);
+  std::fill(std::begin(lane_front_), std::end(lane_front_), kEmpty);
+  lanes_.reserve(kMaxLanes);
   grow_heap();
 }
 
+EventEngine::Lane EventEngine::add_lane() {
+  if (lanes_.size() == kMaxLanes) return kNoLane;
+  lanes_.emplace_back();
+  lanes_.back().ring.assign(16, kEmpty);
+  return static_cast<Lane>(lanes_.size() - 1);
+}
+
 Tick EventEngine::next_time() const {
-  if (!hole_) return time_of(heap_[0]);
-  // Inside a handler whose root is still empty: the earliest pending event
-  // is the smallest of the root's children (the padding is kEmpty).
-  return time_of(*std::min_element(heap_ + 1, heap_ + 1 + kArity));
+  // Inside a handler whose root is still empty, the heap's earliest event
+  // is the smaller of the root's children (the padding is kEmpty).
+  Key top = hole_ ? *std::min_element(heap_ + 1, heap_ + 1 + kArity) : heap_[0];
+  for (std::size_t l = 0; l < lanes_.size(); ++l) top = std::min(top, lane_front_[l]);
+  return time_of(top);
 }
 
 void EventEngine::schedule_at(Tick at, EventTarget* target, std::uint32_t kind,
-                              std::uint64_t arg) {
+                              std::uint64_t arg, Lane lane) {
   if (at < now_) throw std::logic_error("event scheduled in the past");
   std::uint32_t slot = free_slot_;
   if (slot != kNoSlot) {
@@ -35,7 +45,9 @@ void EventEngine::schedule_at(Tick at, EventTarget* target, std::uint32_t kind,
   }
   pool_[slot] = Payload{target, arg, kind};
   const Key key = (Key{at} << 64) | (Key{seq_} << 32) | slot;
-  if (hole_) {
+  if (lane < lanes_.size() && append_to_lane(lane, key)) {
+    // queued in its lane
+  } else if (hole_) {
     hole_ = false;
     sift_down_from_root(key);
   } else {
@@ -45,15 +57,51 @@ void EventEngine::schedule_at(Tick at, EventTarget* target, std::uint32_t kind,
   if (++seq_ == 0) renumber();
 }
 
+bool EventEngine::append_to_lane(Lane lane, Key key) {
+  LaneQueue& q = lanes_[lane];
+  if (q.count > 0 && key < q.back) return false;  // out of order: the heap takes it
+  if (q.count == q.ring.size()) {
+    std::vector<Key> ring(2 * q.ring.size(), kEmpty);
+    for (std::size_t i = 0; i < q.count; ++i) ring[i] = q.ring[(q.head + i) & (q.ring.size() - 1)];
+    q.ring.swap(ring);
+    q.head = 0;
+  }
+  q.ring[(q.head + q.count) & (q.ring.size() - 1)] = key;
+  if (q.count++ == 0) lane_front_[lane] = key;
+  q.back = key;
+  ++lane_pending_;
+  return true;
+}
+
+void EventEngine::pop_lane(Lane lane) {
+  LaneQueue& q = lanes_[lane];
+  q.head = (q.head + 1) & (q.ring.size() - 1);
+  lane_front_[lane] = --q.count > 0 ? q.ring[q.head] : kEmpty;
+  --lane_pending_;
+}
+
 bool EventEngine::step() {
   if (hole_) close_hole();  // step() re-entered from a handler
-  if (size_ == 0) return false;
-  const Key top = heap_[0];
+  // The earliest of the heap's top (kEmpty when the heap is empty: the
+  // padding) and the lanes' fronts.
+  Key top = heap_[0];
+  Lane from = kNoLane;
+  for (std::size_t l = 0; l < lanes_.size(); ++l) {
+    if (lane_front_[l] < top) {
+      top = lane_front_[l];
+      from = static_cast<Lane>(l);
+    }
+  }
+  if (top == kEmpty) return false;
   const std::uint32_t slot = slot_of(top);
   const Payload ev = pool_[slot];
   pool_[slot].arg = free_slot_;
   free_slot_ = slot;
-  hole_ = true;
+  if (from == kNoLane) {
+    hole_ = true;
+  } else {
+    pop_lane(from);
+  }
   now_ = time_of(top);
   ++executed_;
   ev.target->on_event(ev.kind, ev.arg);
@@ -117,12 +165,24 @@ void EventEngine::close_hole() {
 
 void EventEngine::renumber() {
   if (hole_) close_hole();
-  // A sorted array is a valid heap, and numbering the pending events 0..n-1
-  // in that order keeps every tie broken as before; later events get n on.
-  std::sort(heap_, heap_ + size_);
+  // Numbering the pending events 0..n-1 in key order keeps every tie
+  // broken as before (later events get n on), and a relabelling that keeps
+  // the order keeps the heap a heap and each lane sorted.
+  std::vector<Key*> keys;
+  keys.reserve(pending());
+  for (std::size_t i = 0; i < size_; ++i) keys.push_back(&heap_[i]);
+  for (LaneQueue& q : lanes_)
+    for (std::size_t i = 0; i < q.count; ++i) keys.push_back(&q.ring[(q.head + i) & (q.ring.size() - 1)]);
+  std::sort(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a < *b; });
   constexpr Key kSeqBits = Key{UINT32_MAX} << 32;
-  for (std::size_t i = 0; i < size_; ++i) heap_[i] = (heap_[i] & ~kSeqBits) | (Key{i} << 32);
-  seq_ = static_cast<std::uint32_t>(size_);
+  for (std::size_t i = 0; i < keys.size(); ++i) *keys[i] = (*keys[i] & ~kSeqBits) | (Key{i} << 32);
+  for (std::size_t l = 0; l < lanes_.size(); ++l) {
+    LaneQueue& q = lanes_[l];
+    if (q.count == 0) continue;
+    lane_front_[l] = q.ring[q.head];
+    q.back = q.ring[(q.head + q.count - 1) & (q.ring.size() - 1)];
+  }
+  seq_ = static_cast<std::uint32_t>(keys.size());
 }
 
 }  // namespace ssdtwin

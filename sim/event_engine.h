@@ -6,6 +6,15 @@
 // grown to its working size. Events at the same time fire in the order they
 // were scheduled (a sequence number breaks ties), which makes runs
 // bit-for-bit repeatable.
+//
+// Most pending events sit in a binary heap. A component whose events of one
+// kind nearly always come in time order (the host link's transfers, which
+// the link serialises) can schedule them into a lane: a FIFO that takes an
+// event in O(1) when it is no earlier than the lane's last, and hands it to
+// the heap otherwise. step() runs the earliest of the heap's top and the
+// lanes' fronts, so lanes change no event's order, only what it costs: on
+// the random-write rows two thirds of the events are the host path's, and a
+// heap of 66 events took a fifth of the run.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +37,20 @@ class EventEngine {
 
   Tick now() const { return now_; }
 
-  // Schedules target->on_event(kind, arg) at absolute time `at` (>= now).
-  void schedule_at(Tick at, EventTarget* target, std::uint32_t kind, std::uint64_t arg = 0);
-  void schedule_in(Tick delay, EventTarget* target, std::uint32_t kind, std::uint64_t arg = 0) {
-    schedule_at(now_ + delay, target, kind, arg);
+  // A lane's number; kNoLane schedules into the heap.
+  using Lane = std::uint32_t;
+  static constexpr Lane kNoLane = UINT32_MAX;
+  static constexpr std::size_t kMaxLanes = 8;
+  // A new lane (kNoLane once kMaxLanes are taken: its events use the heap).
+  Lane add_lane();
+
+  // Schedules target->on_event(kind, arg) at absolute time `at` (>= now),
+  // into `lane` if it is no earlier than the lane's last event.
+  void schedule_at(Tick at, EventTarget* target, std::uint32_t kind, std::uint64_t arg = 0,
+                   Lane lane = kNoLane);
+  void schedule_in(Tick delay, EventTarget* target, std::uint32_t kind, std::uint64_t arg = 0,
+                   Lane lane = kNoLane) {
+    schedule_at(now_ + delay, target, kind, arg, lane);
   }
 
   // Runs the earliest event; false when none is left.
@@ -51,7 +70,7 @@ class EventEngine {
   }
 
   bool empty() const { return pending() == 0; }
-  std::size_t pending() const { return size_ - (hole_ ? 1 : 0); }
+  std::size_t pending() const { return size_ - (hole_ ? 1 : 0) + lane_pending_; }
   std::uint64_t events_executed() const { return executed_; }
   // Time of the earliest pending event (only valid when !empty()).
   Tick next_time() const;
@@ -82,7 +101,16 @@ class EventEngine {
   static Tick time_of(Key k) { return static_cast<Tick>(k >> 64); }
   static std::uint32_t slot_of(Key k) { return static_cast<std::uint32_t>(k); }
 
+  // A lane's events in key order, in a ring of a power of two.
+  struct LaneQueue {
+    std::vector<Key> ring;
+    std::size_t head = 0, count = 0;
+    Key back = 0;  // the last key appended
+  };
+
   std::uint32_t new_slot();
+  bool append_to_lane(Lane lane, Key key);
+  void pop_lane(Lane lane);
   void grow_heap();
   void sift_up(std::size_t i, Key key);
   void sift_down_from_root(Key key);
@@ -109,6 +137,11 @@ class EventEngine {
   // takes the slot (and cache line) its own event just left.
   std::vector<Payload> pool_;
   std::uint32_t free_slot_ = kNoSlot;
+  // Each lane's earliest key (kEmpty: the lane is empty) side by side, for
+  // step()'s scan; the lanes themselves; the events they hold.
+  Key lane_front_[kMaxLanes];
+  std::vector<LaneQueue> lanes_;
+  std::size_t lane_pending_ = 0;
   // 32 bits, leaving the slot 32 so the pool never limits pending events.
   // It wraps every 4.3e9 events (a long preconditioning run gets there);
   // renumber() then renumbers the pending events 0..n-1 in their order, one

@@ -93,9 +93,24 @@ class ModelChecker : public EventTarget {
  public:
   ModelChecker(EventEngine& engine, std::uint64_t seed) : engine_(engine), rng_(seed) {}
 
+  // Lanes to schedule into, besides the heap: each event picks one of
+  // them or the heap in turn, and a lane's event is three times in four no
+  // earlier than the lane's last (appended) and otherwise random (most
+  // such go to the heap).
+  void use_lanes(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) lanes_.push_back({engine_.add_lane(), 0});
+  }
+
   void schedule() {
-    const Tick at = engine_.now() + delay();
-    engine_.schedule_at(at, this, static_cast<std::uint32_t>(next_id_ % 7), next_id_);
+    Tick at = engine_.now() + delay();
+    EventEngine::Lane lane = EventEngine::kNoLane;
+    if (!lanes_.empty() && next_id_ % (lanes_.size() + 1) != 0) {
+      auto& [id, last] = lanes_[next_id_ % (lanes_.size() + 1) - 1];
+      lane = id;
+      if (rng_.below(4) != 0) at = std::max(at, last + rng_.below(3));
+      last = std::max(last, at);
+    }
+    engine_.schedule_at(at, this, static_cast<std::uint32_t>(next_id_ % 7), next_id_, lane);
     ref_.emplace(at, next_id_++);
     max_pending_ = std::max(max_pending_, ref_.size());
   }
@@ -145,6 +160,7 @@ class ModelChecker : public EventTarget {
   EventEngine& engine_;
   Rng rng_;
   std::set<std::pair<Tick, std::uint64_t>> ref_;
+  std::vector<std::pair<EventEngine::Lane, Tick>> lanes_;  // lane, its latest time
   std::uint64_t next_id_ = 0;
   std::uint64_t fired_ = 0;
   std::size_t max_pending_ = 0;
@@ -364,6 +380,51 @@ TEST_CASE("EventEngine matches a reference queue at heap sizes from 0 to 5000") 
   }
 }
 
+TEST_CASE("EventEngine with lanes matches a reference queue at sizes from 0 to 5000") {
+  // Lanes and heap together keep the one order of (time, scheduling
+  // order), whether a lane's events come in order or not, as the number
+  // pending (and with it each lane's ring) grows and shrinks.
+  for (const std::uint64_t seed : {4u, 5u}) {
+    EventEngine engine;
+    ModelChecker checker(engine, seed);
+    checker.use_lanes(seed == 4 ? 1 : 3);
+    Rng plan(seed + 100);
+    sweep_sizes(engine, checker, plan);
+    CHECK(engine.empty());
+    CHECK(engine.events_executed() == checker.fired());
+    CHECK(checker.max_pending() > 5000);
+  }
+}
+
+TEST_CASE("EventEngine lanes: out-of-order events go to the heap, ties keep scheduling order") {
+  EventEngine engine;
+  Recorder r(engine);
+  const EventEngine::Lane lane = engine.add_lane();
+  REQUIRE(lane != EventEngine::kNoLane);
+  engine.schedule_at(5_us, &r, 0, 1, lane);
+  engine.schedule_at(3_us, &r, 0, 2, lane);  // earlier than the lane's last: the heap
+  engine.schedule_at(5_us, &r, 0, 3);        // the heap, tied with 1
+  engine.schedule_at(5_us, &r, 0, 4, lane);
+  engine.schedule_at(4_us, &r, 0, 5);
+  CHECK(engine.pending() == 5);
+  CHECK(engine.next_time() == 3_us);
+  while (engine.step()) {
+  }
+  CHECK(r.args() == std::vector<std::uint64_t>{2, 5, 1, 3, 4});
+
+  // Past kMaxLanes a component gets kNoLane, and its events use the heap.
+  EventEngine full;
+  Recorder f(full);
+  for (std::size_t i = 0; i < EventEngine::kMaxLanes; ++i) CHECK(full.add_lane() != EventEngine::kNoLane);
+  const EventEngine::Lane none = full.add_lane();
+  CHECK(none == EventEngine::kNoLane);
+  full.schedule_at(2_us, &f, 0, 1, none);
+  full.schedule_at(1_us, &f, 0, 2, 0);
+  while (full.step()) {
+  }
+  CHECK(f.args() == std::vector<std::uint64_t>{2, 1});
+}
+
 TEST_CASE("EventEngine runs same-time follow-ups after the same-time events already pending") {
   EventEngine engine;
   Recorder r(engine);
@@ -414,11 +475,13 @@ TEST_CASE("EventEngine reuses payload slots: no growth while the number pending 
 TEST_CASE("EventEngine keeps ties in scheduling order across the sequence number's wrap") {
   EventEngine engine;
   Recorder r(engine);
-  // Ten numbers left before the 32-bit counter wraps.
+  // Ten numbers left before the 32-bit counter wraps. The events at 3 us
+  // go to a lane (in order), those at 5 us to the heap.
   EventEngineTestAccess::set_next_seq(engine, UINT32_MAX - 9);
+  const EventEngine::Lane lane = engine.add_lane();
   std::vector<std::pair<Tick, std::uint64_t>> scheduled;
   auto add = [&](Tick at, std::uint64_t id) {
-    engine.schedule_at(at, &r, 0, id);
+    engine.schedule_at(at, &r, 0, id, at == 3_us ? lane : EventEngine::kNoLane);
     scheduled.emplace_back(at, id);
   };
   for (std::uint64_t id = 0; id < 20; ++id) add(id % 2 ? 3_us : 5_us, id);
@@ -431,13 +494,17 @@ TEST_CASE("EventEngine keeps ties in scheduling order across the sequence number
   for (const auto& [at, id] : scheduled) expected.push_back(id);
   CHECK(r.args() == expected);
 
-  // And under a random load that crosses the wrap inside handlers.
-  EventEngine engine2;
-  EventEngineTestAccess::set_next_seq(engine2, UINT32_MAX - 3000);
-  ModelChecker checker(engine2, 11);
-  Rng plan(12);
-  sweep_sizes(engine2, checker, plan);
-  CHECK(engine2.events_executed() == checker.fired());
+  // And under a random load that crosses the wrap inside handlers, with
+  // events in lanes and in the heap.
+  for (const std::size_t lanes : {0u, 2u}) {
+    EventEngine engine2;
+    EventEngineTestAccess::set_next_seq(engine2, UINT32_MAX - 3000);
+    ModelChecker checker(engine2, 11);
+    checker.use_lanes(lanes);
+    Rng plan(12);
+    sweep_sizes(engine2, checker, plan);
+    CHECK(engine2.events_executed() == checker.fired());
+  }
 }
 
 TEST_CASE("EventEngine stays consistent when a handler steps the engine itself") {

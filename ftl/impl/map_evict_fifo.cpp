@@ -13,6 +13,7 @@ class FifoEviction final : public MapEvictionPolicy {
   void inserted(std::uint32_t s) override { list_.push_front(s); }
   void hit(std::uint32_t) override {}
   void removed(std::uint32_t s) override { list_.remove(s); }
+  void replaced(std::uint32_t s) override { list_.move_to_front(s); }
   std::uint32_t victim() const override { return list_.back(); }
   std::uint32_t after(std::uint32_t s) const override { return list_.before(s); }
   void prefetch(std::uint32_t s) const override { list_.prefetch(s); }
