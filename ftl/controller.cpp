@@ -123,10 +123,12 @@ void Controller::admit_write(std::uint32_t id) {
 bool Controller::admit_chunks(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  if (c.admitted == 0) ftl_.prefetch_old_blocks(static_cast<Lpn>(c.offset / kSectorBytes), pages);
   while (c.admitted < pages) {
     const std::uint32_t n = chunk_pages(pages, c.admitted);
     if (!ftl_.reserve_buffer(n)) return false;
+    // Once, when the first chunk gets in (a write waiting for buffer space
+    // is retried at every program's completion, and loads nothing then).
+    if (c.admitted == 0) ftl_.prefetch_old_blocks(static_cast<Lpn>(c.offset / kSectorBytes), pages);
     c.admitted += n;
     // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).
     const Tick end = host_->transfer_to_device(std::uint64_t{n} * kSectorBytes, engine_.now());

@@ -35,6 +35,17 @@ std::uint64_t Ftl::table_bytes() const {
          std::uint64_t{core_.geo.die_blocks()} * (sizeof(BlockInfo) + sizeof(BlockHistory));
 }
 
+std::uint32_t Ftl::smallest_unit() const {
+  return slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+}
+
+inline void Ftl::flush_if_ready() {
+  const bool stale_front = buffer_.waiting_entries() > 0 &&
+                           core_.map.location(buffer_.front_owner()) != buffer_.front_ref();
+  const std::uint32_t valid = buffer_.valid_entries();
+  if (stale_front || (valid > 0 && valid >= std::max(smallest_unit(), flush_need_))) try_flush(false);
+}
+
 void Ftl::write(Lpn lpn) {
   ++core_.stats.host_write_slots;
   core_.clear_poison(lpn);
@@ -43,7 +54,7 @@ void Ftl::write(Lpn lpn) {
   map_update(lpn);
   last_write_ = core_.engine.now();
   note_host_activity();
-  try_flush(false);
+  flush_if_ready();
   if (core_.cfg.flush_idle > 0 && buffer_.valid_entries() > 0) arm_idle_flush();
   const std::uint64_t every = core_.cfg.power_loss.checkpoint_every;
   if (every > 0 && (core_.bytes_since_checkpoint += kSectorBytes) >= every) checkpoint();
@@ -354,10 +365,6 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   }
   if (cur) core_.nand.submit(cur);
   return plan;
-}
-
-std::uint32_t Ftl::smallest_unit() const {
-  return slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
 }
 
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {

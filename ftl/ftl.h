@@ -191,6 +191,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
+  // try_flush(false) on the write path, which calls it for every page: the
+  // tests that nearly always end it, inline.
+  void flush_if_ready();
   // The fewest slots a host program takes: an SLC unit or a native one.
   std::uint32_t smallest_unit() const;
   bool pick_flush(bool pad, FlushChoice& out);

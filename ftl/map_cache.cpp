@@ -91,17 +91,14 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   // cache) keeps a small table that stays in the CPU's caches, and the
   // empty buckets of a full-size one are never written.
   std::fill(std::begin(pending_), std::end(pending_), kNone);
+  // (Block starts are 32-bit offsets into dense_.)
+  if (!direct_.size())
+    dense_max_ = static_cast<std::uint32_t>(
+        std::min<std::uint64_t>(2 * std::uint64_t{capacity_ / segs_per_tpage_} + 2,
+                                (UINT32_MAX - segs_per_tpage_) / segs_per_tpage_));
   slots_ = ZeroArray<Slot>(capacity_, ZeroArray<Slot>::Fill::kFromFront);
   tpages_ = ZeroArray<Tpage>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
   policy_ = make_map_eviction(cfg.policy, capacity_);
-}
-
-bool MapCache::lookup(std::uint32_t seg) {
-  if (whole_) return true;
-  const std::uint32_t* slot = slot_of(seg);
-  if (!slot) return false;
-  policy_->hit(*slot);
-  return true;
 }
 
 void MapCache::set_dirty(std::uint32_t seg) {
@@ -112,8 +109,10 @@ void MapCache::set_dirty(std::uint32_t seg) {
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
-  if (const std::uint32_t* slot = slot_of(seg)) {  // a write's lookup has just missed it
-    if (dirty) set_mark(slots_[*slot], true);
+  const std::uint32_t* held = seg == missed_ ? nullptr : slot_of(seg);
+  missed_ = kNone;  // inserted below
+  if (held) {  // a write's lookup has just missed it
+    if (dirty) set_mark(slots_[*held], true);
     return ev;
   }
   std::uint32_t slot;
@@ -125,14 +124,16 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     Slot& v = slots_[slot];
     ev.seg = v.seg;
     ev.dirty = is_dirty(v);
+    // (The new segment is counted before the victim is erased: a page's
+    // dense block goes back only when no segment of it is left.)
     index_insert(seg, slot);
+    ++tpages_[tpage_of_segment(seg)].count;
     policy_->replaced(slot);
     --tpages_[tpage_of_segment(v.seg)].count;
     index_erase(ev.seg);
     if (ev.seg == last_seg_) last_seg_ = kNone;
     prefetch_victims();
     v.seg = seg;
-    ++tpages_[tpage_of_segment(seg)].count;
     set_mark(v, dirty);
     return ev;
   }
@@ -152,12 +153,38 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   return ev;
 }
 
+void MapCache::hash_insert(std::uint32_t seg, std::uint32_t slot) {
+  if (erase_pending(seg)) {  // back before its entry went: reuse it
+    for (std::uint32_t& p : pending_) p = p == seg ? kNone : p;
+    *slot_of_.find(seg) = slot;
+  } else {
+    slot_of_.insert(seg, slot);
+  }
+}
+
+std::uint32_t MapCache::take_dense(std::uint32_t seg) {
+  const std::uint32_t tpage = tpage_of_segment(seg);
+  if (tpage == 0 || tpages_[tpage - 1].count != segs_per_tpage_) return 0;
+  if (!free_dense_.empty()) {
+    const std::uint32_t b = free_dense_.back();
+    free_dense_.pop_back();
+    return b;
+  }
+  if (dense_blocks_ == dense_max_) return 0;
+  ++dense_blocks_;
+  dense_.resize(dense_.size() + segs_per_tpage_, 0);
+  return static_cast<std::uint32_t>(dense_.size() - segs_per_tpage_ + 1);
+}
+
 void MapCache::prefetch_victims() const {
   // The next victim's slot was prefetched at the last eviction: its
   // segment is at hand to prefetch the index entry its eviction erases.
   const std::uint32_t next = policy_->victim();
   if (next == kNone) return;
-  prefetch(slots_[next].seg);
+  // (Not a dense page's cell: the run that filled the block wrote it in
+  // order, and evictions read it in the same order.)
+  const std::uint32_t seg = slots_[next].seg;
+  if (direct_.size() || tpages_[tpage_of_segment(seg)].dense == 0) prefetch(seg);
   const std::uint32_t then = policy_->after(next);
   if (then == kNone) return;
   prefetch_line(&slots_[then]);
@@ -197,7 +224,11 @@ void MapCache::rebuild() {
   pending_bits_ = 0;
   direct_.clear();
   last_seg_ = kNone;
+  missed_ = kNone;
   tpages_.clear();
+  dense_.clear();
+  free_dense_.clear();
+  dense_blocks_ = 0;
   for (std::uint32_t slot = 0; slot < fresh_; ++slot) {
     if (slots_[slot].seg == kNone) continue;
     index_insert(slots_[slot].seg, slot);

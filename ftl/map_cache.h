@@ -94,11 +94,19 @@ class MapCache {
   Lpn first_lpn(std::uint32_t seg) const { return seg << segment_shift_; }
 
   bool resident(std::uint32_t seg) const {
-    return whole_ || (direct_.size() ? direct_[seg] != 0
-                                     : slot_of_.find(seg) != nullptr && !erase_pending(seg));
+    if (whole_) return true;
+    if (direct_.size()) return direct_[seg] != 0;
+    if (const std::uint32_t b = tpages_[tpage_of_segment(seg)].dense) return dense_at(b, seg) != 0;
+    return slot_of_.find(seg) != nullptr && !erase_pending(seg);
   }
   // A lookup: true on a hit (and the policy hears of it).
-  bool lookup(std::uint32_t seg);
+  bool lookup(std::uint32_t seg) {
+    if (whole_) return true;
+    const std::uint32_t* slot = slot_of(seg);
+    if (!slot) return false;
+    policy_->hit(*slot);
+    return true;
+  }
   // Marks a resident segment modified.
   void set_dirty(std::uint32_t seg);
 
@@ -126,6 +134,10 @@ class MapCache {
 
   std::uint32_t capacity_segments() const { return capacity_; }
   std::uint32_t resident_segments() const { return used_; }
+  // Translation pages whose segments are indexed by a dense block (tests).
+  std::uint32_t dense_pages() const {
+    return dense_blocks_ - static_cast<std::uint32_t>(free_dense_.size());
+  }
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
@@ -143,6 +155,7 @@ class MapCache {
   struct Tpage {
     std::uint32_t gen;    // write-backs so far (wrapping)
     std::uint32_t count;  // resident segments
+    std::uint32_t dense;  // where its dense block starts in dense_, plus one (0: none, it is in the hash)
   };
   bool is_dirty(const Slot& s) const { return s.mark == tpages_[tpage_of_segment(s.seg)].gen; }
   void set_mark(Slot& s, bool dirty) {
@@ -168,29 +181,66 @@ class MapCache {
       last_seg_ = seg, last_slot_ = v - 1;
       return &last_slot_;
     }
+    if (const std::uint32_t b = tpages_[tpage_of_segment(seg)].dense) {
+      const std::uint32_t v = dense_at(b, seg);
+      if (v == 0) {
+        missed_ = seg;
+        return nullptr;
+      }
+      last_seg_ = seg, last_slot_ = v - 1;
+      return &last_slot_;
+    }
     const std::uint32_t* slot = slot_of_.find(seg);
     if (!slot || erase_pending(seg)) return nullptr;
     last_seg_ = seg, last_slot_ = *slot;
     return slot;
   }
+  // A segment's cell (slot plus one, 0: not resident) in its page's dense
+  // block (the page's `dense` field).
+  std::uint32_t& dense_at(std::uint32_t block, std::uint32_t seg) {
+    return dense_[block - 1 + (seg & (segs_per_tpage_ - 1))];
+  }
+  std::uint32_t dense_at(std::uint32_t block, std::uint32_t seg) const {
+    return dense_[block - 1 + (seg & (segs_per_tpage_ - 1))];
+  }
+  // A page with no resident segment gets a dense block when a sequential
+  // run enters it: its first segment comes while the page before is wholly
+  // resident (random access almost never does that).
+  std::uint32_t take_dense(std::uint32_t seg);
   void index_insert(std::uint32_t seg, std::uint32_t slot) {
     if (direct_.size()) {
       direct_[seg] = slot + 1;
-    } else if (erase_pending(seg)) {  // back before its entry went: reuse it
-      for (std::uint32_t& p : pending_) p = p == seg ? kNone : p;
-      *slot_of_.find(seg) = slot;
+      return;
+    }
+    Tpage& tp = tpages_[tpage_of_segment(seg)];
+    if (tp.dense == 0 && tp.count == 0 && (seg & (segs_per_tpage_ - 1)) == 0)
+      tp.dense = take_dense(seg);
+    if (tp.dense) {
+      dense_at(tp.dense, seg) = slot + 1;
     } else {
-      slot_of_.insert(seg, slot);
+      hash_insert(seg, slot);
     }
   }
+  void hash_insert(std::uint32_t seg, std::uint32_t slot);
   // An evicted segment's hash entry is erased later, with others: erasing
   // probes the entry's line, which an LRU victim has left cold; loaded on
   // eviction and erased a batch later, the line has had time to arrive
   // (and a batch's misses overlap). Until then the entry is stale: finds
   // check the batch.
+  // (Called after the page's count has dropped: its dense block, if any,
+  // goes back when the page holds no segment.)
   void index_erase(std::uint32_t seg) {
     if (direct_.size()) {
       direct_[seg] = 0;
+      return;
+    }
+    Tpage& tp = tpages_[tpage_of_segment(seg)];
+    if (tp.dense) {
+      dense_at(tp.dense, seg) = 0;
+      if (tp.count == 0) {
+        free_dense_.push_back(tp.dense);
+        tp.dense = 0;
+      }
       return;
     }
     slot_of_.prefetch_erase(seg);
@@ -230,6 +280,9 @@ class MapCache {
   std::uint64_t pending_bits_ = 0;      // pending_bit() of each pending segment
   ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
+  // A segment slot_of() found absent from a dense block, until it is
+  // inserted: insert() then skips looking again (the hash keeps its own).
+  std::uint32_t missed_ = kNone;
   // Slots are handed out from 0 up (fresh_: the first never used), so the
   // array is written from the front and a partly used cache leaves the rest
   // untouched zero pages, never read. free_slots_: slots to take before
@@ -240,6 +293,16 @@ class MapCache {
   // Per translation page (4 MiB of user space): untouched zero pages except
   // where a page has been cached.
   ZeroArray<Tpage> tpages_;
+  // Segments of pages a sequential run fills are indexed by position in a
+  // block per page instead of by hash (a sequential fill through a
+  // per-entry cache inserts and evicts every segment: the hash's probes
+  // and erasures were a third of the cache's work). Blocks are taken from
+  // the front, reused from free_dense_, and at most dense_max_ (twice the
+  // pages the cache can hold whole), so they cost at most twice the
+  // cache's entries.
+  std::vector<std::uint32_t> dense_;
+  std::vector<std::uint32_t> free_dense_;
+  std::uint32_t dense_blocks_ = 0, dense_max_ = 0;
   std::unique_ptr<MapEvictionPolicy> policy_;
 };
 

@@ -5,7 +5,11 @@
 namespace ssdtwin {
 
 NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming& timing)
-    : engine_(engine), geo_(geo), timing_(timing), dies_(geo.dies()),
+    : engine_(engine),
+      program_lane_(engine.add_lane()),
+      geo_(geo),
+      timing_(timing),
+      dies_(geo.dies()),
       channel_free_at_(geo.channels, 0), channel_cmd_end_(geo.channels, 0) {}
 
 namespace {
@@ -142,7 +146,7 @@ void NandArray::dispatch(std::uint32_t die) {
       stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
       d.in_array.push(t);
       if (timing_.cache_program) engine_.schedule_at(start, this, kRegisterFree, die);
-      engine_.schedule_at(d.array_free_at, this, kProgramDone, die);
+      engine_.schedule_at(d.array_free_at, this, kProgramDone, die, program_lane_);
       break;
     }
     case TxnOp::kErase: {

@@ -118,6 +118,9 @@ class NandArray : public EventTarget {
   void release_die(std::uint32_t die);
 
   EventEngine& engine_;
+  // Programs take the same time (or nearly: page types), so across dies
+  // they mostly complete in the order they started: an engine lane.
+  EventEngine::Lane program_lane_;
   Geometry geo_;
   NandTiming timing_;
   TxnSink* sink_ = nullptr;

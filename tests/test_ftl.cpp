@@ -2286,6 +2286,88 @@ TEST_CASE("a segment evicted and loaded again at once is found, before and after
   CHECK(mc.resident_segments() == 64);
 }
 
+TEST_CASE("a per-entry cache indexes the pages a sequential run fills by position, any other by hash",
+          "[ftl][map]") {
+  // 2 M pages in 4 B segments (1024 to a translation page), 4096 entries:
+  // a page gets a dense block when a sequential run enters it with the
+  // page before wholly cached, and gives it back when its last segment
+  // goes; at most 2 x 4 + 2 blocks at once.
+  MapCacheConfig cfg;
+  cfg.location = MapCacheConfig::Location::kSram;
+  cfg.segment_bytes = 4;
+  cfg.size_bytes = 4096 * 4;
+  MapCache mc(cfg, 2000000);
+  std::deque<std::uint32_t> order;  // LRU order of the model: least recent first
+  auto insert = [&](std::uint32_t seg, bool dirty) {
+    const auto ev = mc.insert(seg, dirty);
+    const auto it = std::find(order.begin(), order.end(), seg);
+    if (it != order.end()) {
+      REQUIRE(ev.seg == MapCache::kNone);
+      return;
+    }
+    if (order.size() == 4096) {
+      REQUIRE(ev.seg == order.front());
+      order.pop_front();
+    } else {
+      REQUIRE(ev.seg == MapCache::kNone);
+    }
+    order.push_back(seg);
+  };
+  auto agrees = [&](std::uint32_t lo, std::uint32_t hi) {
+    std::set<std::uint32_t> in(order.begin(), order.end());
+    for (std::uint32_t s = lo; s < hi; ++s) REQUIRE(mc.resident(s) == (in.count(s) == 1));
+  };
+  // A sequential run over [3172, 6172): it enters page 3 part-way and page
+  // 4 with page 3 not whole, both by hash; pages 5 and 6 get blocks.
+  for (std::uint32_t s = 3172; s < 6172; ++s) insert(s, true);
+  CHECK(mc.dense_pages() == 2);
+  agrees(3 * 1024, 8 * 1024);
+  // On to page 40, through eviction: the cache ends holding pages 36-39
+  // whole, and the blocks of the pages emptied came back.
+  for (std::uint32_t s = 6172; s < 40 * 1024; ++s) insert(s, s % 3 == 0);
+  CHECK(mc.dense_pages() == 4);
+  agrees(30 * 1024, 41 * 1024);
+  // Random segments far away (no page whole before them) take the hash,
+  // and evict the run: its blocks all come back.
+  Rng rng(3);
+  for (int k = 0; k < 6000; ++k) insert(100000 + static_cast<std::uint32_t>(rng.below(1800000)), false);
+  CHECK(mc.dense_pages() == 0);
+  agrees(30 * 1024, 41 * 1024);
+  // A run re-entering pages whose old segments still wait in the hash's
+  // erase batch: those read as gone, the new ones as cached.
+  for (std::uint32_t s = 200 * 1024; s < 200 * 1024 + 5000; ++s) insert(s, false);
+  for (std::uint32_t s = 200 * 1024; s < 200 * 1024 + 5000; ++s) insert(s, true);  // hits
+  for (std::uint32_t s = 198 * 1024; s < 199 * 1024; ++s) insert(s, false);        // evicts 200 * 1024 on
+  agrees(197 * 1024, 206 * 1024);
+  for (std::uint32_t s = 199 * 1024; s < 203 * 1024; ++s) insert(s, false);
+  CHECK(mc.dense_pages() > 0);
+  agrees(197 * 1024, 206 * 1024);
+  for (const std::uint32_t seg : order) REQUIRE(mc.lookup(seg));
+  CHECK(mc.resident_segments() == 4096);
+
+  // A dense page's last segment evicted for another segment of the same
+  // page: the page keeps its block (the new segment is in it).
+  MapCache one(cfg, 2000000);
+  order.clear();
+  auto insert_one = [&](std::uint32_t seg) {
+    const auto ev = one.insert(seg, false);
+    if (order.size() == 4096) {
+      REQUIRE(ev.seg == order.front());
+      order.pop_front();
+    }
+    order.push_back(seg);
+  };
+  for (std::uint32_t s = 10 * 1024; s < 15 * 1024; ++s) insert_one(s);  // holds pages 11-14, dense
+  for (std::uint32_t k = 0; k < 1023; ++k) insert_one(1500000 + 7 * k);  // page 11 down to its last
+  REQUIRE(one.resident(11 * 1024 + 1023));
+  REQUIRE(one.dense_pages() == 4);
+  insert_one(11 * 1024 + 5);  // evicts 11 * 1024 + 1023
+  CHECK(one.resident(11 * 1024 + 5));
+  CHECK_FALSE(one.resident(11 * 1024 + 1023));
+  CHECK(one.lookup(11 * 1024 + 5));
+  CHECK(one.dense_pages() == 4);
+}
+
 // ---------------------------------------------------------------------------
 // DieSet (ftl/die_set.h): the flush's round-robin search over ready dies,
 // optionally skipping a second set (the dies GC pacing has starved).
