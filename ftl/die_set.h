@@ -23,6 +23,12 @@ class DieSet {
   }
   bool contains(std::uint32_t die) const { return (words_[die >> 6] >> (die & 63)) & 1; }
   void clear() { std::fill(words_.begin(), words_.end(), 0); }
+  // Whether any member is not in `skip` (a set of as many dies).
+  bool any_outside(const DieSet& skip) const {
+    std::uint64_t bits = 0;
+    for (std::size_t w = 0; w < words_.size(); ++w) bits |= words_[w] & ~skip.words_[w];
+    return bits != 0;
+  }
 
   // The members from `start` up, then from 0 up to `start` (the order of
   // `for i: (start + i) % dies`), until `pick(die)` returns true: that die,

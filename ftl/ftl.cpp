@@ -25,6 +25,7 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
+  smallest_unit_ = slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
   recovery_.set_listener(this);
 }
 
@@ -33,10 +34,6 @@ Ftl::~Ftl() = default;
 std::uint64_t Ftl::table_bytes() const {
   return core_.map.bytes() +
          std::uint64_t{core_.geo.die_blocks()} * (sizeof(BlockInfo) + sizeof(BlockHistory));
-}
-
-std::uint32_t Ftl::smallest_unit() const {
-  return slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
 }
 
 inline void Ftl::flush_if_ready() {
@@ -368,6 +365,12 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
 }
 
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {
+  // No die to visit (every die's queue full, as after the unit a program's
+  // completion let in): the search below would find none.
+  if (!core_.flush_ready.any_outside(starved_)) {
+    flush_need_ = UINT32_MAX;
+    return false;
+  }
   std::uint32_t need = UINT32_MAX;
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).

@@ -194,8 +194,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // try_flush(false) on the write path, which calls it for every page: the
   // tests that nearly always end it, inline.
   void flush_if_ready();
-  // The fewest slots a host program takes: an SLC unit or a native one.
-  std::uint32_t smallest_unit() const;
+  // The fewest slots a host program takes: an SLC unit or a native one
+  // (fixed by the geometry and the SLC config: set at construction).
+  std::uint32_t smallest_unit() const { return smallest_unit_; }
   bool pick_flush(bool pad, FlushChoice& out);
   void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
@@ -245,6 +246,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
   std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit
+  std::uint32_t smallest_unit_ = 0;
   // Dies starved of GC pacing credit (none covers a host unit of any size
   // while pacing holds them) or, with no SLC cache, of erased blocks for the
   // host: pick_flush skips them until something on the die changes (an

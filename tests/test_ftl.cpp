@@ -2404,6 +2404,11 @@ TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
       INFO("dies " << dies << " start " << start << " wanted " << wanted);
       CHECK(got == expect);
       CHECK(seen == expect_seen);
+      // any_outside: whether the search has any die to offer.
+      bool any = false;
+      for (std::uint32_t d = 0; d < dies; ++d) any = any || (in[d] && !out[d]);
+      CHECK(ready.any_outside(skip) == any);
+      CHECK_FALSE(ready.any_outside(ready));
       // Without the skip set, every member is offered.
       std::uint32_t offered = 0;
       ready.find_from(start, [&](std::uint32_t d) {
