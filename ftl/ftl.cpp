@@ -36,11 +36,18 @@ std::uint64_t Ftl::table_bytes() const {
          std::uint64_t{core_.geo.die_blocks()} * (sizeof(BlockInfo) + sizeof(BlockHistory));
 }
 
-inline void Ftl::flush_if_ready() {
-  const bool stale_front = buffer_.waiting_entries() > 0 &&
-                           core_.map.location(buffer_.front_owner()) != buffer_.front_ref();
+inline bool Ftl::front_stale() const {
+  return buffer_.waiting_entries() > 0 &&
+         core_.map.location(buffer_.front_owner()) != buffer_.front_ref();
+}
+
+inline bool Ftl::flush_due(bool pad) const {
   const std::uint32_t valid = buffer_.valid_entries();
-  if (stale_front || (valid > 0 && valid >= std::max(smallest_unit(), flush_need_))) try_flush(false);
+  return valid > 0 && (pad || valid >= std::max(smallest_unit(), flush_need_));
+}
+
+inline void Ftl::flush_if_ready() {
+  if (front_stale() || flush_due(false)) try_flush(false);
 }
 
 void Ftl::write(Lpn lpn) {
@@ -419,20 +426,12 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
 
 void Ftl::try_flush(bool pad) {
   // Entries overwritten while waiting hold buffer space for nothing.
-  while (buffer_.waiting_entries() > 0 &&
-         core_.map.location(buffer_.front_owner()) != buffer_.front_ref()) {
+  while (front_stale()) {
     buffer_.pop(false);
     buffer_.release(1);
   }
-  // Called on every page written: skip the per-die search while the buffer
-  // cannot fill even the smallest unit.
-  const std::uint32_t smallest = smallest_unit();
-  // Nor while the last search found no die it could fill with less than
-  // `flush_need_` (tested here, not in pick_flush: most calls stop at it).
   FlushChoice c{};
-  while (buffer_.valid_entries() > 0 &&
-         (pad || buffer_.valid_entries() >= std::max(smallest, flush_need_)) && pick_flush(pad, c))
-    flush_unit(c);
+  while (flush_due(pad) && pick_flush(pad, c)) flush_unit(c);
 }
 
 void Ftl::flush_unit(const FlushChoice& c) {

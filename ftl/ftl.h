@@ -191,6 +191,12 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
+  // The oldest waiting entry of the buffer was overwritten while it waited.
+  bool front_stale() const;
+  // A search for a die may flush: data buffered and, unless padding, at
+  // least the smallest unit and what the last search found missing
+  // (`flush_need_`; tested here, not in pick_flush: most calls stop at it).
+  bool flush_due(bool pad) const;
   // try_flush(false) on the write path, which calls it for every page: the
   // tests that nearly always end it, inline.
   void flush_if_ready();
