@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -142,7 +143,15 @@ Json steady_json(const PhaseReport& p) {
   j["round_s"] = to_seconds(m.round());
   j["window_rounds"] = m.window();
   j["tolerance"] = m.tolerance();
+  j["after_s"] = to_seconds(m.earned().after);
+  j["while_gc"] = m.earned().need_work;
   j["reached"] = m.steady();
+  // GC moves beside the figure: a steady state with none is the fresh
+  // drive's plateau, not the state GC holds the drive in.
+  const std::vector<double>& work = m.round_work();
+  const std::size_t last = std::min(m.window(), work.size());
+  j["window_gc_moved_pages"] =
+      std::accumulate(work.end() - static_cast<std::ptrdiff_t>(last), work.end(), 0.0);
   if (m.steady()) {
     // The monitor stops at the steady round, so the last window is the one.
     const SteadyStateResult r =
@@ -157,6 +166,7 @@ Json steady_json(const PhaseReport& p) {
     j["at_s"] = nullptr;
   }
   j["round_iops"] = m.rounds();
+  j["round_gc_moved_pages"] = work;
   return j;
 }
 
@@ -214,6 +224,7 @@ Json recovery_json(const RunReport& r) {
     Json row;
     row["role"] = recovery_role_name(p.spec->role);
     row.update(figures_json(p));
+    row["gc_moved_pages"] = p.ftl_after.gc_moved_slots - p.ftl_before.gc_moved_slots;
     phases.push_back(row);
   }
   j["phases"] = phases;

@@ -28,6 +28,16 @@ class SlcGauge final : public Gauge {
   const Ftl& ftl_;
 };
 
+// Slots GC has moved so far: the work until_steady's rounds count.
+class GcMovesGauge final : public Gauge {
+ public:
+  explicit GcMovesGauge(const Ftl& ftl) : ftl_(ftl) {}
+  double value() const override { return static_cast<double>(ftl_.stats().gc_moved_slots); }
+
+ private:
+  const Ftl& ftl_;
+};
+
 // Samples the drive's activity (activity_columns()) at each interval
 // boundary the engine passes.
 class ActivityWatch {
@@ -220,8 +230,9 @@ struct CutAt {
 bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
                      Progress& progress, const Gauge* gauge, double offered, CutAt cut,
                      PhaseReport& pr) {
+  const GcMovesGauge gc_moves(drive.ftl);
   IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
-                  pr.result, gauge, offered);
+                  pr.result, gauge, offered, &gc_moves);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   gen.start();
   std::uint32_t tick = 0;

@@ -12,6 +12,7 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   c.command_time = ctrl.get_time("command_time");
   c.write_command_time = ctrl.get_time("write_command_time", c.command_time);
   c.flash_op_time = ctrl.get_time("flash_op_time", 0);
+  c.gc_move_time = ctrl.get_time("gc_move_time", 0);
   c.page_time = ctrl.get_time("page_time", 0);
   c.ecc_decode = ctrl.get_time("ecc_decode", 0);
   const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
@@ -24,17 +25,16 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
 }
 
 Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg)
-    : engine_(engine), ftl_(ftl), cfg_(cfg), core_free_at_(cfg.cores, 0),
+    : engine_(engine), ftl_(ftl), cfg_(cfg), cores_(cfg.cores),
       processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
+  if (cfg_.gc_move_time > 0) ftl_.set_gc_firmware(&cores_, cfg_.gc_move_time);
 }
 
 void Controller::submit(std::uint32_t id) {
   const HostCommand& c = host_->command(id);
   // The command runs on the core that frees up first (firmware processes
   // commands run-to-completion, one per core at a time).
-  auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
-  const Tick start = std::max(engine_.now(), *core);
   const std::uint32_t pages = c.bytes / kSectorBytes;
   ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages, c.op == IoOp::kWrite);
   // A deallocation marks whole map segments: its cost follows the
@@ -43,17 +43,14 @@ void Controller::submit(std::uint32_t id) {
   const Tick command = c.op == IoOp::kWrite ? cfg_.write_command_time : cfg_.command_time;
   const Tick work = command + per_page +
                     ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
-  *core = start + work;
-  if (activity_) activity_->on_controller_busy(work);
-  engine_.schedule_at(*core, this, kProcessed, id, processed_lane_);
+  const Tick done = cores_.run(engine_.now(), work);
+  engine_.schedule_at(done, this, kProcessed, id, processed_lane_);
 }
 
 void Controller::on_submit(const FlashTxn&) {
   if (cfg_.flash_op_time == 0) return;
   if (in_data_in_) ++ops_in_handler_;
-  auto core = std::min_element(core_free_at_.begin(), core_free_at_.end());
-  *core = std::max(engine_.now(), *core) + cfg_.flash_op_time;
-  if (activity_) activity_->on_controller_busy(cfg_.flash_op_time);
+  cores_.run(engine_.now(), cfg_.flash_op_time);
 }
 
 void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {

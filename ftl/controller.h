@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ftl/firmware_cores.h"
 #include "ftl/ftl.h"
 #include "ftl/host_command.h"
 #include "sim/activity.h"
@@ -44,6 +45,13 @@ struct ControllerConfig {
   // flash traffic of host programs, GC and map writes delays the commands
   // queued behind it, a source of latency spread.
   Tick flash_op_time = 0;
+  // Firmware time per 4 KiB slot that GC or folding moves: checking the
+  // slot is still valid, updating its map entry and queueing it for the
+  // program, the work a host write repeats per page. On the same cores as
+  // host commands, so moves per host write times this, over the cores,
+  // bounds the host write rate under GC. Charged when a GC read's data is
+  // in: its moves wait for the core before they can be programmed.
+  Tick gc_move_time = 0;
   Tick page_time = 0;      // firmware time per 4 KiB page of a command (FTL lookups/updates)
   Tick ecc_decode = 0;     // LDPC decode latency per flash read, before data can leave
   // A write's data enters the write buffer in chunks of this many pages as
@@ -57,7 +65,10 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
   void set_host(HostPort* host) { host_ = host; }
   // Told of firmware work on the cores and ECC decodes (power); null: none.
-  void set_activity(ActivityObserver* a) { activity_ = a; }
+  void set_activity(ActivityObserver* a) {
+    activity_ = a;
+    cores_.set_activity(a);
+  }
 
   // A command fetched from a submission queue (or NCQ tag) starts here.
   void submit(std::uint32_t id);
@@ -92,7 +103,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   ControllerConfig cfg_;
   HostPort* host_ = nullptr;
   ActivityObserver* activity_ = nullptr;
-  std::vector<Tick> core_free_at_;
+  FirmwareCores cores_;
   // Commands finish on the cores in nearly the order they came, and write
   // data arrives in the link's order: an engine lane each.
   EventEngine::Lane processed_lane_, data_lane_;

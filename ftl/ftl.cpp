@@ -519,7 +519,16 @@ void Ftl::arm_idle_flush() {
   core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush);
 }
 
+void Ftl::set_gc_firmware(FirmwareCores* cores, Tick move_time) {
+  gc_->set_firmware(cores, move_time, this, kGcMovesReady);
+}
+
 void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
+  if (kind == kGcMovesReady) {
+    gc_->on_moves_ready(static_cast<std::uint32_t>(arg));
+    try_flush(false);  // moves programmed earn the host credit
+    return;
+  }
   if (kind == kDieFails) {
     const auto die = static_cast<std::uint32_t>(arg);
     if (core_.die_offline[die]) return;

@@ -23,6 +23,7 @@
 namespace ssdtwin {
 
 class FastWriter;
+class FirmwareCores;
 class GarbageCollector;
 class SlcCache;
 enum class HostTarget : std::uint8_t;
@@ -66,6 +67,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
       const ErrorModel* errors = nullptr);
   ~Ftl() override;
   void set_listener(FtlListener* l) { listener_ = l; }
+  // GC's moves take `move_time` per slot on the controller's firmware cores
+  // (controller.gc_move_time); without this call they take none.
+  void set_gc_firmware(FirmwareCores* cores, Tick move_time);
 
   std::uint64_t user_pages() const { return core_.map.logical_pages(); }
   bool verifying() const { return core_.verifier.enabled(); }
@@ -182,7 +186,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void reclaim_block(std::uint32_t die, std::uint32_t block) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails, kDieFails };
+  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails, kDieFails, kGcMovesReady };
   struct FlushChoice {
     std::uint32_t die;
     HostTarget target;

@@ -297,6 +297,33 @@ void GarbageCollector::journal_map_update(Lpn lpn) {
 }
 
 void GarbageCollector::on_read_done(FlashTxn* t) {
+  if (cores_ == nullptr) {
+    take_moves(t);
+    return;
+  }
+  // The firmware checks each slot read, updates its map entry and queues it
+  // for the program, on the cores host commands also need; the moves are
+  // ready in the order their reads came back.
+  DieGc& g = dies_[t->die];
+  const Tick now = core_.engine.now();
+  Tick done = cores_->run(now, move_time_ * (t->bytes / kSectorBytes));
+  if (!g.processing.empty()) done = std::max(done, g.processing.back().done);
+  g.processing.push({t, done});
+  if (g.processing.size() == 1) core_.engine.schedule_at(done, wake_, wake_kind_, t->die);
+}
+
+void GarbageCollector::on_moves_ready(std::uint32_t die) {
+  DieGc& g = dies_[die];
+  const Tick now = core_.engine.now();
+  while (!g.processing.empty() && g.processing.front().done <= now) {
+    FlashTxn* t = g.processing.front().read;
+    g.processing.pop();
+    take_moves(t);
+  }
+  if (!g.processing.empty()) core_.engine.schedule_at(g.processing.front().done, wake_, wake_kind_, die);
+}
+
+void GarbageCollector::take_moves(FlashTxn* t) {
   const std::uint32_t die = t->die;
   DieGc& g = dies_[die];
   --g.reads_in_flight;

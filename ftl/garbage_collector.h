@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/firmware_cores.h"
 #include "ftl/gc_policy.h"
+#include "sim/fifo.h"
 
 namespace ssdtwin {
 
@@ -62,6 +64,17 @@ class GarbageCollector {
   // Bookkeeping of an erased victim (block pools, wear, verification).
   void erased(std::uint32_t die, std::uint32_t block);
 
+  // Firmware time per moved slot on `cores`: a GC read's moves wait for
+  // it, then an event (`kind`, the die as its argument) to `wake` hands
+  // them on through on_moves_ready. Not called: moves take no firmware time.
+  void set_firmware(FirmwareCores* cores, Tick move_time, EventTarget* wake, std::uint32_t kind) {
+    cores_ = cores;
+    move_time_ = move_time;
+    wake_ = wake;
+    wake_kind_ = kind;
+  }
+  void on_moves_ready(std::uint32_t die);
+
   void on_read_done(FlashTxn* txn);
   void on_program_done(FlashTxn* txn);
   void on_erase_done(FlashTxn* txn);
@@ -86,7 +99,16 @@ class GarbageCollector {
     std::vector<Move> moves;  // read, waiting to be programmed
     std::size_t head = 0;
     std::vector<std::uint32_t> reclaim;  // blocks read reclaim asked for, oldest first
+    // GC reads whose data is in, waiting for the firmware to process their
+    // moves (gc_move_time), in order, each with the time it is done.
+    struct Processing {
+      FlashTxn* read;
+      Tick done;
+    };
+    Fifo<Processing> processing;
   };
+  // A read's moves, once the firmware has processed them.
+  void take_moves(FlashTxn* t);
   // The next block read reclaim asked for on `die` that is still full.
   std::uint32_t reclaim_victim(std::uint32_t die);
   // Picks the next victim of `die` if collection or folding should go on.
@@ -118,6 +140,10 @@ class GarbageCollector {
   // the last look for a cold block.
   std::vector<std::uint32_t> max_erase_;
   std::vector<std::uint32_t> wl_erases_;
+  FirmwareCores* cores_ = nullptr;
+  Tick move_time_ = 0;
+  EventTarget* wake_ = nullptr;
+  std::uint32_t wake_kind_ = 0;
 };
 
 }  // namespace ssdtwin

@@ -242,7 +242,7 @@ void Ftl::rearm_timers() {
 void Controller::archive(StateArchive& ar) {
   if (!waiting_.empty() || ops_in_handler_ != 0 || in_data_in_)
     throw std::logic_error("drive-state snapshot of a controller with commands under way");
-  ar.vec(core_free_at_, true);
+  ar.vec(cores_.free_at(), true);
   ar.pod(buffer_waits_);
 }
 

@@ -16,6 +16,7 @@ class Fifo {
   bool empty() const { return head_ == items_.size(); }
   std::size_t size() const { return items_.size() - head_; }
   const T& front() const { return items_[head_]; }
+  const T& back() const { return items_.back(); }
   void push(const T& v) { items_.push_back(v); }
   T pop() {
     const T v = items_[head_++];

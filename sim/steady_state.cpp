@@ -66,10 +66,23 @@ std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t wi
 }
 
 SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t window,
-                                       double tolerance)
-    : round_(round), window_(window), tolerance_(tolerance), round_end_(start + round) {
+                                       double tolerance, SteadyEarned earned)
+    : round_(round), window_(window), tolerance_(tolerance), earned_(earned),
+      round_end_(start + round), start_(start) {
   if (round == 0) throw std::invalid_argument("steady-state rounds must last longer than 0");
+  if (earned.need_work && earned.work == nullptr)
+    throw std::invalid_argument("steady state with work in every round needs a work counter");
   check_args(window, tolerance, tolerance);
+  if (earned_.work) work_at_ = earned_.work->value();
+}
+
+bool SteadyStateMonitor::window_steady() const {
+  if (round_end_ - round_ - start_ < earned_.after) return false;
+  if (earned_.need_work &&
+      std::any_of(round_work_.end() - static_cast<std::ptrdiff_t>(std::min(window_, round_work_.size())),
+                  round_work_.end(), [](double w) { return w <= 0; }))
+    return false;
+  return snia_steady_state(rounds_, window_, tolerance_, tolerance_).steady;
 }
 
 bool SteadyStateMonitor::add(Tick t) {
@@ -78,8 +91,15 @@ bool SteadyStateMonitor::add(Tick t) {
   while (t >= round_end_) {
     rounds_.push_back(static_cast<double>(count_) / to_seconds(round_));
     count_ = 0;
+    if (earned_.work) {
+      // Work done by the time of the completion that closes the round: the
+      // counter is not sampled at the round's exact end.
+      const double w = earned_.work->value();
+      round_work_.push_back(w - work_at_);
+      work_at_ = w;
+    }
     round_end_ += round_;
-    if (snia_steady_state(rounds_, window_, tolerance_, tolerance_).steady) {
+    if (window_steady()) {
       steady_round_ = rounds_.size() - 1;
       return true;
     }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sim/time.h"
+#include "sim/timeseries.h"
 
 namespace ssdtwin {
 
@@ -56,11 +57,26 @@ std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t wi
 // rounds of `round` from `start`; each time a round closes its IOPS is
 // appended and the last `window` rounds are tested with one tolerance for
 // both conditions. Once steady, the monitor stops counting, so rounds() ends
-// with the window that was steady. Memory: one number per round.
+// with the window that was steady. Memory: two numbers per round.
+//
+// Steady state must be earned: no window ending before `after` is tested,
+// and when `work` is given (a running count of the background work the
+// drive does, e.g. GC moves) its growth per round is kept beside the IOPS;
+// with `need_work` a window counts only if every one of its rounds did
+// some, so that a plateau reached before the drive starts collecting (the
+// fresh drive's) is not taken for steady state.
+struct SteadyEarned {
+  Tick after = 0;
+  const Gauge* work = nullptr;
+  bool need_work = false;
+};
+
 class SteadyStateMonitor {
  public:
-  // Throws std::invalid_argument for round == 0 or as snia_steady_state.
-  SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance);
+  // Throws std::invalid_argument for round == 0, need_work without work,
+  // or as snia_steady_state.
+  SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance,
+                     SteadyEarned earned = {});
   // One operation completed at `t` (>= start, in time order). Returns
   // steady(): true once the rounds that closed before `t` were steady.
   bool add(Tick t);
@@ -69,17 +85,27 @@ class SteadyStateMonitor {
   // kNoSteadyRound.
   std::size_t steady_round() const { return steady_round_; }
   const std::vector<double>& rounds() const { return rounds_; }  // IOPS per closed round
+  // The work counter's growth per closed round (empty without a counter).
+  const std::vector<double>& round_work() const { return round_work_; }
   Tick round() const { return round_; }
   std::size_t window() const { return window_; }
   double tolerance() const { return tolerance_; }
+  const SteadyEarned& earned() const { return earned_; }
 
  private:
+  // The rounds closed so far end a window that counts as steady.
+  bool window_steady() const;
+
   Tick round_;
   std::size_t window_;
   double tolerance_;
+  SteadyEarned earned_;
   Tick round_end_;
+  Tick start_;
   std::uint64_t count_ = 0;  // operations in the open round
+  double work_at_ = 0;       // the work counter when the open round began
   std::vector<double> rounds_;
+  std::vector<double> round_work_;
   std::size_t steady_round_ = kNoSteadyRound;
 };
 

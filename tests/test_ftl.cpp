@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <algorithm>
 #include <deque>
+#include <fstream>
 #include <numeric>
 #include <cmath>
 
@@ -888,6 +889,7 @@ TEST_CASE("evicted dirty map entries are written back and read back correctly",
 // ftl/impl/gc_random.cpp).
 #include <algorithm>
 #include <deque>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -1468,14 +1470,21 @@ TEST_CASE("with RAIN, a moved slot earns the host only the data its victim frees
   CHECK(pacing.start(0, victim) == Approx((cap - 120) / 120));
 }
 
+namespace {
+
+// The M500 scaled to 8 dies (one per channel) and 30 GB, its spare ratio kept.
+const std::vector<std::string> kM500Small = {"drive.nand.dies_per_channel=1",
+                                             "drive.nand.blocks_per_plane=262",
+                                             "drive.user_capacity=30GB"};
+
+}  // namespace
+
 TEST_CASE("with RAIN, sustained random writes never stall a whole second", "[ftl][gc][pacing]") {
   // The M500 (RAIN 1 in 16) scaled to 8 dies and 30 GB. Pacing that
   // credited whole blocks let the host outrun GC by the parity share until
   // every die was down to its reserve; then all dies waited together for a
   // block: seconds at 0 IOPS and writes of 3.8 s.
-  auto t = make_drive("configs/drives/crucial_m500_480gb.yaml",
-                      {"drive.nand.dies_per_channel=1", "drive.nand.blocks_per_plane=262",
-                       "drive.user_capacity=30GB"});
+  auto t = make_drive("configs/drives/crucial_m500_480gb.yaml", kM500Small);
   const auto w = make_workload(R"(
 workload:
   phases:
@@ -1494,6 +1503,107 @@ workload:
   const double median = sorted[sorted.size() / 2];
   CHECK(sorted.front() >= 0.01 * median);
   CHECK(p.result.latency[static_cast<int>(IoOp::kWrite)].max() < 200 * kMs);
+}
+
+namespace {
+
+// The M500 scaled to 8 dies and 30 GB, brought to steady state by two
+// drive writes of 4 KiB random writes (fast path), then the same at QD32
+// timed, under GC: host write IOPS, GC moves per host write and the
+// per-second series, for the steady-state cost knobs (issue 29).
+struct GcSteady {
+  double iops = 0;
+  double moves_per_write = 0;
+  std::vector<std::uint64_t> series;
+  Tick max_latency = 0;
+  double mean_latency = 0;
+};
+
+// `without_move_time` reads the M500 config with its gc_move_time line taken
+// out, as a config written before the knob existed would read.
+GcSteady m500_small_steady(std::vector<std::string> sets, bool without_move_time = false) {
+  sets.insert(sets.end(), kM500Small.begin(), kM500Small.end());
+  const std::string path = "configs/drives/crucial_m500_480gb.yaml";
+  TestDrive t;
+  if (without_move_time) {
+    std::ifstream in(source_path(path));
+    std::string yaml, line;
+    bool dropped = false;
+    while (std::getline(in, line)) {
+      if (line.find("gc_move_time:") != std::string::npos) {
+        dropped = true;
+        continue;
+      }
+      yaml += line + "\n";
+    }
+    REQUIRE(dropped);
+    t.doc = ConfigDoc::parse(yaml, path, "drive", sets);
+    t.drive = std::make_unique<Drive>(t.doc->root(), false);
+    t.doc->check_unused();
+  } else {
+    t = make_drive(path, sets);
+  }
+  const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, io_size: 100%, fast: true}
+    - {name: steady, rw: randwrite, bs: 4KiB, io_size: 200%, fast: true}
+    - {name: settle, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 5s}
+    - {name: randwrite, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 10s}
+)",
+                               t.drive->user_bytes());
+  const auto r = run_quiet(*t.drive, w);
+  const PhaseReport& p = r.phases[3];
+  GcSteady g;
+  const auto writes = static_cast<double>(p.result.ios[static_cast<int>(IoOp::kWrite)]);
+  g.iops = writes / seconds_of(p);
+  g.moves_per_write =
+      static_cast<double>(p.ftl_after.gc_moved_slots - p.ftl_before.gc_moved_slots) / writes;
+  for (const auto& b : p.result.series->bins()) g.series.push_back(b.ios[1]);
+  g.max_latency = p.result.latency[static_cast<int>(IoOp::kWrite)].max();
+  g.mean_latency = p.result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("firmware time per GC move at zero leaves results as they were", "[ftl][gc][costs]") {
+  const GcSteady base = m500_small_steady({}, true);
+  const GcSteady zero = m500_small_steady({"drive.controller.gc_move_time=0us"});
+  CHECK(base.moves_per_write > 1);  // GC is under way
+  CHECK(zero.series == base.series);
+  CHECK(zero.max_latency == base.max_latency);
+  CHECK(zero.mean_latency == base.mean_latency);
+}
+
+TEST_CASE("GC moves times the firmware time per move, over the cores, bound the host write rate",
+          "[ftl][gc][costs]") {
+  // Flash operations free of firmware time, so that only commands and moves
+  // take the two cores: each host write then costs its command
+  // (write_command_time + page_time) plus its share of the moves.
+  const std::vector<std::string> plain = {"drive.controller.flash_op_time=0us"};
+  const GcSteady free = m500_small_steady(plain);
+  auto with = [&](const std::string& move) {
+    auto v = plain;
+    v.push_back("drive.controller.gc_move_time=" + move);
+    return m500_small_steady(v);
+  };
+  const GcSteady slow = with("200us");
+  const double per_write_us = 25.0 + 0.1 + slow.moves_per_write * 200.0;
+  UNSCOPED_INFO("free " << free.iops << " IOPS at " << free.moves_per_write << " moves/write; 200 us "
+                        << slow.iops << " IOPS at " << slow.moves_per_write
+                        << " moves/write, bound " << 2e6 / per_write_us);
+  // Far below what the flash sustains, the cores set the rate.
+  CHECK(slow.iops < 0.6 * free.iops);
+  CHECK(slow.iops == Approx(2e6 / per_write_us).epsilon(0.02));
+  // Twice the time per move: the bound moves with it.
+  const GcSteady slower = with("400us");
+  CHECK(slower.iops == Approx(2e6 / (25.1 + slower.moves_per_write * 400.0)).epsilon(0.02));
+  // Where the flash is slower than the cores the knob changes nothing but
+  // the firmware's share: the rate stays at or under both bounds.
+  const GcSteady light = with("10us");
+  CHECK(light.iops <= 1.03 * 2e6 / (25.1 + light.moves_per_write * 10.0));
+  CHECK(light.iops == Approx(free.iops).epsilon(0.05));
 }
 
 TEST_CASE("GC urgency levels make host writes swing with the drive's free pool", "[ftl][gc][pacing]") {

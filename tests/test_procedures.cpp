@@ -190,6 +190,21 @@ TEST_CASE("until_steady reads its round and window and a percentage tolerance", 
   // The SNIA PTS defaults: a window of 5 rounds, 10%.
   CHECK(w.phases[1].until_steady.rounds == 5u);
   CHECK(w.phases[1].until_steady.tolerance == Approx(0.10));
+  // Earned: tested from any time, GC or not, unless the workload says.
+  CHECK(w.phases[1].until_steady.after == 0);
+  CHECK_FALSE(w.phases[1].until_steady.while_gc);
+  const WorkloadSpec e = parse(
+      "    - {rw: randwrite, runtime: 3600s, until_steady: {round: 20s, after: 3600s, while_gc: "
+      "true}}\n");
+  CHECK(e.phases[0].until_steady.after == 3600_s);
+  CHECK(e.phases[0].until_steady.while_gc);
+  CHECK_THAT(parse_error("    - {rw: randwrite, runtime: 60s, until_steady: {round: 1s, after: "
+                         "61s}}\n"),
+             Contains("workload.phases.0.until_steady.after: expected a time within the phase's "
+                      "runtime"));
+  CHECK_THAT(parse_error("    - {rw: randwrite, runtime: 60s, until_steady: {round: 1s, while_gc: "
+                         "sometimes}}\n"),
+             Contains("workload.phases.0.until_steady.while_gc"));
 }
 
 TEST_CASE("until_steady errors name the key and what would fix it", "[procedures]") {
@@ -386,6 +401,63 @@ TEST_CASE("until_steady never stops a series that keeps falling", "[procedures]"
     REQUIRE(g.rounds().size() == 2);
     CHECK(g.rounds()[1] == 0.0);
   }
+}
+
+namespace {
+
+// A work counter the test sets by hand, as the runner's counts GC moves.
+class Counter final : public Gauge {
+ public:
+  double value() const override { return v; }
+  double v = 0;
+};
+
+}  // namespace
+
+TEST_CASE("until_steady tests no window that ends before `after`", "[procedures]") {
+  // Flat from the first round: without `after` round 4 completes the first
+  // steady window; with 10 rounds prescribed, round 9 is the first tested.
+  const std::vector<std::uint64_t> flat(15, 500);
+  SteadyStateMonitor early(0, 1_s, 5, 0.10);
+  feed(early, 0, 1_s, flat);
+  CHECK(early.steady_round() == 4u);
+  SteadyStateMonitor late(0, 1_s, 5, 0.10, SteadyEarned{10_s, nullptr, false});
+  feed(late, 0, 1_s, flat);
+  CHECK(late.steady_round() == 9u);
+  // A start other than 0: `after` counts from the measured start.
+  SteadyStateMonitor shifted(7_s, 1_s, 5, 0.10, SteadyEarned{10_s, nullptr, false});
+  feed(shifted, 7_s, 1_s, flat);
+  CHECK(shifted.steady_round() == 9u);
+}
+
+TEST_CASE("until_steady with while_gc counts only windows in which GC moved data in every round",
+          "[procedures]") {
+  // IOPS flat throughout; GC starts moving in round 6 (the spare runs out).
+  // The fresh drive's plateau (rounds 0-5) is not steady state; the first
+  // window with GC in all five rounds ends at round 10.
+  Counter gc;
+  SteadyStateMonitor m(0, 1_s, 5, 0.10, SteadyEarned{0, &gc, true});
+  long n = 0;
+  bool steady = false;
+  for (int k = 0; k <= 20 && !steady; ++k)
+    for (int j = 0; j < 100 && !steady; ++j, ++n) {
+      if (k >= 6 && j == 50) gc.v += 3;  // three moves in the middle of each round from 6 on
+      steady = m.add(1_s * static_cast<Tick>(k) + 10_ms * static_cast<Tick>(j));
+    }
+  REQUIRE(m.steady());
+  CHECK(m.steady_round() == 10u);
+  // Work per round, measured at the completion that closes the round.
+  REQUIRE(m.round_work().size() == m.rounds().size());
+  CHECK(m.round_work()[5] == 0);
+  CHECK(m.round_work()[6] == 3);
+  CHECK(m.round_work()[10] == 3);
+  // Without the requirement the plateau counts from round 4.
+  Counter none;
+  SteadyStateMonitor plain(0, 1_s, 5, 0.10, SteadyEarned{0, &none, false});
+  feed(plain, 0, 1_s, std::vector<std::uint64_t>(12, 100));
+  CHECK(plain.steady_round() == 4u);
+  CHECK_THROWS_AS(SteadyStateMonitor(0, 1_s, 5, 0.10, SteadyEarned{0, nullptr, true}),
+                  std::invalid_argument);
 }
 
 // ---- Whole runs of each report kind on the small drives ----
@@ -756,6 +828,38 @@ workload:
   CHECK(block["round"] == m.steady_round() + 1);
   CHECK(block["at_s"].get<double>() == Approx(steady_at));
   CHECK(block["round_iops"].size() == m.rounds().size());
+  CHECK(block["round_gc_moved_pages"].size() == m.rounds().size());
+}
+
+TEST_CASE("until_steady with while_gc reports steady state only with GC moving data in the window",
+          "[procedures][e2e]") {
+  // From a purged drive the writes run at the fresh drive's speed until
+  // the spare runs out, a plateau the plain rule would take.
+  const auto r = run_procedure(kTlc, "until_steady_gc", R"(
+workload:
+  phases:
+    - {name: rw, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 120s, until_steady: {round: 500ms, rounds: 5, tolerance: 10%, while_gc: true}}
+)");
+  const PhaseReport& p = phase_named(r.report(), "rw");
+  REQUIRE(p.result.steady);
+  const SteadyStateMonitor& m = *p.result.steady;
+  REQUIRE(m.steady());
+  const auto& work = m.round_work();
+  REQUIRE(work.size() == m.rounds().size());
+  double window = 0;
+  for (std::size_t k = m.steady_round() - 4; k <= m.steady_round(); ++k) {
+    CHECK(work[k] > 0);
+    window += work[k];
+  }
+  // The plain rule would have stopped earlier, on the plateau before GC.
+  const std::size_t plain = first_steady_round(m.rounds(), 5, 0.10, 0.10);
+  UNSCOPED_INFO("plain rule round " << plain << ", with GC " << m.steady_round());
+  CHECK(plain < m.steady_round());
+  CHECK(work[plain] == 0);
+  const auto summary = read_summary(r.dir);
+  const auto& block = phase_json(summary, "rw")["steady_state"];
+  CHECK(block["while_gc"] == true);
+  CHECK(block["window_gc_moved_pages"].get<double>() == Approx(window));
 }
 
 TEST_CASE("degrade and recover scores steady and recovered IOPS against FOB at the same depth",
@@ -792,6 +896,14 @@ workload:
   CHECK(rec["degrade_steady_round"] ==
         (degrade.result.steady->steady() ? nlohmann::json(degrade.result.steady->steady_round() + 1)
                                          : nlohmann::json(nullptr)));
+  // GC moves beside each figure: none on the fresh drive, some in the
+  // degraded one.
+  for (const auto& row : rec["phases"]) {
+    const PhaseReport& p = phase_named(r.report(), row["phase"].get<std::string>());
+    CHECK(row["gc_moved_pages"] == p.ftl_after.gc_moved_slots - p.ftl_before.gc_moved_slots);
+  }
+  CHECK(rec["phases"][0]["gc_moved_pages"] == 0);
+  CHECK(rec["phases"][2]["gc_moved_pages"].get<double>() > 0);
   // The chart's data: every full interval of every role phase, in time order.
   std::string header;
   const auto rows = read_csv(r.dir + "/degrade_recover.csv", &header);

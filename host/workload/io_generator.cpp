@@ -82,7 +82,7 @@ struct IoGenerator::Stream {
 
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
                          Tick interval, std::uint64_t per_bytes, PhaseResult& result,
-                         const Gauge* gauge, double offered_iops)
+                         const Gauge* gauge, double offered_iops, const Gauge* gc_work)
     : engine_(engine), hif_(hif), spec_(spec), result_(result), gauge_(gauge) {
   result_.offered_iops = offered_iops;
   phase_start_ = engine_.now();
@@ -102,10 +102,14 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
     result_.interval_latency = std::make_unique<IntervalLatencySeries>(measure_from_, interval);
   if (spec.report == PhaseReportKind::kBandwidth)
     result_.passes = std::make_unique<ByteStepSeries>(measure_from_, spec.span);
-  if (spec.until_steady.round != 0)
-    result_.steady = std::make_unique<SteadyStateMonitor>(measure_from_, spec.until_steady.round,
-                                                          spec.until_steady.rounds,
-                                                          spec.until_steady.tolerance);
+  if (spec.until_steady.round != 0) {
+    const UntilSteady& u = spec.until_steady;
+    if (u.while_gc && gc_work == nullptr)
+      throw std::invalid_argument("until_steady.while_gc: this run counts no GC moves");
+    result_.steady = std::make_unique<SteadyStateMonitor>(
+        measure_from_, u.round, u.rounds, u.tolerance,
+        SteadyEarned{u.after, gc_work, u.while_gc});
+  }
   if (spec.stream_results) result_.streams.resize(spec.streams());
   std::uint32_t next_id = 0;
   for (std::size_t k = 0; k < spec.streams(); ++k) {

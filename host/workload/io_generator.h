@@ -58,10 +58,12 @@ class IoGenerator : public CompletionSink, public EventTarget {
  public:
   // `gauge` (optional) is sampled into the interval series as IOs complete;
   // `offered_iops` > 0 runs the phase's first stream open loop at that rate
-  // (the others at their own rate.iops).
+  // (the others at their own rate.iops); `gc_work` (optional) counts the
+  // drive's GC moves, for until_steady's rounds (required by its while_gc).
   IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
               Tick interval, std::uint64_t per_bytes, PhaseResult& result,
-              const Gauge* gauge = nullptr, double offered_iops = 0);
+              const Gauge* gauge = nullptr, double offered_iops = 0,
+              const Gauge* gc_work = nullptr);
   ~IoGenerator() override;
 
   void start();

@@ -171,6 +171,12 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
     u.fail("rounds", "expected round x rounds within the phase's runtime (" +
                          std::to_string(to_seconds(p.runtime)) +
                          " s): a steady window needs that many whole rounds");
+  s.after = u.get_time("after", 0);
+  if (p.runtime != 0 && s.after > p.runtime)
+    u.fail("after", "expected a time within the phase's runtime (" +
+                        std::to_string(to_seconds(p.runtime)) +
+                        " s): no window could be tested");
+  s.while_gc = u.get_bool("while_gc", false);
 }
 
 Arrival read_arrival(const ConfigNode& n) {

@@ -67,7 +67,11 @@ const char* recovery_role_name(RecoveryRole r);
 // Stop a phase once its IOPS is in steady state by the SNIA rule
 // (sim/steady_state): rounds of `round`, the last `rounds` of them each
 // within `tolerance` of their mean, and the fitted line's change across them
-// too. The phase's other stop conditions remain upper bounds.
+// too. The phase's other stop conditions remain upper bounds. Steady state
+// must be earned: no window is tested before `after` of measured time (the
+// writes the methodology prescribes, e.g. procedure F's hour), and with
+// `while_gc` every round of the window must have GC moving data (on a full
+// drive a plateau before the spare runs out is the fresh drive's).
 // Open-loop arrivals (StorageReview's load curves, procedure G): IOs arrive
 // at an offered rate whatever the device does; at most `iodepth` are in the
 // device and the rest wait on the host, their queueing delay reported apart
@@ -88,6 +92,8 @@ struct UntilSteady {
   Tick round = 0;  // 0: not set
   std::uint32_t rounds = 5;
   double tolerance = 0.10;
+  Tick after = 0;         // no steady window closes earlier (from the measured start)
+  bool while_gc = false;  // each round of the window has GC moves
 };
 
 // Where random IOs land (fio's random_distribution). Skewed kinds pick a
