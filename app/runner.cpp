@@ -428,7 +428,11 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
                                     offered_iops(spec, report), cut, pr);
     }
-    if (resume && !stop) drive.ftl.resume_after_fast();
+    if (resume && !stop) {
+      // A timed phase next: the map fast writes made goes to flash first.
+      if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast) drive.ftl.persist_fast_map();
+      drive.ftl.resume_after_fast();
+    }
     ios_before += ios_of(pr.result);
     mark_power(drive, pr, false);  // idle_after is between phases, as the host sees it
     if (!report.cut && !stop && (i >= skip || resume) && spec.idle_after > 0) {

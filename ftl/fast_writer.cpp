@@ -39,6 +39,14 @@ void FastWriter::write_counted(Rng& rng) {
   if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
 }
 
+void FastWriter::write_tpage(Owner o) {
+  OpenUnit& u = host_[die_];
+  const Ppa p = next_slot(die_, Stream::kHost, u);
+  core_.map.place(o, p);
+  core_.place(core_.blocks.info_of(p));
+  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+}
+
 void FastWriter::apply(Lpn lpn) {
   ++core_.stats.host_write_slots;
   ++core_.stats.host_native_slots;

@@ -52,6 +52,9 @@ class FastWriter {
   // lay_out_owners (ftl/steady_layout.h) assigns logical pages to the
   // valid slots after finish().
   void write_counted(Rng& rng);
+  // Places translation page owner `o` (kMapOwner | tpage) in the host
+  // stream, as the timed path's map write-backs go (Ftl::persist_fast_map).
+  void write_tpage(Owner o);
   bool counted() const { return counted_; }
   // Applies the queued writes, then pads and closes the open program
   // units; call once at the end.

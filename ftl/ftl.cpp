@@ -143,9 +143,20 @@ void Ftl::end_fast(Rng& rng) {
     if (fast_->counted()) lay_out_owners(core_, rng);
   }
   fast_.reset();
+  if (!core_.map_cache.whole_table()) map_unpersisted_ = true;
   // Fast preconditioning ends on a map checkpoint (its writes are not
   // simulated: state-only, like the rest of the fast path).
   if (core_.cfg.power_loss.checkpoint_every > 0) core_.take_checkpoint([](std::uint32_t) {});
+}
+
+void Ftl::persist_fast_map() {
+  if (!map_unpersisted_) return;
+  map_unpersisted_ = false;
+  FastWriter w(core_, *gc_);
+  for (std::uint32_t t = 0; t < core_.map.tpages(); ++t)
+    if (core_.map.location(kMapOwner | t) == kUnmapped && core_.map.tpage_maps_any(t))
+      w.write_tpage(kMapOwner | t);
+  w.finish();
 }
 
 void Ftl::resume_after_fast() {

@@ -125,6 +125,14 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // `rng` draws the page layout when counted writes were made.
   void end_fast(Rng& rng);
   void resume_after_fast();
+  // After the last of a run of fast phases, before resume_after_fast (the
+  // FTL quiescent): the translation pages
+  // that map what fast writes placed go to flash (state-only, in the host
+  // stream, as the timed path's write-backs), so that a map-cache miss
+  // then reads flash as it would after a timed fill. Not at each fast
+  // phase's end, so that counted writes (which refuse translation pages on
+  // flash) can follow exact ones. No-op when the whole table is cached.
+  void persist_fast_map();
   // Programs what waits in the write buffer with no timer to flush it
   // (translation pages written back after the host's last write wait for
   // the next write); false when nothing waits. For settling a drive that
@@ -253,6 +261,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   std::unique_ptr<SlcCache> slc_;
   std::unique_ptr<GarbageCollector> gc_;
   std::unique_ptr<FastWriter> fast_;
+  bool map_unpersisted_ = false;  // fast writes mapped pages whose translation pages are not on flash
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
   std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit

@@ -59,6 +59,14 @@ class MappingTable {
     p2l_[ppa] = in(o);
   }
   Owner owner(Ppa ppa) const { return out(p2l_[ppa]); }
+  // Translation page `tpage` maps at least one logical page.
+  bool tpage_maps_any(std::uint32_t tpage) const {
+    const std::uint64_t first = std::uint64_t{tpage} * entries_per_tpage_;
+    const std::uint64_t end = std::min<std::uint64_t>(first + entries_per_tpage_, l2p_.size());
+    for (std::uint64_t l = first; l < end; ++l)
+      if (l2p_[l] != in(kUnmapped)) return true;
+    return false;
+  }
   void clear_owner(Ppa ppa) { p2l_[ppa] = in(kUnmapped); }
   bool valid(Ppa ppa) const {
     const Owner o = owner(ppa);

@@ -218,7 +218,7 @@ void Ftl::archive(StateArchive& ar) {
   buffer_.archive(ar);
   recovery_.archive(ar);
   gc_->archive(ar);
-  ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_);
+  ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_, map_unpersisted_);
   if (ar.loading()) starved_.clear();  // rebuilt by the next scans
   // The idle timers pending at the snapshot: when each fires, and in which
   // order they were armed (the engine fires equal times in that order).

@@ -811,6 +811,52 @@ TEST_CASE("a map-cache miss costs exactly one extra translation-page read", "[ft
   CHECK(nand_reads(p) == p.result.ios[static_cast<int>(IoOp::kRead)] + map_reads);
 }
 
+TEST_CASE("after fast preconditioning a map-cache miss reads its translation page from flash, as after a timed fill",
+          "[ftl][map][fast]") {
+  // Fast writes generate no map traffic; the translation pages that map
+  // what they placed go to flash before the first timed phase. Before they
+  // did, every miss was answered from controller memory: a DRAMless drive
+  // read as if its whole map were cached.
+  auto misses_from_flash = [](const std::string& fill) {
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                        {"drive.ftl.map_cache={location: sram, size: 64KiB}"});
+    const auto w = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, precondition: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%)" +
+                                     fill + R"(}
+    - {name: rr, rw: randread, bs: 4KiB, iodepth: 8, runtime: 500ms}
+)",
+                                 t.drive->user_bytes());
+    const auto r = run_quiet(*t.drive, w);
+    const PhaseReport& p = r.phases[1];
+    const double misses = static_cast<double>(p.ftl_after.map_misses - p.ftl_before.map_misses);
+    REQUIRE(misses > 1000);
+    return static_cast<double>(p.ftl_after.map_reads - p.ftl_before.map_reads) / misses;
+  };
+  const double timed = misses_from_flash("");
+  const double fast = misses_from_flash(", fast: true");
+  UNSCOPED_INFO("share of misses read from flash: timed fill " << timed << ", fast " << fast);
+  CHECK(timed > 0.9);
+  CHECK(fast > 0.9);
+  // Counted writes refuse translation pages on flash: an exact fast fill
+  // followed by a steady-state one still runs, the map placed after both.
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: sram, size: 64KiB}"});
+  const auto chain = make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, io_size: 100%, fast: true}
+    - {name: steady, rw: randwrite, bs: 4KiB, io_size: 100%, fast: steady}
+    - {name: rr, rw: randread, bs: 4KiB, iodepth: 8, runtime: 500ms}
+)",
+                                   t.drive->user_bytes());
+  const auto r = run_quiet(*t.drive, chain);
+  const PhaseReport& p = r.phases[2];
+  CHECK(p.ftl_after.map_reads - p.ftl_before.map_reads >
+        0.9 * static_cast<double>(p.ftl_after.map_misses - p.ftl_before.map_misses));
+}
+
 TEST_CASE("lookup latency follows the map cache's location", "[ftl][map]") {
   auto mean_read_latency = [](const std::string& location) {
     auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
