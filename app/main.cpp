@@ -200,6 +200,11 @@ int run(const Args& a) {
   if (fio) write_fio_results(a.out, *drive, *fio, report, fio_format);  // before summary.json, the last
   write_results(a.out, *drive, workload, report, meta);
   const double write_seconds = seconds_since(write_start);
+  if (!report.failure.empty()) {
+    spdlog::error("the drive stopped before the workload ended: {}; results up to then in {}",
+                  report.failure, a.out);
+    return 1;
+  }
   spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
                a.out, seconds_since(started), build_seconds, report.wall_seconds, write_seconds,
                report.events);

@@ -193,6 +193,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
       report.wall_seconds > 0 ? static_cast<double>(host_ios) / report.wall_seconds : 0.0;
   run["peak_rss_mib"] = peak_rss_mib();
   run["ftl_table_mib"] = static_cast<double>(drive.ftl.table_bytes()) / (1 << 20);
+  if (!report.failure.empty()) run["failure"] = report.failure;
   j["run"] = run;
   if (meta.verify) {
     const FtlStats& s = drive.ftl.stats();

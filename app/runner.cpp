@@ -251,7 +251,7 @@ bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                                "': commands outstanding but no event pending");
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
-    if (cut.due(drive, pr.result)) return false;
+    if (cut.due(drive, pr.result) || drive.ftl.all_dies_failed()) return false;
   }
   watch.finish();
   return true;
@@ -281,6 +281,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                                "': commands outstanding but no event pending");
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), rep.progress());
+    if (drive.ftl.all_dies_failed()) return;  // run_phases reports it
   }
   watch.finish();
   pr.trace_read = reader->stats();
@@ -428,6 +429,13 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
       report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
                                     offered_iops(spec, report), cut, pr);
     }
+    if (drive.ftl.all_dies_failed() && report.failure.empty()) {
+      // Nothing can complete any more: the run ends here, its results
+      // written up to this point, and the caller exits non-zero.
+      report.failure = "all dies failed (at " + std::to_string(to_seconds(drive.engine.now())) +
+                       " s, in phase '" + spec.name + "')";
+      report.cut = true;
+    }
     if (resume && !stop) {
       // A timed phase next: the map fast writes made goes to flash first.
       if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast) drive.ftl.persist_fast_map();
@@ -451,7 +459,10 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     pr.valid_shares = drive.ftl.blocks().valid_shares();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
     pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
-    if (report.cut) break;
+    if (report.cut) {
+      if (!report.failure.empty()) report.phases.resize(i + 1);
+      break;
+    }
     if (settle_here) save();
     if (stop) {
       report.phases.resize(++i);
@@ -498,7 +509,8 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
     o.stop_at = planned.time ? planned.time + down : 0;
     o.stop_after_ios = planned.phase_ios;
     const std::size_t hit = run_phases(*drive, workload, o, next, report);
-    if (!report.cut) return report;  // the workload ended before this cut
+    // The workload ended before this cut, or the drive failed.
+    if (!report.cut || !report.failure.empty()) return report;
     // The cut, the new drive and its recovery are simulation work too.
     const auto cut_start = std::chrono::steady_clock::now();
     const DurableImage image = drive->ftl.power_cut();

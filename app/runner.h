@@ -80,6 +80,9 @@ struct RunReport {
   std::uint64_t events = 0;
   Tick sim_end = 0;
   bool cut = false;  // stopped at RunOptions::stop_at; the last phase is partial
+  // Why the drive stopped before the workload ended (e.g. "all dies
+  // failed"); the last phase is partial. Empty: it did not.
+  std::string failure;
 };
 
 // Drive-state snapshots (issue 14): the state at the end of the workload's

@@ -162,6 +162,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // and the FTL stops writing there; what it held is lost (RAIN stripes do
   // not cross dies), the other dies carry on with less spare area.
   void fail_die_at(Tick at, std::uint32_t die);
+  // Every die has failed: nothing can be read or written any more.
+  bool all_dies_failed() const { return core_.stats.failed_dies >= core_.geo.dies(); }
   // Injected read faults (ftl/read_recovery.h), and those not yet hit.
   void inject_faults(ReadRecovery::Injected faults) { recovery_.inject(std::move(faults)); }
   const ReadRecovery::Injected& injected_faults() const { return recovery_.injected(); }

@@ -773,3 +773,33 @@ TEST_CASE("a snapshot is refused for another drive, other preconditioning or a d
     CHECK_THAT(e.err, Catch::Contains("snapshot format version 99"));
   }
 }
+
+TEST_CASE("a drive whose dies have all failed ends the run: results up to then, a message, exit 1",
+          "[e2e][errors]") {
+  // Issue 30: with every die failed nothing can complete, and the run used
+  // to go on without end. The timeout (a hang would be killed at 60 s)
+  // makes a regression fail instead of stalling the suite.
+  const std::string wl = write_temp("all_dies_fail.yaml", R"(
+workload:
+  seed: 1
+  faults:
+    fail_die: [{die: 0, at: 100ms}, {die: 1, at: 100ms}, {die: 2, at: 150ms}, {die: 3, at: 200ms}]
+  phases:
+    - {name: w, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 2s}
+    - {name: r, rw: randread, bs: 4KiB, iodepth: 32, runtime: 2s}
+)");
+  const std::string out = scratch("all_dies_fail_out");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
+                            "timeout 60 ");
+  CHECK(e.status == 1);
+  CHECK_THAT(e.err, Catch::Contains("all dies failed") && Catch::Contains("phase 'w'"));
+  std::ifstream sf(out + "/summary.json");
+  REQUIRE(sf.good());
+  const auto summary = nlohmann::json::parse(sf);
+  CHECK_THAT(summary["run"]["failure"].get<std::string>(), Catch::Contains("at 0.2"));
+  // The phase under way when the last die failed is reported, partial; the
+  // next one never ran.
+  REQUIRE(summary["phases"].size() == 1);
+  CHECK(summary["phases"][0]["write"]["ios"].get<double>() > 0);
+  CHECK(summary["phases"][0]["sim_seconds"].get<double>() < 1.0);
+}
