@@ -33,18 +33,22 @@ void FastWriter::write_counted(Rng& rng) {
       break;
     }
   }
-  OpenUnit& u = host_[die_];
-  const Ppa p = next_slot(die_, Stream::kHost, u);
-  core_.place(core_.blocks.info_of(p));
-  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+  core_.place(core_.blocks.info_of(next_host_slot()));
 }
 
 void FastWriter::write_tpage(Owner o) {
-  OpenUnit& u = host_[die_];
-  const Ppa p = next_slot(die_, Stream::kHost, u);
+  const Ppa p = next_host_slot();
   core_.map.place(o, p);
   core_.place(core_.blocks.info_of(p));
+}
+
+Ppa FastWriter::next_host_slot() {
+  // Host data rotates over the dies one program unit at a time, as the
+  // timed flush does.
+  OpenUnit& u = host_[die_];
+  const Ppa p = next_slot(die_, Stream::kHost, u);
   if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+  return p;
 }
 
 void FastWriter::apply(Lpn lpn) {
@@ -60,14 +64,10 @@ void FastWriter::apply(Lpn lpn) {
   } else {
     throw std::logic_error("fast write with data in the write buffer");
   }
-  // Host data rotates over the dies one program unit at a time, as the
-  // timed flush does.
-  OpenUnit& u = host_[die_];
-  const Ppa p = next_slot(die_, Stream::kHost, u);
+  const Ppa p = next_host_slot();
   core_.map.place(lpn, p);
   core_.place(core_.blocks.info_of(p));
   if (core_.verifier.enabled()) core_.verifier.set_slot(p, core_.verifier.on_write(lpn));
-  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
 }
 
 Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want,

@@ -79,6 +79,9 @@ class FastWriter {
     std::uint32_t got;
     return take_slots(die, stream, u, 1, got);
   }
+  // Next slot of the host stream, on the die whose turn it is; the turn
+  // passes on when that die's unit closes.
+  Ppa next_host_slot();
   // Up to `want` consecutive slots of that unit (`got` of them, the unit
   // closing when full); returns the first.
   Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);

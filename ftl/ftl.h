@@ -126,10 +126,10 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void end_fast(Rng& rng);
   void resume_after_fast();
   // After the last of a run of fast phases, before resume_after_fast (the
-  // FTL quiescent): the translation pages
-  // that map what fast writes placed go to flash (state-only, in the host
-  // stream, as the timed path's write-backs), so that a map-cache miss
-  // then reads flash as it would after a timed fill. Not at each fast
+  // FTL quiescent): the translation pages that map what fast writes placed
+  // go to flash (state-only, in the host stream, as the timed path's
+  // write-backs), so that a map-cache miss then reads flash as it would
+  // after a timed fill. Not at each fast
   // phase's end, so that counted writes (which refuse translation pages on
   // flash) can follow exact ones. No-op when the whole table is cached.
   void persist_fast_map();
