@@ -2,13 +2,13 @@
 
 #include <stdexcept>
 
-#include "ftl/garbage_collector.h"
+#include "ftl/relocation_engine.h"
 
 namespace ssdtwin {
 
-FastWriter::FastWriter(FtlCore& core, GarbageCollector& gc)
-    : core_(core), gc_(gc), host_(core.geo.dies()), moves_(2 * std::size_t{core.geo.dies()}),
-      gcs_(core.geo.dies()) {}
+FastWriter::FastWriter(FtlCore& core, RelocationEngine& engine)
+    : core_(core), engine_(engine), host_(core.geo.dies()), moves_(2 * std::size_t{core.geo.dies()}),
+      scans_(core.geo.dies()) {}
 
 void FastWriter::drain() {
   while (queued_ > 0) apply_oldest();
@@ -105,48 +105,45 @@ void FastWriter::close(OpenUnit& u) {
 void FastWriter::finish() {
   drain();
   // A victim half collected is finished, as the timed GC would finish it.
-  for (std::uint32_t d = 0; d < core_.geo.dies(); ++d)
-    if (gcs_[d].victim != kNoBlock) relocate_some(d, gcs_[d].end - gcs_[d].next, 0);
+  for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) {
+    if (!engine_.collecting(d)) continue;
+    const Scan& g = scan(d);
+    relocate_some(d, g.end - g.next, 0);
+  }
   for (auto& u : host_) close(u);
   for (auto& u : moves_) close(u);
 }
 
+FastWriter::Scan& FastWriter::scan(std::uint32_t die) {
+  Scan& g = scans_[die];
+  const std::uint32_t v = engine_.victim(die).block;
+  if (g.block != v) {
+    g.block = v;
+    g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
+    g.end = g.next + static_cast<Ppa>(core_.blocks.capacity_slots(core_.blocks.info(die, v)));
+    g.scanned = 0;
+  }
+  return g;
+}
+
 void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
-  DieGc& g = gcs_[die];
-  GcPacing& pacing = core_.pacing;
+  using Step = RelocationEngine::HostStep;
   for (;;) {
-    if (g.victim == kNoBlock) {
-      if (!pacing.short_of_blocks(die)) return;
-      const std::uint32_t v = gc_.choose_victim(die, core_.cfg.gc_trigger_free_blocks);
-      if (v == kNoBlock) return;  // nothing reclaimable: the host takes from the reserve
-      g.credit_per_slot = pacing.start(die, core_.blocks.info(die, v));
-      core_.blocks.set_victim(die, v);
-      ++core_.stats.gc_victims;
-      g.victim = v;
-      g.next = core_.layout.first_slot(core_.layout.die_block(die, v), 0);
-      g.end = g.next + static_cast<Ppa>(core_.blocks.capacity_slots(core_.blocks.info(die, v)));
-      g.dest = gc_.relocation_stream(die, v);
-      g.scanned = 0;
-    }
-    if (!pacing.short_of_blocks(die)) {
-      // Not short of blocks: the host is not paced, and the victim's
-      // collection goes on beside the host's program, as on the die.
+    const Step step = engine_.before_host(die, unit_slots);
+    if (step == Step::kProgram) return;
+    const Scan& g = scan(die);
+    if (step == Step::kCollectBeside) {
       relocate_some(die, unit_slots, 0);
       return;
     }
-    // Credit pays for the host's unit unless the die is down to its reserve:
-    // with an urgency share above 1 the host can outrun GC, and the timed
-    // path would stop giving it new blocks there (BlockManager::can_allocate).
-    if (pacing.covers(die, unit_slots) && core_.blocks.free_blocks(die) > core_.cfg.gc_reserved_blocks) {
-      pacing.host_programmed(die, unit_slots, true);
-      return;
-    }
-    if (pacing.covers(die, unit_slots)) {  // at the reserve: finish the victim to free its block
+    if (step == Step::kFinishVictim) {
       relocate_some(die, g.end - g.next, 0);
       continue;
     }
     relocate_some(die, g.end - g.next, unit_slots);
-    if (g.victim != kNoBlock && !pacing.covers(die, unit_slots)) return;  // cannot earn more: take the reserve
+    // The victim done and its credit still short: the next victim earns on.
+    // Else it cannot earn more (the bound on credit): take the reserve.
+    if (engine_.collecting(die) && !core_.pacing.covers(die, unit_slots)) return;
   }
 }
 
@@ -155,10 +152,10 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
     relocate_counted(die, slots, need);
     return;
   }
-  DieGc& g = gcs_[die];
-  OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
-  GcPacing& pacing = core_.pacing;
-  std::uint32_t moved = 0;
+  Scan& g = scan(die);
+  const Stream dest = engine_.victim(die).dest;
+  OpenUnit& u = moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
+  const GcPacing& pacing = core_.pacing;
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
   constexpr Ppa kAhead = 16;  // slots whose map entries load while this one moves
   while (g.next < stop && (need == 0 || !pacing.covers(die, static_cast<std::uint32_t>(need)))) {
@@ -166,26 +163,24 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
     const Ppa s = g.next++;
     if (!core_.map.valid(s)) continue;
     const Owner o = core_.map.owner(s);
-    const Ppa to = next_slot(die, g.dest, u);
+    const Ppa to = next_slot(die, dest, u);
     core_.relocate(o, s, to, core_.blocks.info_of(to));
-    ++moved;
-    pacing.earn(die, 1, g.credit_per_slot);
+    engine_.moved(die, 1);
   }
-  core_.stats.gc_moved_slots += moved;
   if (g.next < g.end) return;
-  gc_.erased(die, g.victim);
-  g.victim = kNoBlock;
+  engine_.erased(die, engine_.read_out(die));
+  g.block = kNoBlock;
 }
 
 void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double need) {
-  DieGc& g = gcs_[die];
-  OpenUnit& u = moves_[2 * die + (g.dest == Stream::kGcCold ? 1 : 0)];
-  GcPacing& pacing = core_.pacing;
-  BlockInfo& victim = core_.blocks.info(die, g.victim);
+  Scan& g = scan(die);
+  const Stream dest = engine_.victim(die).dest;
+  OpenUnit& u = moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
+  const GcPacing& pacing = core_.pacing;
+  BlockInfo& victim = core_.blocks.info(die, g.block);
   const double capacity = static_cast<double>(g.end - g.next);
   const double stop = std::min(capacity, g.scanned + slots);
   const auto need_slots = static_cast<std::uint32_t>(need);
-  std::uint64_t moved = 0;
   // Moves in runs, each up to the destination unit's end. With the valid
   // pages spread evenly, after k of v moves the unscanned part has shrunk
   // by (v - k) / v; the window ends after the k for which it reaches `stop`.
@@ -193,7 +188,7 @@ void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double
     const double v = victim.valid, unscanned = capacity - g.scanned;
     std::uint64_t k = victim.valid;
     if (stop < capacity) k = std::min<std::uint64_t>(k, static_cast<std::uint64_t>(v * (stop - g.scanned) / unscanned + 1e-9));
-    if (need != 0) k = std::min(k, pacing.moves_to_cover(die, need_slots, g.credit_per_slot));
+    if (need != 0) k = std::min(k, engine_.moves_to_cover(die, need_slots));
     if (k == 0) {
       g.scanned = stop;
       break;
@@ -201,19 +196,17 @@ void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double
     // k <= victim.valid, a block's slots at most
     for (auto left = static_cast<std::uint32_t>(k); left > 0;) {
       std::uint32_t got = 0;
-      const Ppa to = take_slots(die, g.dest, u, left, got);
+      const Ppa to = take_slots(die, dest, u, left, got);
       core_.blocks.info_of(to).valid += got;  // every block with data is native (steady_blocker)
       left -= got;
     }
     victim.valid -= static_cast<std::uint32_t>(k);
     g.scanned = capacity - unscanned * (v - static_cast<double>(k)) / v;
-    moved += k;
-    pacing.earn(die, static_cast<double>(k), g.credit_per_slot);
+    engine_.moved(die, static_cast<std::uint32_t>(k));
   }
-  core_.stats.gc_moved_slots += moved;
   if (victim.valid > 0) return;
-  gc_.erased(die, g.victim);
-  g.victim = kNoBlock;
+  engine_.erased(die, engine_.read_out(die));
+  g.block = kNoBlock;
 }
 
 }  // namespace ssdtwin

@@ -5,9 +5,10 @@
 //
 // It places data the way the timed path does: host data in native-mode
 // program units rotating over the dies, GC relocations into their own
-// stream, victims chosen by the configured policy through the same
-// GarbageCollector::choose_victim, and GC started when a die's erased
-// blocks fall below the trigger. What it leaves out is time: host writes
+// stream. Every GC decision (trigger, victim, pacing, credit, erase) is the
+// relocation engine's (ftl/relocation_engine.h); this carries its steps
+// out as two of its executors, immediate (exact mode: page identities) and
+// counted (steady-state mode). What it leaves out is time: host writes
 // bypass the SLC cache (as if it had been folded in idle time), and map-cache
 // traffic (translation-page loads and write-backs) is not generated.
 #pragma once
@@ -19,12 +20,12 @@
 
 namespace ssdtwin {
 
-class GarbageCollector;
+class RelocationEngine;
 
 class FastWriter {
  public:
   // The FTL must be quiescent (Ftl::quiescent) while a FastWriter runs.
-  FastWriter(FtlCore& core, GarbageCollector& gc);
+  FastWriter(FtlCore& core, RelocationEngine& engine);
   // Queues a host page write. Writes take effect in order, kLag pages
   // late, so that the random forward-map and block entries they touch load
   // while earlier writes are applied (a random overwrite otherwise waits on
@@ -87,7 +88,7 @@ class FastWriter {
   Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);
   void close(OpenUnit& u);
   // Before a host unit on `die`: runs the die's collection as far as the
-  // timed path would have by then (see GarbageCollector::pacing).
+  // timed path would have by then (RelocationEngine::before_host).
   void collect(std::uint32_t die, std::uint32_t unit_slots);
   // Moves valid pages of the die's victim until `slots` have been scanned
   // or `credit` host slots are earned; erases the victim when done.
@@ -97,20 +98,20 @@ class FastWriter {
   // unscanned / valid slots ahead), so a scan of `slots` moves the share of
   // them it would find on average.
   void relocate_counted(std::uint32_t die, std::uint32_t slots, double credit);
-
-  struct DieGc {
-    std::uint32_t victim = kNoBlock;
-    Ppa next = 0, end = 0;       // victim slots still to scan
-    double scanned = 0;          // counted mode: slots scanned (next is unused)
-    double credit_per_slot = 0;  // as GarbageCollector: victim's invalid / valid
-    Stream dest = Stream::kGc;
+  // The slots of the engine's victim on `die` still to scan (a new victim
+  // starts at its first).
+  struct Scan {
+    std::uint32_t block = kNoBlock;
+    Ppa next = 0, end = 0;  // victim slots still to scan
+    double scanned = 0;     // counted mode: slots scanned (next is unused)
   };
+  Scan& scan(std::uint32_t die);
 
   FtlCore& core_;
-  GarbageCollector& gc_;
+  RelocationEngine& engine_;
   std::vector<OpenUnit> host_;   // per die
   std::vector<OpenUnit> moves_;  // per die and relocation stream: [die * 2 + cold]
-  std::vector<DieGc> gcs_;       // per die
+  std::vector<Scan> scans_;      // per die
   std::uint32_t die_ = 0;        // die of the host stream's current unit
   Lpn lag_[kLag] = {};           // queued host writes, the oldest at head_
   std::uint32_t head_ = 0, queued_ = 0;

@@ -5,6 +5,7 @@
 #include "ftl/fast_writer.h"
 #include "ftl/steady_layout.h"
 #include "ftl/garbage_collector.h"
+#include "ftl/relocation_engine.h"
 #include "ftl/slc_cache.h"
 
 namespace ssdtwin {
@@ -21,7 +22,8 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       buffer_(cfg.write_buffer_slots, kMapHeadroom, verify),
       recovery_(core_, errors),
       slc_(std::make_unique<SlcCache>(core_)),
-      gc_(std::make_unique<GarbageCollector>(core_, *slc_, make_gc_policy(cfg.gc_policy))) {
+      relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
+      gc_(std::make_unique<GarbageCollector>(core_, *relocation_)) {
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
@@ -112,7 +114,7 @@ bool Ftl::quiescent() const {
 }
 
 void Ftl::fast_write(Lpn lpn) {
-  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *gc_);
+  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *relocation_);
   fast_->write(lpn);
 }
 
@@ -122,7 +124,7 @@ std::string Ftl::steady_blocker() const {
 }
 
 void Ftl::fast_write_counted(Rng& rng) {
-  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *gc_);
+  if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *relocation_);
   fast_->write_counted(rng);
 }
 
@@ -152,7 +154,7 @@ void Ftl::end_fast(Rng& rng) {
 void Ftl::persist_fast_map() {
   if (!map_unpersisted_) return;
   map_unpersisted_ = false;
-  FastWriter w(core_, *gc_);
+  FastWriter w(core_, *relocation_);
   for (std::uint32_t t = 0; t < core_.map.tpages(); ++t)
     if (core_.map.location(kMapOwner | t) == kUnmapped && core_.map.tpage_maps_any(t))
       w.write_tpage(kMapOwner | t);
@@ -404,7 +406,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
     // writes it turns away most of the dies visited.) A die whose credit
     // covers no unit, whichever its target, stays turned away until its
     // GC or an operation of it moves on (starved_).
-    if (gc_->pacing(die) && !core_.pacing.covers(die, unit)) {
+    if (relocation_->host_waits(die, unit)) {
       if (!core_.pacing.covers(die, smallest)) starved_.set(die, true);
       return false;
     }
@@ -477,7 +479,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   t->buffer_slots = taken;
   core_.nand.submit(t);
   core_.host_program_started(c.die);
-  core_.pacing.host_programmed(c.die, unit->slots, gc_->pacing(c.die));
+  core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
   const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
   if (core_.rain_due(*unit, mode)) {
     const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;

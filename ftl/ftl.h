@@ -25,6 +25,7 @@ namespace ssdtwin {
 class FastWriter;
 class FirmwareCores;
 class GarbageCollector;
+class RelocationEngine;
 class SlcCache;
 enum class HostTarget : std::uint8_t;
 
@@ -261,7 +262,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   WriteBuffer buffer_;
   ReadRecovery recovery_;
   std::unique_ptr<SlcCache> slc_;
-  std::unique_ptr<GarbageCollector> gc_;
+  std::unique_ptr<RelocationEngine> relocation_;  // every GC decision
+  std::unique_ptr<GarbageCollector> gc_;          // its timed executor
   std::unique_ptr<FastWriter> fast_;
   bool map_unpersisted_ = false;  // fast writes mapped pages whose translation pages are not on flash
   FtlListener* listener_ = nullptr;

@@ -1,17 +1,13 @@
 #include "ftl/garbage_collector.h"
 
-#include "ftl/slc_cache.h"
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace ssdtwin {
 
-GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
-                                   std::unique_ptr<GcPolicy> policy)
-    : core_(core), slc_(slc), policy_(std::move(policy)), dies_(core.geo.dies()),
-      max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0) {
+GarbageCollector::GarbageCollector(FtlCore& core, RelocationEngine& engine)
+    : core_(core), engine_(engine), dies_(core.geo.dies()) {
   for (auto& g : dies_) {
     g.moves.reserve(3 * std::size_t{core_.unit_slots});
     g.read_out.reserve(core_.cfg.gc_erase_backlog);
@@ -19,83 +15,26 @@ GarbageCollector::GarbageCollector(FtlCore& core, const SlcCache& slc,
 }
 
 bool GarbageCollector::any_active() const {
-  for (const auto& g : dies_)
-    if (g.victim != kNoBlock || !g.read_out.empty() || pending(g) > 0) return true;
+  for (std::uint32_t d = 0; d < dies_.size(); ++d) {
+    const DieGc& g = dies_[d];
+    if (engine_.collecting(d) || !g.read_out.empty() || pending(g) > 0) return true;
+  }
   return false;
 }
 
-std::uint32_t GarbageCollector::choose_victim(std::uint32_t die, std::uint32_t target) {
-  const std::uint32_t wl = wear_victim(die);
-  if (wl != kNoBlock) return wl;
-  if (!core_.pacing.short_of(die, target)) return kNoBlock;
-  return policy_->select_victim(core_.blocks, die, core_.rng);
-}
-
-std::uint32_t GarbageCollector::wear_victim(std::uint32_t die) {
-  // Static wear levelling: data that never changes pins its block at a low
-  // erase count; moving it lets that block take its share of the writes.
-  // Looked at every `wl_interval` erases of the die, so that collecting
-  // full cold blocks never crowds out the collection that frees space.
-  if (!wear_due(die)) return kNoBlock;
-  const std::uint32_t threshold = core_.cfg.wl_threshold;
-  wl_erases_[die] = 0;
-  std::uint32_t coldest = kNoBlock, cold_erases = 0;
-  for (std::uint32_t b = 0; b < core_.blocks.blocks_per_die(); ++b) {
-    const BlockInfo& info = core_.blocks.info(die, b);
-    if (!core_.blocks.gc_candidate(info)) continue;
-    if (coldest == kNoBlock || info.erase_count < cold_erases) {
-      coldest = b;
-      cold_erases = info.erase_count;
-    }
-  }
-  if (coldest == kNoBlock || max_erase_[die] - cold_erases <= threshold) return kNoBlock;
-  ++core_.stats.wl_victims;
-  return coldest;
-}
-
 void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block) {
-  DieGc& g = dies_[die];
-  if (std::find(g.reclaim.begin(), g.reclaim.end(), block) != g.reclaim.end()) return;
-  g.reclaim.push_back(block);
-  check(die);
-}
-
-std::uint32_t GarbageCollector::reclaim_victim(std::uint32_t die) {
-  DieGc& g = dies_[die];
-  // A block still being programmed waits its turn; one collected or
-  // erased meanwhile is dropped.
-  for (std::size_t i = 0; i < g.reclaim.size();) {
-    const std::uint32_t b = g.reclaim[i];
-    const BlockState st = core_.blocks.info(die, b).state;
-    if (st == BlockState::kOpen) {
-      ++i;
-      continue;
-    }
-    g.reclaim.erase(g.reclaim.begin() + static_cast<std::ptrdiff_t>(i));
-    if (st == BlockState::kFull) return b;
-  }
-  return kNoBlock;
-}
-
-void GarbageCollector::erased(std::uint32_t die, std::uint32_t block) {
-  core_.blocks.on_erased(die, block);
-  if (core_.verifier.enabled())
-    core_.verifier.erase(core_.layout.first_slot(core_.layout.die_block(die, block), 0),
-                         core_.layout.slots_per_block());
-  ++core_.stats.gc_erases;
-  max_erase_[die] = std::max(max_erase_[die], core_.blocks.info(die, block).erase_count);
-  ++wl_erases_[die];
+  if (engine_.queue_reclaim(die, block)) check(die);
 }
 
 void GarbageCollector::check(std::uint32_t die) {
   if (core_.die_offline[die]) return;  // nothing on a failed die can be read or written
   DieGc& g = dies_[die];
-  if (g.victim == kNoBlock) {
+  if (!engine_.collecting(die)) {
     // Nothing under way (no victim, no moves, nothing to erase) and nothing
     // to start: advance would only ask start_victim again, with the same
     // answer.
     if (g.head == g.moves.size() && g.read_out.empty() &&
-        nothing_to_collect(die, free_target(g))) {
+        engine_.nothing_to_collect(die, free_target(g))) {
       g.moves.clear();
       g.head = 0;
       return;
@@ -106,83 +45,31 @@ void GarbageCollector::check(std::uint32_t die) {
 }
 
 std::uint32_t GarbageCollector::free_target(const DieGc& g) const {
-  // GC first: running out of erased blocks stalls host writes.
-  // In host idle time, background GC works towards a higher free target.
-  const std::uint32_t target =
-      core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
-                    : core_.cfg.gc_trigger_free_blocks;
-  const auto about_free = static_cast<std::uint32_t>(g.read_out.size());
-  return target > about_free ? target - about_free : 0;
-}
-
-bool GarbageCollector::nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
-  return dies_[die].reclaim.empty() && !slc_.enabled() && !wear_due(die) &&
-         !core_.pacing.short_of(die, target);
+  return engine_.free_target(static_cast<std::uint32_t>(g.read_out.size()));
 }
 
 bool GarbageCollector::start_victim(std::uint32_t die) {
   DieGc& g = dies_[die];
   if (g.read_out.size() >= core_.cfg.gc_erase_backlog) return false;
-  const std::uint32_t target = free_target(g);
-  if (nothing_to_collect(die, target)) return false;
-  return start_search(die, target);
-}
-
-bool GarbageCollector::start_search(std::uint32_t die, std::uint32_t target) {
-  DieGc& g = dies_[die];
-  // Data at risk first: a block read reclaim asked for. An SLC-mode one
-  // is folded, as the cache would fold it.
-  std::uint32_t v = reclaim_victim(die);
-  bool fold = false;
-  if (v != kNoBlock) {
-    fold = core_.blocks.info(die, v).mode != core_.native;
-    ++core_.stats.reclaim_blocks;
-  } else {
-    v = choose_victim(die, target);
-  }
-  // An SLC block with nothing valid costs only its erase.
-  if (v == kNoBlock) {
-    v = slc_.reclaim_victim(die);
-    if (v != kNoBlock) {
-      fold = true;
-      ++core_.stats.slc_reclaims;
-    }
-  }
   // Folding goes one block at a time: whether the cache needs more of it
-  // is known only once the last folded block is erased.
-  if (v == kNoBlock && g.read_out.empty() && slc_.needs_fold(die)) {
-    v = slc_.fold_victim(die);
-    fold = true;
-    if (v != kNoBlock) ++core_.stats.fold_victims;
-  }
-  if (v == kNoBlock) return false;
-  // Pages still buffered from the last victim count with the new one.
-  g.fold = fold;
-  g.dest = relocation_stream(die, v);
-  // Proportional pacing: host IOPS settle at what GC sustains instead of
-  // stalling and bursting.
-  g.credit_per_slot = core_.pacing.start(die, core_.blocks.info(die, v));
-  core_.blocks.set_victim(die, v);
-  g.victim = v;
+  // is known only once the last folded block is erased. Pages still
+  // buffered from the last victim count with the new one.
+  if (!engine_.start(die, free_target(g), RelocationEngine::Sources::kAll, g.read_out.empty())) return false;
   g.scan_page = 0;
-  core_.folding[die] = g.fold ? 1 : 0;
-  if (!g.fold) ++core_.stats.gc_victims;
   return true;
 }
 
 void GarbageCollector::advance(std::uint32_t die) {
   DieGc& g = dies_[die];
   for (;;) {
-    if (g.victim != kNoBlock) issue_reads(die);
+    const std::uint32_t victim = engine_.victim(die).block;
+    if (victim != kNoBlock) issue_reads(die, victim);
     while (program_unit(die, false)) {
     }
-    if (g.victim != kNoBlock) {
-      const BlockInfo& victim = core_.blocks.info(die, g.victim);
-      if (g.scan_page < core_.blocks.pages_in(victim) || g.reads_in_flight > 0) break;
+    if (victim != kNoBlock) {
+      if (g.scan_page < core_.blocks.pages_in(core_.blocks.info(die, victim)) || g.reads_in_flight > 0) break;
       // Read out: the victim is erased once its last pages are programmed.
-      g.read_out.push_back(g.victim);
-      g.victim = kNoBlock;
-      core_.folding[die] = 0;
+      g.read_out.push_back(engine_.read_out(die));
     }
     // The next victim's pages fill the unit the last one left partial, as
     // firmware does; only when collection stops is the remainder padded.
@@ -204,14 +91,14 @@ void GarbageCollector::advance(std::uint32_t die) {
   core_.nand.submit(t);
 }
 
-void GarbageCollector::issue_reads(std::uint32_t die) {
+void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {
   DieGc& g = dies_[die];
-  const BlockInfo& victim = core_.blocks.info(die, g.victim);
+  const BlockInfo& victim = core_.blocks.info(die, block);
   const std::uint32_t pages = core_.blocks.pages_in(victim);
   const std::uint32_t per_page = core_.layout.slots_per_page();
   // Read ahead no further than the relocation buffer can hold.
   const std::size_t cap = 2 * std::size_t{core_.unit_slots} + per_page;
-  const std::uint32_t db = core_.layout.die_block(die, g.victim);
+  const std::uint32_t db = core_.layout.die_block(die, block);
   while (g.scan_page < pages && g.reads_in_flight < core_.cfg.gc_reads_in_flight &&
          pending(g) + (g.reads_in_flight + 1) * std::size_t{per_page} <= cap) {
     const std::uint32_t page = g.scan_page++;
@@ -228,7 +115,7 @@ void GarbageCollector::issue_reads(std::uint32_t die) {
     t->source = TxnSource::kGc;
     t->mode = victim.mode;
     t->die = die;
-    t->block = g.victim;
+    t->block = block;
     t->page = page;
     t->bytes = valid * kSectorBytes;
     ++g.reads_in_flight;
@@ -248,8 +135,8 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     return false;
   }
   if (current < core_.unit_slots && !pad) return false;
-  const auto unit =
-      core_.blocks.allocate_unit(die, g.dest, core_.pages_per_program, core_.native);
+  const Stream dest_stream = engine_.victim(die).dest;
+  const auto unit = core_.blocks.allocate_unit(die, dest_stream, core_.pages_per_program, core_.native);
   if (!unit) return false;
   BlockInfo& dest = core_.blocks.info(die, unit->block);
   // Whole 4 KiB pages of map journal ride along with the relocated data.
@@ -266,8 +153,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     core_.relocate(mv.owner, mv.from, to, dest);
     if (!is_tpage(mv.owner)) journal_map_update(mv.owner);
   }
-  (g.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += k;
-  if (!g.fold) core_.pacing.earn(die, k, g.credit_per_slot);
+  engine_.moved(die, k);
   core_.stats.gc_padding_slots += data_slots - k;
   for (std::uint32_t j = k; j < unit->slots; ++j) core_.map.clear_owner(unit->first + j);
   if (g.head == g.moves.size()) {
@@ -277,7 +163,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   core_.nand.submit(core_.program_txn(*unit, TxnSource::kGc, core_.native));
   if (core_.rain_due(*unit, core_.native)) {
     const auto parity =
-        core_.take_parity_unit(die, g.dest, core_.pages_per_program, core_.native, PoolKind::kNormal);
+        core_.take_parity_unit(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal);
     core_.nand.submit(core_.program_txn(parity, TxnSource::kGc, core_.native));
   }
   return true;
@@ -362,7 +248,7 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
           " bad blocks with no spare left to replace them leave garbage collection too few "
           "blocks (ftl.bad_block_reserve, nand.bad_blocks); a real drive goes read-only here");
   } else {
-    erased(die, t->block);
+    engine_.erased(die, t->block);
   }
   g.read_out.erase(g.read_out.begin());
   g.erasing = false;

@@ -1,7 +1,7 @@
 // Foreground GC trigger and pacing: when a die collects, and how much the
-// host may program there meanwhile. One set of rules, used by the timed
-// path (Ftl::pick_flush, GarbageCollector) and by fast preconditioning
-// (FastWriter), so that a fast phase leaves the state a timed one would.
+// host may program there meanwhile. The arithmetic of the relocation
+// engine (ftl/relocation_engine.h), which decides for every executor, so
+// that a fast phase leaves the state a timed one would.
 //
 // A die whose erased blocks fall below ftl.gc.trigger_free_blocks collects
 // a victim. While it does, the host's programs there are paid for with

@@ -10,6 +10,7 @@
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
 #include "ftl/garbage_collector.h"
+#include "ftl/relocation_engine.h"
 #include "ftl/impl/slot_list.h"
 #include "sim/output_file.h"
 
@@ -173,15 +174,20 @@ void WriteBuffer::archive(StateArchive& ar) {
 
 void GarbageCollector::archive(StateArchive& ar) {
   for (DieGc& g : dies_) {
-    ar.pods(g.victim, g.scan_page, g.reads_in_flight, g.erasing, g.fold, g.credit_per_slot, g.dest);
+    ar.pods(g.scan_page, g.reads_in_flight, g.erasing);
     ar.vec(g.read_out);
     ar.vec(g.moves);
     std::uint64_t head = g.head;
     ar.pod(head);
     if (head > g.moves.size()) ar.fail("a relocation queue position past its end");
     g.head = static_cast<std::size_t>(head);
-    ar.vec(g.reclaim);
   }
+}
+
+void RelocationEngine::archive(StateArchive& ar) {
+  // Field by field: the struct's padding would put stray bytes in the file.
+  for (Victim& v : victims_) ar.pods(v.block, v.fold, v.credit_per_slot, v.dest);
+  for (auto& q : reclaim_) ar.vec(q);
   ar.vec(max_erase_, true);
   ar.vec(wl_erases_, true);
 }
@@ -217,6 +223,7 @@ void Ftl::archive(StateArchive& ar) {
   core_.archive(ar);
   buffer_.archive(ar);
   recovery_.archive(ar);
+  relocation_->archive(ar);
   gc_->archive(ar);
   ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_, map_unpersisted_);
   if (ar.loading()) starved_.clear();  // rebuilt by the next scans

@@ -11,6 +11,8 @@
 #include "ftl/gc_pacing.h"
 #include "ftl/gc_policy.h"
 #include "ftl/mapping_table.h"
+#include "ftl/relocation_engine.h"
+#include "ftl/slc_cache.h"
 #include "ftl/write_buffer.h"
 #include "host/host_link.h"
 #include "test_support.h"
@@ -1468,6 +1470,76 @@ workload:
 }
 
 }  // namespace
+
+TEST_CASE("the relocation engine starts a victim, paces the host unit by unit, and frees the victim at the reserve",
+          "[ftl][gc][engine]") {
+  // The decisions the fast executors follow (and the timed flush asks
+  // through host_waits), step by step on die 0 of the 1 GB drive (no SLC
+  // cache, no RAIN; trigger 6 erased blocks, reserve 2).
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
+  FtlCore core(t.drive->engine, t.drive->nand, t.drive->ftl_cfg, false);
+  SlcCache slc(core);
+  RelocationEngine eng(core, slc, make_gc_policy("greedy"));
+  using Step = RelocationEngine::HostStep;
+  const std::uint32_t unit = core.unit_slots;
+  REQUIRE_FALSE(slc.enabled());
+  CHECK(eng.before_host(0, unit) == Step::kProgram);  // erased blocks enough: no collection
+  CHECK_FALSE(eng.collecting(0));
+
+  // Host units until the die is short of erased blocks; every full block
+  // holds only valid data but one, half valid (the greedy victim).
+  std::vector<std::uint32_t> full;
+  while (!core.pacing.short_of_blocks(0)) {
+    const auto u = core.blocks.allocate_unit(0, Stream::kHost, core.pages_per_program, core.native);
+    REQUIRE(u);
+    core.blocks.on_programmed(0, u->block, u->pages);
+    if (core.blocks.info(0, u->block).state == BlockState::kFull) full.push_back(u->block);
+  }
+  REQUIRE(full.size() >= 2);
+  for (std::uint32_t b : full) {
+    BlockInfo& info = core.blocks.info(0, b);
+    info.valid = core.blocks.capacity_slots(info);
+  }
+  const std::uint32_t half = full[1];
+  BlockInfo& hv = core.blocks.info(0, half);
+  hv.valid = core.blocks.capacity_slots(hv) / 2;
+
+  CHECK_FALSE(eng.host_waits(0, unit));                 // short, but nothing collected yet
+  CHECK(eng.before_host(0, unit) == Step::kEarn);       // starts the victim; no credit yet
+  REQUIRE(eng.collecting(0));
+  CHECK(eng.victim(0).block == half);
+  CHECK(eng.victim(0).dest == Stream::kGc);
+  CHECK(eng.victim(0).credit_per_slot == Approx(1.0));  // invalid / valid
+  CHECK(core.stats.gc_victims == 1);
+  CHECK(eng.host_waits(0, unit));
+  CHECK(eng.moves_to_cover(0, unit) == unit);
+
+  // A unit's worth of moves earns the host one unit, which it spends.
+  eng.moved(0, unit);
+  CHECK(core.stats.gc_moved_slots == unit);
+  CHECK_FALSE(eng.host_waits(0, unit));
+  CHECK(eng.before_host(0, unit) == Step::kProgram);
+  CHECK(eng.host_waits(0, unit));
+
+  // At the reserve, credit alone does not let the host in: the victim's
+  // block must be freed first.
+  while (core.blocks.free_blocks(0) > core.cfg.gc_reserved_blocks) {
+    const auto u = core.blocks.allocate_unit(0, Stream::kGc, core.pages_per_program, core.native);
+    REQUIRE(u);
+    core.blocks.on_programmed(0, u->block, u->pages);
+  }
+  eng.moved(0, unit);
+  CHECK(eng.before_host(0, unit) == Step::kFinishVictim);
+
+  const std::uint32_t free_before = core.blocks.free_blocks(0);
+  CHECK(eng.read_out(0) == half);
+  CHECK_FALSE(eng.collecting(0));
+  CHECK(eng.victim(0).credit_per_slot == Approx(1.0));  // kept for pages still buffered from it
+  hv.valid = 0;
+  eng.erased(0, half);
+  CHECK(core.blocks.free_blocks(0) == free_before + 1);
+  CHECK(core.stats.gc_erases == 1);
+}
 
 TEST_CASE("proportional GC pacing keeps host writes flowing while GC runs", "[ftl][gc][pacing]") {
   const SteadyWrites paced = steady_writes({"drive.ftl.gc.pacing=proportional"});
