@@ -154,7 +154,7 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
   }
   Scan& g = scan(die);
   const Stream dest = engine_.victim(die).dest;
-  OpenUnit& u = moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
+  OpenUnit& u = move_unit(die, dest);
   const GcPacing& pacing = core_.pacing;
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
   constexpr Ppa kAhead = 16;  // slots whose map entries load while this one moves
@@ -175,7 +175,7 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
 void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double need) {
   Scan& g = scan(die);
   const Stream dest = engine_.victim(die).dest;
-  OpenUnit& u = moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
+  OpenUnit& u = move_unit(die, dest);
   const GcPacing& pacing = core_.pacing;
   BlockInfo& victim = core_.blocks.info(die, g.block);
   const double capacity = static_cast<double>(g.end - g.next);

@@ -106,6 +106,11 @@ class FastWriter {
     double scanned = 0;     // counted mode: slots scanned (next is unused)
   };
   Scan& scan(std::uint32_t die);
+  // The open unit of the relocation stream the engine chose for the die's
+  // victim.
+  OpenUnit& move_unit(std::uint32_t die, Stream dest) {
+    return moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
+  }
 
   FtlCore& core_;
   RelocationEngine& engine_;

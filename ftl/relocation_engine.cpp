@@ -7,7 +7,7 @@
 namespace ssdtwin {
 
 RelocationEngine::RelocationEngine(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy)
-    : core_(core), slc_(slc), slc_enabled_(slc.enabled()), policy_(std::move(policy)), victims_(core.geo.dies()),
+    : core_(core), slc_(slc), policy_(std::move(policy)), victims_(core.geo.dies()),
       reclaim_(core.geo.dies()), max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0) {}
 
 bool RelocationEngine::start_native(std::uint32_t die, std::uint32_t target) {

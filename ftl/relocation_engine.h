@@ -82,7 +82,7 @@ class RelocationEngine {
   // reclaim queued, no wear-levelling look due, erased blocks enough, no
   // SLC cache to reclaim or fold.
   bool nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
-    return reclaim_[die].empty() && !slc_enabled_ && !wear_due(die) && !core_.pacing.short_of(die, target);
+    return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) && !core_.pacing.short_of(die, target);
   }
   // Picks the next victim of `die` from `sources` (folding only when
   // `may_fold`: whether the cache needs more is known once the last folded
@@ -142,7 +142,6 @@ class RelocationEngine {
 
   FtlCore& core_;
   const SlcCache& slc_;
-  bool slc_enabled_;  // the drive has an SLC cache (fixed by its config)
   std::unique_ptr<GcPolicy> policy_;
   std::vector<Victim> victims_;                     // per die
   std::vector<std::vector<std::uint32_t>> reclaim_;  // per die: blocks read reclaim asked for, oldest first
