@@ -476,7 +476,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   (slc ? core_.stats.host_slc_slots : core_.stats.host_native_slots) += taken;
 
   FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
-  t->buffer_slots = taken;
+  t->slots = taken;
   core_.nand.submit(t);
   core_.host_program_started(c.die);
   core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
@@ -700,7 +700,7 @@ void Ftl::deliver(FlashTxn* t) {
     case TxnSource::kHostWrite: {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
       core_.host_program_done(t->die);
-      buffer_.release(t->buffer_slots);
+      buffer_.release(t->slots);
       const std::uint32_t die = t->die;
       core_.txns.put(t);
       gc_->check(die);

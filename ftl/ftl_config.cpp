@@ -106,6 +106,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
                                        std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
+  c.gc_whole_page_reads = gc.get_bool("whole_page_reads", false);
+  c.gc_multi_plane_programs = gc.get_bool("multi_plane_programs", true);
   c.gc_erase_backlog = static_cast<std::uint32_t>(gc.get_int("erase_backlog", 2, 1, 16));
   c.gc_credit_units = gc.get_double("credit_units", 4, 1, 1024);
   c.gc_separate_cold = gc.get_bool("separate_cold", false);

@@ -76,6 +76,13 @@ struct FtlConfig {
   std::uint32_t gc_trigger_free_blocks = 8;  // per die
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
   std::uint32_t gc_reads_in_flight = 4;      // per die
+  // How the controller carries GC data (issue 29's candidate costs). A GC
+  // read transfers only the valid 4 KiB slots of the die-page it senses
+  // (ONFI's change-read-column), or every plane page holding one, whole.
+  bool gc_whole_page_reads = false;
+  // GC programs as one multi-plane operation, or one plane at a time
+  // (plane-count times tPROG) where the controller does not batch them.
+  bool gc_multi_plane_programs = true;
   // Victims a die may have read out and waiting for their erase. One or two
   // keep the die busy; more would only hold blocks out of the pool.
   std::uint32_t gc_erase_backlog = 2;

@@ -117,24 +117,41 @@ void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {
     t->die = die;
     t->block = block;
     t->page = page;
+    t->slots = valid;
     t->bytes = valid * kSectorBytes;
+    if (core_.cfg.gc_whole_page_reads) t->bytes = plane_pages_holding_data(first) * core_.geo.page_size;
     ++g.reads_in_flight;
     core_.nand.submit(t);
   }
 }
 
+std::uint32_t GarbageCollector::plane_pages_holding_data(Ppa first) const {
+  const std::uint32_t per_plane = core_.geo.sectors_per_page();
+  std::uint32_t n = 0;
+  for (Ppa plane = first; plane < first + core_.layout.slots_per_page(); plane += per_plane)
+    for (Ppa p = plane; p < plane + per_plane; ++p)
+      if (core_.map.valid(p)) {
+        ++n;
+        break;
+      }
+  return n;
+}
+
 bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   DieGc& g = dies_[die];
-  // Pages overwritten by the host since they were read need no move.
+  // Pages overwritten by the host since they were read need no move. The
+  // count stops at what a unit needs (one page when padding): each look is
+  // a map access, and the queue may hold several units.
+  const std::uint32_t need = pad ? 1 : core_.unit_slots;
   std::uint32_t current = 0;
-  for (std::size_t i = g.head; i < g.moves.size(); ++i)
+  for (std::size_t i = g.head; i < g.moves.size() && current < need; ++i)
     current += core_.map.location(g.moves[i].owner) == g.moves[i].from ? 1 : 0;
   if (current == 0) {
     g.moves.clear();
     g.head = 0;
     return false;
   }
-  if (current < core_.unit_slots && !pad) return false;
+  if (current < need) return false;
   const Stream dest_stream = engine_.victim(die).dest;
   const auto unit = core_.blocks.allocate_unit(die, dest_stream, core_.pages_per_program, core_.native);
   if (!unit) return false;
@@ -160,13 +177,17 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     g.moves.clear();
     g.head = 0;
   }
-  core_.nand.submit(core_.program_txn(*unit, TxnSource::kGc, core_.native));
-  if (core_.rain_due(*unit, core_.native)) {
-    const auto parity =
-        core_.take_parity_unit(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal);
-    core_.nand.submit(core_.program_txn(parity, TxnSource::kGc, core_.native));
-  }
+  submit_program(*unit);
+  if (core_.rain_due(*unit, core_.native))
+    submit_program(
+        core_.take_parity_unit(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal));
   return true;
+}
+
+void GarbageCollector::submit_program(const ProgramUnit& unit) {
+  FlashTxn* t = core_.program_txn(unit, TxnSource::kGc, core_.native);
+  if (!core_.cfg.gc_multi_plane_programs) t->plane_ops = static_cast<std::uint8_t>(core_.geo.planes);
+  core_.nand.submit(t);
 }
 
 void GarbageCollector::journal_map_update(Lpn lpn) {
@@ -192,7 +213,7 @@ void GarbageCollector::on_read_done(FlashTxn* t) {
   // ready in the order their reads came back.
   DieGc& g = dies_[t->die];
   const Tick now = core_.engine.now();
-  Tick done = cores_->run(now, move_time_ * (t->bytes / kSectorBytes));
+  Tick done = cores_->run(now, move_time_ * t->slots);
   if (!g.processing.empty()) done = std::max(done, g.processing.back().done);
   g.processing.push({t, done});
   if (g.processing.size() == 1) core_.engine.schedule_at(done, wake_, wake_kind_, t->die);

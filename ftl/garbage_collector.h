@@ -81,6 +81,10 @@ class GarbageCollector {
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die, std::uint32_t victim);
   bool program_unit(std::uint32_t die, bool pad);
+  // Plane pages of the die-page starting at `first` that hold a valid slot.
+  std::uint32_t plane_pages_holding_data(Ppa first) const;
+  // One GC program unit to the die, as one multi-plane operation or plane by plane.
+  void submit_program(const ProgramUnit& unit);
   void journal_map_update(Lpn lpn);
   std::size_t pending(const DieGc& g) const { return g.moves.size() - g.head; }
 

@@ -29,6 +29,10 @@ struct FlashTxn {
   TxnOp op = TxnOp::kRead;
   TxnSource source = TxnSource::kHostRead;
   CellMode mode = CellMode::kTlc;  // mode the block is programmed in
+  // Array operations the transaction takes, one after another: 1 for one
+  // multi-plane operation; the plane count when the controller issues each
+  // plane's page on its own (ftl.gc.multi_plane_programs: false).
+  std::uint8_t plane_ops = 1;
   std::uint32_t die = 0;
   std::uint32_t block = 0;   // die-block index within the die
   std::uint32_t page = 0;    // first die-page
@@ -36,10 +40,12 @@ struct FlashTxn {
   std::uint32_t bytes = 0;   // data moved over the channel
   std::uint64_t owner = 0;   // index of the host command or GC context
   // Reads: the block's erase count when issued (verification catches a read
-  // that lost a race with an erase). Host programs: write-buffer slots the
-  // program holds until it completes.
+  // that lost a race with an erase).
   std::uint32_t block_erases = 0;
-  std::uint32_t buffer_slots = 0;
+  // Host programs: write-buffer slots the program holds until it completes.
+  // GC reads: the slots valid when the read was issued, the moves the
+  // firmware processes (`bytes` may carry whole pages).
+  std::uint32_t slots = 0;
   // Reads: array sensings this operation takes (soft-decision retry steps
   // sense several times), read-retry steps taken so far and needed (decided
   // when the first decode fails; kUndecided before), and the outcome.

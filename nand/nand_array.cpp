@@ -121,7 +121,7 @@ void NandArray::dispatch(std::uint32_t die) {
       // Command cycles on the channel, then the array read (after any
       // program still running in the array); data-out is reserved when tR ends.
       const Tick start = std::max(reserve_command(die), d.array_free_at);
-      const Tick busy = mt.read_time(t->page) * t->senses;
+      const Tick busy = mt.read_time(t->page) * t->senses * t->plane_ops;
       d.array_free_at = start + busy;
       if (activity_) activity_->on_flash_op(die, FlashActivity::kRead, m, busy);
       ++stats_.reads[m];
@@ -136,10 +136,11 @@ void NandArray::dispatch(std::uint32_t die) {
       // program's data as soon as this one starts in the array.
       const Tick in_end = reserve_channel(die, timing_.t_cmd + timing_.bus_time(t->bytes));
       const Tick start = std::max(in_end, d.array_free_at);
-      d.array_free_at = start + mt.program_time(t->page);
+      const Tick busy = mt.program_time(t->page) * t->plane_ops;
+      d.array_free_at = start + busy;
       if (activity_) {
         activity_->on_channel_bytes(geo_.channel_of(die), t->bytes);
-        activity_->on_flash_op(die, FlashActivity::kProgram, m, mt.program_time(t->page));
+        activity_->on_flash_op(die, FlashActivity::kProgram, m, busy);
       }
       stats_.bus_bytes += t->bytes;
       ++stats_.programs[m];

@@ -1624,6 +1624,8 @@ struct GcSteady {
   std::vector<std::uint64_t> series;
   Tick max_latency = 0;
   double mean_latency = 0;
+  double writes = 0;
+  NandStats nand;  // the measured phase's flash work
 };
 
 // `without_move_time` reads the M500 config with its gc_move_time line taken
@@ -1669,6 +1671,18 @@ workload:
   for (const auto& b : p.result.series->bins()) g.series.push_back(b.ios[1]);
   g.max_latency = p.result.latency[static_cast<int>(IoOp::kWrite)].max();
   g.mean_latency = p.result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  g.writes = writes;
+  const NandStats& a = p.nand_before;
+  const NandStats& b = p.nand_after;
+  for (int m = 0; m < 5; ++m) {
+    g.nand.reads[m] = b.reads[m] - a.reads[m];
+    g.nand.page_reads[m] = b.page_reads[m] - a.page_reads[m];
+    g.nand.programs[m] = b.programs[m] - a.programs[m];
+    g.nand.page_programs[m] = b.page_programs[m] - a.page_programs[m];
+    g.nand.erases[m] = b.erases[m] - a.erases[m];
+  }
+  g.nand.bus_bytes = b.bus_bytes - a.bus_bytes;
+  g.nand.die_busy = b.die_busy - a.die_busy;
   return g;
 }
 
@@ -1711,6 +1725,65 @@ TEST_CASE("GC moves times the firmware time per move, over the cores, bound the 
   const GcSteady light = with("10us");
   CHECK(light.iops <= 1.03 * 2e6 / (25.1 + light.moves_per_write * 10.0));
   CHECK(light.iops == Approx(free.iops).epsilon(0.05));
+}
+
+TEST_CASE("whole-page GC reads carry every plane page holding a valid slot; the moves stay per slot",
+          "[ftl][gc][costs]") {
+  // The M500 scaled down: 16 KiB pages, 2 planes, the whole map in DRAM, so
+  // in a random-write phase every flash read is a GC read.
+  const GcSteady part = m500_small_steady({"drive.ftl.gc.whole_page_reads=false"});
+  const GcSteady whole = m500_small_steady({"drive.ftl.gc.whole_page_reads=true"});
+  const double page = 16384, planes = 2;
+  auto read_bytes = [&](const GcSteady& g) {
+    return static_cast<double>(g.nand.bus_bytes) - static_cast<double>(g.nand.total(g.nand.page_programs)) * page;
+  };
+  const double part_moves = part.moves_per_write * part.writes;
+  UNSCOPED_INFO("partial: " << read_bytes(part) << " read bytes, " << part_moves << " moves, "
+                            << part.nand.total(part.nand.reads) << " reads; whole: " << read_bytes(whole) << " bytes, "
+                            << whole.nand.total(whole.nand.reads) << " reads, " << whole.iops << " vs "
+                            << part.iops << " IOPS");
+  REQUIRE(part.moves_per_write > 1);
+  // Only the slots still valid cross the bus (a few more than are moved:
+  // the host overwrites some between the read and the program).
+  CHECK(read_bytes(part) >= 0.99 * part_moves * 4096);  // moves of reads before the phase
+  CHECK(read_bytes(part) <= 1.05 * part_moves * 4096);
+  // Whole plane pages: at least one per read, at most every plane; with
+  // victims this full, nearly every plane page holds a valid slot.
+  const auto reads = static_cast<double>(whole.nand.total(whole.nand.reads));
+  CHECK(read_bytes(whole) >= 0.95 * reads * planes * page);
+  CHECK(read_bytes(whole) <= reads * planes * page);
+  // Firmware processes moves, not bytes: with a move time that bounds the
+  // host, whole pages leave that bound where it was.
+  const std::vector<std::string> cores_bound = {"drive.controller.flash_op_time=0us",
+                                                "drive.controller.gc_move_time=200us"};
+  auto with = cores_bound;
+  with.push_back("drive.ftl.gc.whole_page_reads=true");
+  const GcSteady slow = m500_small_steady(with);
+  CHECK(slow.iops == Approx(2e6 / (25.1 + slow.moves_per_write * 200.0)).epsilon(0.02));
+}
+
+TEST_CASE("single-plane GC programs take the array planes times tPROG per program unit", "[ftl][gc][costs]") {
+  // Firmware free, so the flash sets the rate. Per host write a die spends
+  // its share of one host program unit and of the GC program units its
+  // moves fill; plane by plane, each GC unit takes the planes' tPROGs in turn.
+  const std::vector<std::string> flash_bound = {"drive.controller.gc_move_time=0us",
+                                                "drive.controller.flash_op_time=0us",
+                                                "drive.controller.write_command_time=1us"};
+  const GcSteady multi = m500_small_steady(flash_bound);
+  auto v = flash_bound;
+  v.push_back("drive.ftl.gc.multi_plane_programs=false");
+  const GcSteady single = m500_small_steady(v);
+  // Same programs and pages either way; only the array time differs.
+  const double m = multi.moves_per_write, s = single.moves_per_write;
+  UNSCOPED_INFO("multi-plane " << multi.iops << " IOPS, " << m << " moves/write, die busy "
+                               << multi.nand.die_busy << "; single " << single.iops << " IOPS, " << s
+                               << " moves/write, die busy " << single.nand.die_busy);
+  REQUIRE(m > 1);
+  CHECK(s == Approx(m).epsilon(0.05));
+  // Program time per host write in units of one multi-plane program of a
+  // slot: 1 + m (multi-plane), 1 + 2m (two planes one at a time).
+  const double predicted = multi.iops * (1 + m) / (1 + 2 * s);
+  CHECK(single.iops == Approx(predicted).epsilon(0.08));
 }
 
 TEST_CASE("GC urgency levels make host writes swing with the drive's free pool", "[ftl][gc][pacing]") {

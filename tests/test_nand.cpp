@@ -114,13 +114,14 @@ class Bench : public TxnSink {
   }
 
   std::uint64_t read(std::uint32_t die, std::uint32_t page, std::uint32_t bytes,
-                     TxnSource source = TxnSource::kHostRead, CellMode mode = CellMode::kTlc) {
-    return submit(TxnOp::kRead, source, mode, die, page, 1, bytes);
+                     TxnSource source = TxnSource::kHostRead, CellMode mode = CellMode::kTlc,
+                     std::uint8_t plane_ops = 1) {
+    return submit(TxnOp::kRead, source, mode, die, page, 1, bytes, plane_ops);
   }
   std::uint64_t program(std::uint32_t die, std::uint32_t page, CellMode mode = CellMode::kTlc,
-                        std::uint32_t pages = 1) {
+                        std::uint32_t pages = 1, std::uint8_t plane_ops = 1) {
     return submit(TxnOp::kProgram, TxnSource::kHostWrite, mode, die, page, pages,
-                  pages * kDiePageBytes);
+                  pages * kDiePageBytes, plane_ops);
   }
   std::uint64_t erase(std::uint32_t die, CellMode mode = CellMode::kTlc) {
     return submit(TxnOp::kErase, TxnSource::kGc, mode, die, 0, 0, 0);
@@ -146,8 +147,10 @@ class Bench : public TxnSink {
 
  private:
   std::uint64_t submit(TxnOp op, TxnSource source, CellMode mode, std::uint32_t die,
-                       std::uint32_t page, std::uint32_t pages, std::uint32_t bytes) {
+                       std::uint32_t page, std::uint32_t pages, std::uint32_t bytes,
+                       std::uint8_t plane_ops = 1) {
     FlashTxn* t = pool_.get();
+    t->plane_ops = plane_ops;
     t->op = op;
     t->source = source;
     t->mode = mode;
@@ -390,6 +393,21 @@ TEST_CASE("A program completes after t_cmd, the data-in transfer and its page ty
   const auto id = b.program(0, 5, CellMode::kSlc);
   b.run();
   CHECK(b.done_at(id) == kTcmd + bus(kDiePageBytes) + kSlcTprog);
+}
+
+TEST_CASE("A program or read issued plane by plane takes the array once per plane") {
+  // A controller that does not batch planes sends the die-page's data once
+  // and runs one single-plane operation per plane, one after another.
+  for (std::uint32_t page = 0; page < 3; ++page) {
+    Bench b;
+    const auto prog = b.program(0, page, CellMode::kTlc, 1, kPlanes);
+    const auto read = b.read(1, page, kDiePageBytes, TxnSource::kGc, CellMode::kTlc, kPlanes);
+    b.run();
+    INFO("page " << page);
+    CHECK(b.done_at(prog) == kTcmd + bus(kDiePageBytes) + kPlanes * kTlcTprog[page % 3]);
+    // Die 1 is on the other channel: its read does not wait for die 0's data-in.
+    CHECK(b.done_at(read) == kTcmd + kPlanes * kTlcTr[page % 3] + bus(kDiePageBytes));
+  }
 }
 
 TEST_CASE("An erase completes after t_cmd and tBERS of the block's mode") {

@@ -199,6 +199,18 @@ def m500_steady(_, summary):
                 f"{ph['write_amplification']:.2f}" + _gc_beside(summary, ph["name"]))
 
 
+def spec_steady(spec_iops):
+    # An enterprise spec sheet's random-write IOPS is a steady-state figure:
+    # within 20% of it after twice the capacity of random writes.
+    def check(_, summary):
+        ph = next(p for p in summary["phases"] if p["name"] == "randwrite")
+        iops = ph["write"]["iops"]
+        return abs(iops / spec_iops - 1) <= 0.2, (
+            f"{iops:.0f} IOPS ({100 * (iops / spec_iops - 1):+.0f}% of the spec's {spec_iops / 1000:.0f}K), "
+            f"write amplification {ph['write_amplification']:.2f}" + _gc_beside(summary, ph["name"]))
+    return check
+
+
 def load_curve_shape(_, summary):
     # Procedure G's mechanics on a drive whose other figures match: while
     # the offered rate is below 90% of where the curve flattens, the drive
@@ -256,6 +268,17 @@ STEADY_STATE = [
     # values; only raw NAND (spare area) and the RAIN stripe differ.
     ("micron_m500dc_480gb", "consistency", "C: steady state", m500dc_steady,
      "spec 35K, AnandTech 2014 ~40K IOPS at steady state (within 20%)"),
+    # The 480's controller, flash and firmware values on the line's other
+    # capacities (AnandTech lineup: raw NAND from the 42% set aside, RAIN
+    # 11:1 up to 480 GB, 15:1 on the 800 GB): checks of gc_move_time on
+    # spec figures it was not derived from.
+    ("micron_m500dc_480gb", "spec_steady_randwrite", "spec steady, 240 GB", spec_steady(33000),
+     "spec 33K IOPS 4K random write, steady state (within 20%)",
+     ["drive.user_capacity=240GB", "drive.nand.dies_per_channel=3"]),
+    ("micron_m500dc_480gb", "spec_steady_randwrite", "spec steady, 800 GB", spec_steady(24000),
+     "spec 24K IOPS 4K random write, steady state (within 20%) "
+     "[known miss: see docs/RESULTS.md, issue 29]",
+     ["drive.user_capacity=800GB", "drive.nand.dies_per_channel=8", "drive.ftl.rain.stripe=16"]),
     ("crucial_m500_480gb", "consistency", "C: steady state", m500_steady,
      "AnandTech 2014 (M550 review): ~2,500 IOPS at steady state (1,250-3,750) "
      "[known miss: see docs/RESULTS.md, issue 29]"),
