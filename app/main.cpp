@@ -205,6 +205,28 @@ int run(const Args& a) {
                   report.failure, a.out);
     return 1;
   }
+  if (report.power_cuts_missed > 0) {
+    // A cut that never came would pass for one the drive survived.
+    const bool by_time = !workload.power_cuts.empty();
+    const std::size_t listed = workload.power_cuts.size() + workload.power_cuts_after_ios.size();
+    std::string end;
+    if (by_time) {
+      Tick down = 0;
+      for (const PowerCutReport& c : report.power_cuts) down += c.recovery.recovery_time;
+      end = "at " + std::to_string(to_seconds(report.sim_end - down)) + " s of powered time";
+    } else {
+      std::uint64_t ios = 0;
+      for (const PhaseReport& p : report.phases)
+        for (int op = 0; op < PhaseResult::kOps; ++op) ios += p.result.ios[op];
+      end = "after " + std::to_string(ios) + " host IOs";
+    }
+    std::fprintf(stderr,
+                 "%s: faults.%s: %zu of the %zu power cuts listed never came: the workload ended "
+                 "first (%s); list cuts within its span (results up to its end in %s)\n",
+                 a.workload.c_str(), by_time ? "power_cuts" : "power_cuts_after_ios",
+                 report.power_cuts_missed, listed, end.c_str(), a.out.c_str());
+    return kExitBadInput;
+  }
   spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
                a.out, seconds_since(started), build_seconds, report.wall_seconds, write_seconds,
                report.events);

@@ -217,6 +217,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
                           {"pages_scanned", c.recovery.pages_scanned},
                           {"map_pages_read", c.recovery.map_pages_read},
                           {"pages_replayed", c.recovery.replayed_pages},
+                          {"blocks_reclaimed", c.recovery.blocks_reclaimed},
                           {"recovery_s", to_seconds(c.recovery.recovery_time)}});
     j["power_cuts"] = cuts;
   }

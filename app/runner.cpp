@@ -1,8 +1,10 @@
 #include "app/runner.h"
 
 #include <chrono>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -18,24 +20,30 @@ namespace ssdtwin {
 
 namespace {
 
-// SLC cache occupancy in GB, sampled into the time series.
+// SLC cache occupancy in GB, sampled into the time series. (The drive is
+// followed through the pointer a power cut replaces it in.)
 class SlcGauge final : public Gauge {
  public:
-  explicit SlcGauge(const Ftl& ftl) : ftl_(ftl) {}
-  double value() const override { return static_cast<double>(ftl_.slc_cache_bytes()) / 1e9; }
+  explicit SlcGauge(Drive* const& drive) : drive_(drive) {}
+  double value() const override { return static_cast<double>(drive_->ftl.slc_cache_bytes()) / 1e9; }
 
  private:
-  const Ftl& ftl_;
+  Drive* const& drive_;
 };
 
 // Slots GC has moved so far: the work until_steady's rounds count.
 class GcMovesGauge final : public Gauge {
  public:
-  explicit GcMovesGauge(const Ftl& ftl) : ftl_(ftl) {}
-  double value() const override { return static_cast<double>(ftl_.stats().gc_moved_slots); }
+  explicit GcMovesGauge(Drive* const& drive) : drive_(drive) {}
+  double value() const override {
+    return static_cast<double>(drive_->ftl.stats().gc_moved_slots) + carried_;
+  }
+  // A power cut replaced the drive: the count goes on from `before`.
+  void replaced(double before) { carried_ += before - value(); }
 
  private:
-  const Ftl& ftl_;
+  Drive* const& drive_;
+  double carried_ = 0;
 };
 
 // Samples the drive's activity (activity_columns()) at each interval
@@ -43,7 +51,7 @@ class GcMovesGauge final : public Gauge {
 class ActivityWatch {
  public:
   ActivityWatch(const Drive& drive, PhaseReport& pr, Tick start, Tick interval)
-      : drive_(drive), cols_(activity_columns()), v_(cols_.size()) {
+      : drive_(&drive), cols_(activity_columns()), v_(cols_.size()), carried_(cols_.size(), 0.0) {
     pr.activity = std::make_unique<BoundarySampler>(start, interval, cols_.size());
     sampler_ = pr.activity.get();
     sampler_->push(sample());
@@ -60,7 +68,7 @@ class ActivityWatch {
   void ahead(const EventEngine& engine) {
     if (!energy_ || engine.empty()) return;
     while (energy_->due(engine.next_time())) {
-      const double j = drive_.power_meter->totals_at(energy_->next()).total();
+      const double j = drive_->power_meter->totals_at(energy_->next()).total() + joules_carried_;
       energy_->take(energy_->next(), &j);
     }
   }
@@ -70,20 +78,36 @@ class ActivityWatch {
   void finish() {
     sampler_->push(sample());
     if (energy_) {
-      const double j = drive_.power_meter->totals().total();
+      const double j = drive_->power_meter->totals().total() + joules_carried_;
       energy_->push(&j);
     }
+  }
+  // A power cut replaces the drive (before_cut while the old one exists,
+  // after_cut with the new one): the new drive's counters start from zero,
+  // so the running totals carry what the old one had counted.
+  void before_cut() {
+    sample();
+    joules_at_cut_ =
+        drive_->power_meter ? drive_->power_meter->totals().total() + joules_carried_ : 0;
+  }
+  void after_cut(const Drive& fresh) {
+    drive_ = &fresh;
+    for (std::size_t c = 0; c < cols_.size(); ++c)
+      if (cols_[c].running_total) carried_[c] = v_[c] - cols_[c].sample(fresh);
+    if (fresh.power_meter) joules_carried_ = joules_at_cut_ - fresh.power_meter->totals().total();
   }
 
  private:
   const double* sample() {
-    for (std::size_t c = 0; c < cols_.size(); ++c) v_[c] = cols_[c].sample(drive_);
+    for (std::size_t c = 0; c < cols_.size(); ++c) v_[c] = cols_[c].sample(*drive_) + carried_[c];
     return v_.data();
   }
 
-  const Drive& drive_;
+  const Drive* drive_;
   const std::vector<ActivityColumn>& cols_;
   std::vector<double> v_;
+  std::vector<double> carried_;  // running totals of drives a power cut replaced
+  double joules_carried_ = 0, joules_at_cut_ = 0;
   BoundarySampler* sampler_ = nullptr;
   BoundarySampler* energy_ = nullptr;
 };
@@ -226,32 +250,181 @@ struct CutAt {
   }
 };
 
-// Returns false when a power cut stopped the phase.
-bool run_timed_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
-                     Progress& progress, const Gauge* gauge, double offered, CutAt cut,
-                     PhaseReport& pr) {
-  const GcMovesGauge gc_moves(drive.ftl);
-  IoGenerator gen(drive.engine, drive.hif, spec, rng, workload.interval, workload.per_bytes,
+// The power cuts of a run with faults (workload faults.power_cuts or
+// power_cuts_after_ios), in order: when the next one comes, and the cut
+// itself, which recovers the drive as the cut leaves it into a newly built
+// one that takes its place.
+class PowerCycler {
+ public:
+  PowerCycler(std::unique_ptr<Drive>& drive, const std::function<std::unique_ptr<Drive>()>& build,
+              const WorkloadSpec& workload, RunReport& report)
+      : drive_(drive), build_(build), workload_(workload), report_(report) {}
+  std::size_t listed() const {
+    return workload_.power_cuts.size() + workload_.power_cuts_after_ios.size();
+  }
+  std::size_t done() const { return next_; }
+  // The next cut's time on the run's clock (its powered time plus the
+  // recoveries before it), or the run's IO count it comes at; 0: none.
+  Tick next_time() const {
+    return next_ < workload_.power_cuts.size() ? workload_.power_cuts[next_] + down_ : 0;
+  }
+  std::uint64_t next_ios() const {
+    return next_ < workload_.power_cuts_after_ios.size() ? workload_.power_cuts_after_ios[next_]
+                                                         : 0;
+  }
+  // The fewest free blocks the drives replaced so far saw.
+  std::uint32_t min_free_seen() const { return min_free_; }
+  Drive& drive() { return *drive_; }
+
+  // Power fails now, in `phase`: returns how long the drive was down.
+  Tick cut(const std::string& phase) {
+    Drive& old = *drive_;
+    const DurableImage image = old.ftl.power_cut();
+    report_.verify_checks_before += old.ftl.stats().verify_checks;
+    report_.verify_errors_before += old.ftl.stats().verify_errors;
+    report_.events += old.engine.events_executed();
+    min_free_ = std::min(min_free_, old.ftl.min_free_blocks_seen());
+    const Tick at = old.engine.now();
+    std::unique_ptr<Drive> fresh = build_();
+    fresh->ftl.inject_faults(old.ftl.injected_faults());
+    fresh->engine.advance_to(at);
+    const RecoveryReport rec = fresh->ftl.recover(image);
+    fresh->engine.advance_to(at + rec.recovery_time);
+    // Block failures still to come happen on the new drive, as late in
+    // powered time (those already past are in the image).
+    for (const auto& f : workload_.block_faults)
+      if (f.at + down_ > at)
+        fresh->ftl.fail_block_at(f.at + down_ + rec.recovery_time, f.die, f.block);
+    for (const auto& f : workload_.die_faults)
+      if (f.at + down_ > at) fresh->ftl.fail_die_at(f.at + down_ + rec.recovery_time, f.die);
+    down_ += rec.recovery_time;
+    // The host sets its power settings again on the drive it finds.
+    apply_power_policy(*fresh, workload_);
+    PowerCutReport c;
+    c.at = at;
+    c.phase = phase;
+    c.account = image.account;
+    c.recovery = rec;
+    report_.power_cuts.push_back(c);
+    ++next_;
+    drive_ = std::move(fresh);
+    return rec.recovery_time;
+  }
+
+ private:
+  std::unique_ptr<Drive>& drive_;
+  const std::function<std::unique_ptr<Drive>()>& build_;
+  const WorkloadSpec& workload_;
+  RunReport& report_;
+  std::size_t next_ = 0;
+  Tick down_ = 0;  // time spent recovering so far: cut times count powered time only
+  std::uint32_t min_free_ = 0xFFFFFFFFu;
+};
+
+// Counters of a phase a power cut spans: the new drive counts from zero,
+// so the phase's starting values move by what the old drive had counted
+// (x + fresh - old), and its deltas cover both drives. Whole-struct
+// arithmetic on 64-bit words, modulo 2^64 like the counters themselves.
+template <class Stats>
+void carry_over(Stats& x, const Stats& old_now, const Stats& fresh_now) {
+  static_assert(std::has_unique_object_representations_v<Stats> && sizeof(Stats) % 8 == 0,
+                "counters only: 64-bit words with no padding");
+  constexpr std::size_t kWords = sizeof(Stats) / 8;
+  std::uint64_t v[kWords], o[kWords], f[kWords];
+  std::memcpy(v, &x, sizeof(Stats));
+  std::memcpy(o, &old_now, sizeof(Stats));
+  std::memcpy(f, &fresh_now, sizeof(Stats));
+  for (std::size_t k = 0; k < kWords; ++k) v[k] += f[k] - o[k];
+  std::memcpy(&x, v, sizeof(Stats));
+}
+
+void carry_power(PowerSnapshot& x, const PowerSnapshot& old_now, const PowerSnapshot& fresh_now) {
+  x.energy.nand_array += fresh_now.energy.nand_array - old_now.energy.nand_array;
+  x.energy.nand_io += fresh_now.energy.nand_io - old_now.energy.nand_io;
+  x.energy.controller += fresh_now.energy.controller - old_now.energy.controller;
+  x.energy.background += fresh_now.energy.background - old_now.energy.background;
+  for (std::size_t s = 0; s < x.states.time_in_state.size(); ++s)
+    x.states.time_in_state[s] +=
+        fresh_now.states.time_in_state[s] - old_now.states.time_in_state[s];
+  x.states.wakeups += fresh_now.states.wakeups - old_now.states.wakeups;
+  x.states.wake_delay += fresh_now.states.wake_delay - old_now.states.wake_delay;
+}
+
+PowerSnapshot power_now(const Drive& drive) {
+  PowerSnapshot s;
+  s.at = drive.engine.now();
+  s.energy = drive.power_meter->totals();
+  s.states = drive.power_states->stats();
+  return s;
+}
+
+// Power fails during phase `pr` (`ended`: after its measurement, in its
+// idle time): the drive is replaced by the recovered one, and the phase's
+// counters carry over. Returns how long the drive was down.
+Tick cycle_power(Drive*& drive, PowerCycler& cycler, PhaseReport& pr, bool ended) {
+  const FtlStats old_ftl = drive->ftl.stats();
+  const NandStats old_nand = drive->nand.stats();
+  const std::uint64_t old_waits = drive->controller.buffer_waits();
+  PowerSnapshot old_power;
+  if (drive->power_meter) {
+    old_power = power_now(*drive);
+    if (!ended) pr.peak_power_w = std::max(pr.peak_power_w, drive->power_meter->peak_w());
+  }
+  const Tick down = cycler.cut(pr.spec->name);
+  drive = &cycler.drive();
+  carry_over(pr.ftl_before, old_ftl, drive->ftl.stats());
+  carry_over(pr.nand_before, old_nand, drive->nand.stats());
+  pr.buffer_waits += drive->controller.buffer_waits() - old_waits;
+  if (drive->power_meter && pr.has_power) {
+    const PowerSnapshot fresh = power_now(*drive);
+    carry_power(pr.power_before, old_power, fresh);
+    if (ended) carry_power(pr.power_after, old_power, fresh);
+  }
+  return down;
+}
+
+// Returns false when a power cut stopped the phase (without a cycler, the
+// run stops there, RunOptions::stop_at) or every die has failed. With one,
+// the phase goes on through each cut that comes, on the recovered drive.
+bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpec& spec, Rng& rng,
+                     Progress& progress, const Gauge* gauge, double offered,
+                     const std::function<CutAt()>& next_cut, PowerCycler* cycler, PhaseReport& pr) {
+  GcMovesGauge gc_moves(drive);
+  IoGenerator gen(drive->engine, drive->hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge, offered, &gc_moves);
-  ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
+  ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
+  CutAt cut = next_cut();
   gen.start();
   std::uint32_t tick = 0;
   bool ramped = spec.ramp_time == 0;
   while (!gen.finished()) {
-    watch.ahead(drive.engine);
+    watch.ahead(drive->engine);
     if (!ramped && gen.measuring()) {
       // Counters of the drive count from the end of the ramp, like the host's.
       ramped = true;
-      mark_power(drive, pr, true);
-      pr.nand_before = drive.nand.stats();
-      pr.ftl_before = drive.ftl.stats();
+      mark_power(*drive, pr, true);
+      pr.nand_before = drive->nand.stats();
+      pr.ftl_before = drive->ftl.stats();
+      pr.buffer_waits = drive->controller.buffer_waits();
     }
-    if (!drive.engine.step())
+    if (!drive->engine.step())
       throw std::runtime_error("simulation stalled in phase '" + spec.name +
                                "': commands outstanding but no event pending");
-    watch.poll(drive.engine.now());
-    if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), gen.progress());
-    if (cut.due(drive, pr.result) || drive.ftl.all_dies_failed()) return false;
+    watch.poll(drive->engine.now());
+    if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive->engine.now(), gen.progress());
+    if (drive->ftl.all_dies_failed()) return false;
+    if (!cut.due(*drive, pr.result)) continue;
+    if (!cycler) return false;
+    // The host runs on through the cut: what the drive held fails, and the
+    // phase goes on with the recovered drive.
+    gen.drive_lost();
+    const double moves = gc_moves.value();
+    watch.before_cut();
+    const Tick down = cycle_power(drive, *cycler, pr, false);
+    watch.after_cut(*drive);
+    gc_moves.replaced(moves);
+    gen.attach(drive->engine, drive->hif, down);
+    cut = next_cut();
   }
   watch.finish();
   return true;
@@ -354,45 +527,58 @@ void check_snapshot_options(const WorkloadSpec& workload, const SnapshotOptions&
     throw std::logic_error("snapshot options without the resolved drive and workload configs");
 }
 
-// Runs phases [first, end) of `workload` into `report` (sized for all its
-// phases); stops early at a power cut (report.cut, and returns the index of
-// the interrupted phase), else returns the phase count.
-std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt,
-                       std::size_t first, RunReport& report) {
-  Rng rng(workload.seed + first);  // a resumed run draws a stream of its own
+// Runs `workload`'s phases into `report` (sized for all its phases). Without
+// a cycler, stops early at a power cut (report.cut, RunOptions::stop_at or
+// stop_after_ios) and returns the index of the interrupted phase; with one,
+// power fails at each of its cuts and the run goes on on the recovered
+// drive (`drive` then points to the last one). Returns the phase count
+// unless the run stopped early.
+std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOptions& opt,
+                       PowerCycler* cycler, RunReport& report) {
+  Rng rng(workload.seed);
   const SnapshotOptions& snap = opt.snapshot;
   const std::size_t preconditioning = precondition_phases(workload);
   std::size_t skip = 0;  // phases a loaded snapshot stands for
-  if (first == 0) check_snapshot_options(workload, snap);
+  check_snapshot_options(workload, snap);
   // Created now, so that a path that cannot be written fails before the
   // preconditioning it would hold is simulated.
   std::optional<OutputFile> snapshot_file;
-  if (first == 0 && !snap.save.empty()) snapshot_file.emplace(snap.save);
-  if (first == 0 && !snap.load.empty()) {
-    const SnapshotIo io = drive.load_state(snap.load, snapshot_key(drive, snap, preconditioning), rng);
+  if (!snap.save.empty()) snapshot_file.emplace(snap.save);
+  if (!snap.load.empty()) {
+    const SnapshotIo io =
+        drive->load_state(snap.load, snapshot_key(*drive, snap, preconditioning), rng);
     skip = preconditioning;
-    spdlog::info("snapshot {}: loaded {:.1f} MB in {:.2f} s; skipping the {} preconditioning phases, "
-                 "simulated time {:.3f} s",
-                 snap.load, static_cast<double>(io.bytes) / 1e6, io.seconds, skip,
-                 to_seconds(drive.engine.now()));
+    spdlog::info(
+        "snapshot {}: loaded {:.1f} MB in {:.2f} s; skipping the {} preconditioning phases, "
+        "simulated time {:.3f} s",
+        snap.load, static_cast<double>(io.bytes) / 1e6, io.seconds, skip,
+        to_seconds(drive->engine.now()));
   }
-  if (first == 0) apply_power_policy(drive, workload);
+  apply_power_policy(*drive, workload);
   Progress progress(opt.progress);
   TraceRecordCache traces;  // a trace replayed by several phases is parsed once
-  const SlcGauge slc_gauge(drive.ftl);
-  const std::uint64_t events_before = drive.engine.events_executed();
+  const SlcGauge slc_gauge(drive);
+  Drive* const first_drive = drive;
+  const std::uint64_t events_before = drive->engine.events_executed();
   report.cut = false;
   std::uint64_t ios_before = 0;  // IOs of the run's phases before this one
-  for (std::size_t k = 0; k < first; ++k) ios_before += ios_of(report.phases[k].result);
-  std::size_t i = first;
+  // The next power cut, from the cycler or the options.
+  const std::function<CutAt()> next_cut = [&] {
+    CutAt c;
+    c.time = cycler ? cycler->next_time() : opt.stop_at;
+    const std::uint64_t n = cycler ? cycler->next_ios() : opt.stop_after_ios;
+    if (n > 0) c.phase_ios = n > ios_before ? n - ios_before : 1;
+    return c;
+  };
+  std::size_t i = 0;
   for (; i < workload.phases.size(); ++i) {
     const PhaseSpec& spec = workload.phases[i];
     PhaseReport& pr = report.phases[i];
     pr.spec = &spec;
-    mark_power(drive, pr, true);
-    pr.nand_before = drive.nand.stats();
-    pr.ftl_before = drive.ftl.stats();
-    const std::uint64_t waits_before = drive.controller.buffer_waits();
+    mark_power(*drive, pr, true);
+    pr.nand_before = drive->nand.stats();
+    pr.ftl_before = drive->ftl.stats();
+    pr.buffer_waits = drive->controller.buffer_waits();  // the phase's delta at its end
     const double wall_before = progress.wall_seconds();
 
     // The end of preconditioning, where a snapshot is taken and a run from
@@ -406,59 +592,69 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
     const bool saving_here = snapshot_file && i >= skip && last_pre;
     bool stop = false;
     auto save = [&] {
-      const SnapshotIo io = drive.save_state(*snapshot_file, snapshot_key(drive, snap, preconditioning), rng);
-      spdlog::info("snapshot {}: saved {:.1f} MB in {:.2f} s after phase '{}', simulated time {:.3f} s",
-                   snap.save, static_cast<double>(io.bytes) / 1e6, io.seconds, spec.name,
-                   to_seconds(drive.engine.now()));
+      const SnapshotIo io =
+          drive->save_state(*snapshot_file, snapshot_key(*drive, snap, preconditioning), rng);
+      spdlog::info(
+          "snapshot {}: saved {:.1f} MB in {:.2f} s after phase '{}', simulated time {:.3f} s",
+          snap.save, static_cast<double>(io.bytes) / 1e6, io.seconds, spec.name,
+          to_seconds(drive->engine.now()));
       stop = snap.stop;
     };
     // A snapshot taken after a fast phase stands for the state before its
     // resumption: the run from it resumes here as the saving run did.
     const bool resume = spec.fast && (i >= skip || last_pre);
     if (i < skip) {
-      timeless_result(drive, workload, pr.result);
+      timeless_result(*drive, workload, pr.result);
     } else if (spec.fast) {
-      run_fast_phase(drive, workload, spec, rng, progress, pr);
+      run_fast_phase(*drive, workload, spec, rng, progress, pr);
       if (saving_here) save();
-    } else if (spec.rw == RwKind::kTrace) run_trace_phase(drive, workload, spec, traces, progress, &slc_gauge, pr);
+    } else if (spec.rw == RwKind::kTrace)
+      run_trace_phase(*drive, workload, spec, traces, progress, &slc_gauge, pr);
     else {
-      CutAt cut;
-      cut.time = opt.stop_at;
-      if (opt.stop_after_ios > 0)
-        cut.phase_ios = opt.stop_after_ios > ios_before ? opt.stop_after_ios - ios_before : 1;
       report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
-                                    offered_iops(spec, report), cut, pr);
+                                    offered_iops(spec, report), next_cut, cycler, pr);
     }
-    if (drive.ftl.all_dies_failed() && report.failure.empty()) {
+    if (drive->ftl.all_dies_failed() && report.failure.empty()) {
       // Nothing can complete any more: the run ends here, its results
       // written up to this point, and the caller exits non-zero.
-      report.failure = "all dies failed (at " + std::to_string(to_seconds(drive.engine.now())) +
+      report.failure = "all dies failed (at " + std::to_string(to_seconds(drive->engine.now())) +
                        " s, in phase '" + spec.name + "')";
       report.cut = true;
     }
     if (resume && !stop) {
       // A timed phase next: the map fast writes made goes to flash first.
-      if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast) drive.ftl.persist_fast_map();
-      drive.ftl.resume_after_fast();
+      if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast)
+        drive->ftl.persist_fast_map();
+      drive->ftl.resume_after_fast();
     }
     ios_before += ios_of(pr.result);
-    mark_power(drive, pr, false);  // idle_after is between phases, as the host sees it
+    mark_power(*drive, pr, false);  // idle_after is between phases, as the host sees it
     if (!report.cut && !stop && (i >= skip || resume) && spec.idle_after > 0) {
-      const Tick until = drive.engine.now() + spec.idle_after;
-      drive.engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
-      report.cut = cut_due(drive, opt.stop_at);
+      Tick until = drive->engine.now() + spec.idle_after;
+      if (!cycler) {
+        drive->engine.advance_to(opt.stop_at && opt.stop_at < until ? opt.stop_at : until);
+        report.cut = cut_due(*drive, opt.stop_at);
+      } else {
+        // Cuts by time come in idle time too; idle time counts powered time.
+        for (Tick at = cycler->next_time(); at != 0 && at < until; at = cycler->next_time()) {
+          drive->engine.advance_to(at);
+          until += cycle_power(drive, *cycler, pr, true);
+        }
+        drive->engine.advance_to(until);
+      }
     }
     const bool settle_here = saving_here && !spec.fast && !report.cut;
-    if (settle_here) settle(drive, "at the end of preconditioning (phase '" + spec.name + "')");
+    if (settle_here) settle(*drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
-    pr.nand_after = drive.nand.stats();
-    pr.ftl_after = drive.ftl.stats();
-    pr.buffer_waits = drive.controller.buffer_waits() - waits_before;
-    pr.min_free_blocks = drive.ftl.min_free_blocks_seen();
-    pr.wear = drive.ftl.blocks().wear();
-    pr.valid_shares = drive.ftl.blocks().valid_shares();
+    pr.nand_after = drive->nand.stats();
+    pr.ftl_after = drive->ftl.stats();
+    pr.buffer_waits = drive->controller.buffer_waits() - pr.buffer_waits;
+    pr.min_free_blocks = drive->ftl.min_free_blocks_seen();
+    if (cycler) pr.min_free_blocks = std::min(pr.min_free_blocks, cycler->min_free_seen());
+    pr.wear = drive->ftl.blocks().wear();
+    pr.valid_shares = drive->ftl.blocks().valid_shares();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
-    pr.slc_bytes_at_end = static_cast<double>(drive.ftl.slc_cache_bytes());
+    pr.slc_bytes_at_end = static_cast<double>(drive->ftl.slc_cache_bytes());
     if (report.cut) {
       if (!report.failure.empty()) report.phases.resize(i + 1);
       break;
@@ -471,8 +667,8 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
   }
   progress.finish();
   report.wall_seconds += progress.wall_seconds();
-  report.events += drive.engine.events_executed() - events_before;
-  report.sim_end = drive.engine.now();
+  report.events += drive->engine.events_executed() - (drive == first_drive ? events_before : 0);
+  report.sim_end = drive->engine.now();
   return i;
 }
 
@@ -481,7 +677,8 @@ std::size_t run_phases(Drive& drive, const WorkloadSpec& workload, const RunOpti
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;
   report.phases.resize(workload.phases.size());
-  const std::size_t end = run_phases(drive, workload, opt, 0, report);
+  Drive* d = &drive;
+  const std::size_t end = run_phases(d, workload, opt, nullptr, report);
   if (report.cut) report.phases.resize(end + 1);
   return report;
 }
@@ -498,56 +695,12 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
   drive->ftl.inject_faults(faults);
   for (const auto& f : workload.block_faults) drive->ftl.fail_block_at(f.at, f.die, f.block);
   for (const auto& f : workload.die_faults) drive->ftl.fail_die_at(f.at, f.die);
-  // Cuts by time or by IO count (the workload has one list or the other).
-  std::vector<CutAt> cuts;
-  for (const Tick t : workload.power_cuts) cuts.push_back({t, 0});
-  for (const std::uint64_t n : workload.power_cuts_after_ios) cuts.push_back({0, n});
-  std::size_t next = 0;
-  Tick down = 0;  // time spent recovering so far: cut times count powered time only
-  for (const CutAt& planned : cuts) {
-    RunOptions o = opt;
-    o.stop_at = planned.time ? planned.time + down : 0;
-    o.stop_after_ios = planned.phase_ios;
-    const std::size_t hit = run_phases(*drive, workload, o, next, report);
-    // The workload ended before this cut, or the drive failed.
-    if (!report.cut || !report.failure.empty()) return report;
-    // The cut, the new drive and its recovery are simulation work too.
-    const auto cut_start = std::chrono::steady_clock::now();
-    const DurableImage image = drive->ftl.power_cut();
-    report.verify_checks_before += drive->ftl.stats().verify_checks;
-    report.verify_errors_before += drive->ftl.stats().verify_errors;
-    const Tick at = drive->engine.now();
-    std::unique_ptr<Drive> fresh = build();
-    fresh->ftl.inject_faults(drive->ftl.injected_faults());
-    fresh->engine.advance_to(at);
-    const RecoveryReport rec = fresh->ftl.recover(image);
-    fresh->engine.advance_to(at + rec.recovery_time);
-    // Block failures still to come happen on the new drive, as late in
-    // powered time (those already past are in the image).
-    for (const auto& f : workload.block_faults)
-      if (f.at + down > at) fresh->ftl.fail_block_at(f.at + down + rec.recovery_time, f.die, f.block);
-    for (const auto& f : workload.die_faults)
-      if (f.at + down > at) fresh->ftl.fail_die_at(f.at + down + rec.recovery_time, f.die);
-    down += rec.recovery_time;
-    report.wall_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - cut_start).count();
-    PowerCutReport c;
-    c.at = at;
-    c.phase = workload.phases[hit].name;
-    c.account = image.account;
-    c.recovery = rec;
-    report.power_cuts.push_back(c);
-    drive = std::move(fresh);
-    next = hit + 1;
-    if (next == workload.phases.size()) {
-      report.phases.resize(next);
-      report.cut = false;
-      return report;
-    }
-  }
-  RunOptions o = opt;
-  o.stop_at = 0;
-  run_phases(*drive, workload, o, next, report);
+  PowerCycler cycler(drive, build, workload, report);
+  Drive* d = drive.get();
+  const std::size_t end =
+      run_phases(d, workload, opt, cycler.listed() > 0 ? &cycler : nullptr, report);
+  if (report.cut && report.failure.empty()) report.phases.resize(end + 1);
+  report.power_cuts_missed = cycler.listed() - cycler.done();
   return report;
 }
 

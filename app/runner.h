@@ -80,6 +80,9 @@ struct RunReport {
   std::uint64_t events = 0;
   Tick sim_end = 0;
   bool cut = false;  // stopped at RunOptions::stop_at; the last phase is partial
+  // Power cuts the workload listed that never came: the workload ended
+  // first (the caller refuses such a workload).
+  std::size_t power_cuts_missed = 0;
   // Why the drive stopped before the workload ended (e.g. "all dies
   // failed"); the last phase is partial. Empty: it did not.
   std::string failure;
@@ -123,10 +126,13 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
 // A run with the workload's faults: injected uncorrectable reads, and power
 // cuts. At each cut the drive as the cut leaves it (Ftl::power_cut) is
 // recovered into a new one from `build` (needs verification mode), simulated
-// time goes on from the cut plus the recovery, and the run continues with
-// the phase after the interrupted one. Cut times count powered time: each
-// recovery pushes the later cuts back; IO counts count the phases' IOs.
-// `drive` ends as the last drive. Without faults, the same as run_workload.
+// time goes on from the cut plus the recovery, and the interrupted phase
+// goes on (the host runs through the cut: the commands the drive held fail
+// and are issued again), so every cut a phase's span holds comes. Cut times,
+// phase runtimes and idle times count powered time: each recovery pushes
+// the later cuts back; IO counts count the phases' IOs. Cuts after the
+// workload's end are counted in power_cuts_missed. `drive` ends as the last
+// drive. Without faults, the same as run_workload.
 RunReport run_with_faults(std::unique_ptr<Drive>& drive,
                               const std::function<std::unique_ptr<Drive>()>& build,
                               const WorkloadSpec& workload, const RunOptions& opt);

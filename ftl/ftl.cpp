@@ -662,9 +662,9 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
 
 void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }
 
-void Ftl::reclaim_on(std::uint32_t die, std::uint32_t block) {
+void Ftl::reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on) {
   starved_.set(die, false);  // a victim taken up may pay the host at once
-  gc_->reclaim(die, block);
+  gc_->reclaim(die, block, power_on);
 }
 
 void Ftl::fail_die_at(Tick at, std::uint32_t die) {

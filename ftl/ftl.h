@@ -282,7 +282,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     flush_need_ = 0;
     starved_.clear();
   }
-  void reclaim_on(std::uint32_t die, std::uint32_t block);  // GC empties a block at risk
+  // GC empties a block at risk (or, `power_on`, one recovery found partly
+  // written or emptied).
+  void reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on = false);
   Tick last_write_ = 0;
   Tick last_host_io_ = 0;
   bool idle_timer_armed_ = false;

@@ -22,8 +22,8 @@ bool GarbageCollector::any_active() const {
   return false;
 }
 
-void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block) {
-  if (engine_.queue_reclaim(die, block)) check(die);
+void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block, bool power_on) {
+  if (engine_.queue_reclaim(die, block, power_on)) check(die);
 }
 
 void GarbageCollector::check(std::uint32_t die) {

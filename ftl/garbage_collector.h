@@ -32,7 +32,7 @@ class GarbageCollector {
 
   // Read reclaim (ftl/read_recovery.h): relocate `block` of `die` next,
   // ahead of the policy's victims, if it is still full when its turn comes.
-  void reclaim(std::uint32_t die, std::uint32_t block);
+  void reclaim(std::uint32_t die, std::uint32_t block, bool power_on = false);
   // Firmware time per moved slot on `cores`: a GC read's moves wait for
   // it, then an event (`kind`, the die as its argument) to `wake` hands
   // them on through on_moves_ready. Not called: moves take no firmware time.

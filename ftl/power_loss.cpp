@@ -131,8 +131,11 @@ DurableImage Ftl::power_cut() const {
     const std::uint32_t m = core_.map.location(lpn);
     if (m == kUnmapped || img.accepted[lpn] == Verifier::kNone) continue;
     if (is_buffered(m)) {
+      // A buffered page may have a durable copy of the same version: data
+      // the firmware writes again from flash (after a failed program or a
+      // rebuild) whose first copy the cut left readable.
       if (img.account.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
-      else ++img.account.volatile_pages;
+      else at_risk.emplace(lpn, std::make_pair(buffer_.version_of(m), false));
     } else if (!durable(m)) {
       const bool failed = img.blocks[lay.die_block_of(m)].flags & BlockInfo::kFailed;
       at_risk.emplace(lpn, std::make_pair(v.slot(m), failed));
@@ -272,11 +275,23 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     core_.verifier.restore_expected(owner, ver);
     ++rep.replayed_pages;
   }
-  // Blocks the grown-bad-block table names are emptied and retired again.
-  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
-    if ((img.blocks[db].flags & BlockInfo::kRetire) && img.blocks[db].programmed > 0)
-      reclaim_on(db / geo.blocks_per_plane, db % geo.blocks_per_plane);
+  // Blocks the grown-bad-block table names are emptied and retired again;
+  // those the cut left partly written or emptied are reclaimed.
+  for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
+    const std::uint32_t die = db / geo.blocks_per_plane, blk = db % geo.blocks_per_plane;
+    const BlockInfo& b = core_.blocks.info(die, blk);
+    if ((img.blocks[db].flags & BlockInfo::kRetire) && img.blocks[db].programmed > 0) {
+      reclaim_on(die, blk);
+    } else if (b.state == BlockState::kFull && !core_.die_offline[die] &&
+               (b.programmed < core_.blocks.pages_in(b) || b.valid == 0)) {
+      reclaim_on(die, blk, /*power_on=*/true);
+      ++rep.blocks_reclaimed;
+    }
+  }
   reopen_all_dies();  // pacing and blocks were rebuilt
+  // Dies below their GC trigger collect now: one at its reserve cannot
+  // program host data, so no completion would ever start its GC.
+  for (std::uint32_t d = 0; d < geo.dies(); ++d) gc_->check(d);
   try_flush(false);
   return rep;
 }

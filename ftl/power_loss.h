@@ -19,6 +19,15 @@
 // map plus the out-of-band areas of the blocks programmed since the last
 // checkpoint (the journal those pages carry).
 //
+// At power-on the firmware reclaims what the cut left half done: every
+// block still being written (host, SLC, relocation and map streams) is
+// closed where its programs stopped, and it and every block left holding no
+// valid data (a victim moved but not erased) is relocated and erased ahead
+// of GC's own victims. Without that, each cut would strand a block per open
+// stream out of the free pool until the victim policy happened to choose it,
+// and a die down to its GC reserve would wait for a program that can never
+// start.
+//
 // The check runs on every write the controller accepted (acknowledged or
 // not, stricter than the host's view): it must read back its latest
 // version, or be counted lost; a loss is allowed only for data the model
@@ -97,6 +106,9 @@ struct RecoveryReport {
   std::uint64_t map_pages_read = 0;  // translation pages of the checkpoint read
   std::uint64_t lost_pages = 0;  // accepted writes that did not come back
   std::uint64_t replayed_pages = 0;  // from the PLP dump
+  // Blocks found partly written (open at the cut) or holding nothing valid
+  // (victims collected but not yet erased), queued to be emptied and erased.
+  std::uint64_t blocks_reclaimed = 0;
 };
 
 }  // namespace ssdtwin

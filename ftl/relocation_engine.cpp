@@ -21,11 +21,12 @@ bool RelocationEngine::start_native(std::uint32_t die, std::uint32_t target) {
 bool RelocationEngine::search(std::uint32_t die, std::uint32_t target, bool may_fold) {
   // Data at risk first: a block read reclaim asked for. An SLC-mode one
   // is folded, as the cache would fold it.
-  std::uint32_t v = reclaim_victim(die);
+  bool power_on = false;
+  std::uint32_t v = reclaim_victim(die, power_on);
   bool fold = false;
   if (v != kNoBlock) {
     fold = core_.blocks.info(die, v).mode != core_.native;
-    ++core_.stats.reclaim_blocks;
+    if (!power_on) ++core_.stats.reclaim_blocks;
   } else {
     v = choose_victim(die, target);
   }
@@ -94,24 +95,27 @@ RelocationEngine::HostStep RelocationEngine::before_host(std::uint32_t die, std:
   return HostStep::kProgram;
 }
 
-bool RelocationEngine::queue_reclaim(std::uint32_t die, std::uint32_t block) {
+bool RelocationEngine::queue_reclaim(std::uint32_t die, std::uint32_t block, bool power_on) {
   auto& q = reclaim_[die];
-  if (std::find(q.begin(), q.end(), block) != q.end()) return false;
-  q.push_back(block);
+  if (std::find_if(q.begin(), q.end(),
+                   [&](std::uint32_t e) { return (e & ~kPowerOnReclaim) == block; }) != q.end())
+    return false;
+  q.push_back(block | (power_on ? kPowerOnReclaim : 0));
   return true;
 }
 
-std::uint32_t RelocationEngine::reclaim_victim(std::uint32_t die) {
+std::uint32_t RelocationEngine::reclaim_victim(std::uint32_t die, bool& power_on) {
   auto& q = reclaim_[die];
   // A block still being programmed waits its turn; one collected or
   // erased meanwhile is dropped.
   for (std::size_t i = 0; i < q.size();) {
-    const std::uint32_t b = q[i];
+    const std::uint32_t b = q[i] & ~kPowerOnReclaim;
     const BlockState st = core_.blocks.info(die, b).state;
     if (st == BlockState::kOpen) {
       ++i;
       continue;
     }
+    power_on = (q[i] & kPowerOnReclaim) != 0;
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
     if (st == BlockState::kFull) return b;
   }

@@ -116,8 +116,9 @@ class RelocationEngine {
 
   // Read reclaim (ftl/read_recovery.h): relocate `block` of `die` next,
   // ahead of the policy's victims, if it is still full when its turn comes.
-  // False when it is queued already.
-  bool queue_reclaim(std::uint32_t die, std::uint32_t block);
+  // False when it is queued already. `power_on`: a block recovery found
+  // partly written or emptied (Ftl::recover), not counted as read reclaim.
+  bool queue_reclaim(std::uint32_t die, std::uint32_t block, bool power_on = false);
   // A wear-levelling look is due on `die` (every `wl_interval` erases, once
   // its most worn block has reached the threshold).
   bool wear_due(std::uint32_t die) const {
@@ -132,8 +133,12 @@ class RelocationEngine {
   // than `target` erased blocks, else kNoBlock.
   std::uint32_t choose_victim(std::uint32_t die, std::uint32_t target);
   std::uint32_t wear_victim(std::uint32_t die);
-  // The next block read reclaim asked for on `die` that is still full.
-  std::uint32_t reclaim_victim(std::uint32_t die);
+  // The next block read reclaim (or recovery) asked for on `die` that is
+  // still full; `power_on` says which of the two asked.
+  std::uint32_t reclaim_victim(std::uint32_t die, bool& power_on);
+  // Marks a queued block that recovery asked for (block indices stay far
+  // below it), so that the queue stays one list in the order asked.
+  static constexpr std::uint32_t kPowerOnReclaim = 0x80000000u;
   // The full search, apart so that the call stopping at the test it nearly
   // always stops at (nothing to collect) does not pay for its frame.
   [[gnu::noinline]] bool search(std::uint32_t die, std::uint32_t target, bool may_fold);

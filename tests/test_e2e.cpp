@@ -534,6 +534,77 @@ TEST_CASE("power cuts in a workload: the run recovers and goes on, losing only w
   CHECK(summary.at("verify").at("errors") == 0);
 }
 
+TEST_CASE("every listed power cut comes: a phase goes on through its cuts for its whole runtime",
+          "[e2e][power]") {
+  // Issue 30: a cut used to end the phase it interrupted, so with 200 cuts
+  // listed 3 happened, a 10 s phase ran 0.05 s, and nothing warned. And on
+  // this drive a dozen cuts without PLP used to livelock (every die at its
+  // GC reserve after recovery): the timeout turns a hang into a failure.
+  std::string cuts;
+  for (int k = 1; k <= 39; ++k) cuts += (k > 1 ? ", " : "") + std::to_string(50 * k) + "ms";
+  cuts += ", 2050ms";  // in the idle time after the phase
+  const std::string wl = write_temp("cuts_in_one_phase.yaml", R"(
+workload:
+  faults:
+    power_cuts: [)" + cuts + R"(]
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: churn, rw: randrw, rwmixread: 30, bs: 4KiB, iodepth: 32, runtime: 2s, idle_after: 100ms}
+    - {name: read, rw: randread, bs: 4KiB, iodepth: 32, runtime: 200ms}
+)");
+  const std::string out = scratch("cuts_in_one_phase");
+  const Exec e = run_binary(
+      "run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out, "timeout 60 ");
+  INFO(e.err);
+  REQUIRE(e.status == 0);  // verification passed: each cut lost exactly what was volatile
+  std::ifstream sf(out + "/summary.json");
+  const auto summary = nlohmann::json::parse(sf);
+  const auto& c = summary.at("power_cuts");
+  REQUIRE(c.size() == 40);
+  double down = 0;
+  std::uint64_t reclaimed = 0;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const auto& cut = c[k];
+    CHECK(cut.at("phase") == "churn");
+    CHECK(cut.at("pages_lost") == cut.at("pages_volatile_at_cut"));
+    if (k < 39) down += cut.at("recovery_s").get<double>();
+    reclaimed += cut.at("blocks_reclaimed").get<std::uint64_t>();
+  }
+  CHECK(reclaimed >= 40);
+  const auto& churn = summary.at("phases").at(1);
+  // Its 2 s of powered running, plus the time the drive was down.
+  CHECK(churn.at("sim_seconds").get<double>() == Approx(2.0 + down).epsilon(0.01));
+  CHECK(churn.at("write").at("ios").get<std::uint64_t>() > 10000);
+  CHECK(summary.at("phases").size() == 3);
+  CHECK(summary.at("verify").at("errors") == 0);
+}
+
+TEST_CASE("power cuts listed past the workload's end are refused with exit 2, naming the key",
+          "[e2e][power][errors]") {
+  // A fill, then random writes for `runtime`, with the cuts `faults` lists.
+  const auto run_cuts = [](const std::string& name, const std::string& faults,
+                           const std::string& runtime) {
+    const std::string wl = write_temp(name + ".yaml", "workload:\n  faults:\n    " + faults + R"(
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: )" +
+                                                          runtime + "}\n");
+    return std::make_pair(wl, run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
+                                             wl + " --out " + scratch(name),
+                                         "timeout 60 "));
+  };
+  const auto [wl, e] = run_cuts("cuts_past_end", "power_cuts: [100ms, 200ms, 5s, 6s]", "500ms");
+  CHECK(e.status == 2);
+  CHECK_THAT(e.err,
+             Catch::Contains(wl + ": faults.power_cuts: 2 of the 4 power cuts listed never came"));
+  const auto [by_ios, f] =
+      run_cuts("cuts_past_end_ios", "power_cuts_after_ios: [1000, 100000000]", "200ms");
+  CHECK(f.status == 2);
+  CHECK_THAT(f.err, Catch::Contains(
+                        by_ios +
+                        ": faults.power_cuts_after_ios: 1 of the 2 power cuts listed never came"));
+}
+
 TEST_CASE("a replay that issues nothing stops with exit 2 unless the phase sets allow_empty",
           "[e2e][trace][errors]") {
   write_temp("two_devices.csv", "0,h,1,Write,0,4096,1\n10,h,2,Write,0,4096,1\n20,h,2,Read,0,4096,1\n");
@@ -635,7 +706,7 @@ workload:
   }
   CHECK(rebuilt > 0);
   CHECK(failed == 0);  // one failure per stripe: always rebuilt
-  CHECK(ios_to_cut == 20000);  // fill and churn up to the cut
+  CHECK(ios_to_cut > 20000);  // the churn went on after its cut
 }
 
 TEST_CASE("a failed block past the drive's geometry is a located workload error", "[e2e][errors]") {

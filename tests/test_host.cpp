@@ -530,3 +530,44 @@ workload:
   CHECK(w.phases[4].bs == 128 * 1024);
   CHECK(w.phases[4].name == "size_128KiB");
 }
+
+TEST_CASE(
+    "a phase runs through its power cuts: every cut comes and a size-bound phase writes its size",
+    "[host][power]") {
+  using namespace ssdtwin;
+  using namespace ssdtwin::test;
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml", {}, /*verify=*/true);
+  const auto w = make_workload(R"(
+workload:
+  faults:
+    power_cuts: [20ms, 40ms, 60ms, 80ms, 100ms, 150ms]
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: write, rw: randwrite, bs: 4KiB, iodepth: 16, size: 64MiB, io_size: 48MiB}
+    - {name: read, rw: randread, bs: 4KiB, iodepth: 16, size: 64MiB, runtime: 50ms}
+)",
+                               t.drive->user_bytes());
+  RunOptions opt;
+  opt.progress = false;
+  const RunReport r = run_with_faults(
+      t.drive, [&] { return std::make_unique<Drive>(t.doc->root(), true); }, w, opt);
+  REQUIRE(r.power_cuts.size() == 6);
+  CHECK(r.power_cuts_missed == 0);
+  CHECK_FALSE(r.cut);
+  std::uint64_t lost = 0, allowed = 0;
+  for (const PowerCutReport& c : r.power_cuts) {
+    CHECK(c.phase == "write");
+    lost += c.recovery.lost_pages;
+    allowed += c.account.allowed_loss();
+  }
+  CHECK(lost == allowed);
+  const PhaseReport& p = r.phases[1];
+  // Commands the drive held at a cut failed and were issued again.
+  CHECK(p.result.bytes[static_cast<int>(IoOp::kWrite)] == 48ull << 20);
+  CHECK(p.result.lost_to_power_cuts > 0);
+  // The phase's FTL counters span the six drives: at least its writes.
+  CHECK(p.ftl_after.host_write_slots - p.ftl_before.host_write_slots >=
+        (48ull << 20) / kSectorBytes);
+  CHECK(r.phases[2].result.ios[static_cast<int>(IoOp::kRead)] > 0);
+  CHECK(t.drive->ftl.stats().verify_errors == 0);
+}

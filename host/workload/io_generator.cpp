@@ -70,7 +70,7 @@ struct IoGenerator::Stream {
   std::uint64_t issued_ios = 0, issued_bytes = 0, writes = 0;
   std::uint32_t outstanding = 0;
   Tick start = 0, measure_from = 0;
-  bool stopped = false, thinking = false, done = false;
+  bool begun = false, stopped = false, thinking = false, done = false;
   std::uint32_t since_think = 0;
   double offered_iops = 0;
   std::vector<std::uint32_t> free_ids;  // command slots not in use (open loop, thinking)
@@ -83,9 +83,9 @@ struct IoGenerator::Stream {
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
                          Tick interval, std::uint64_t per_bytes, PhaseResult& result,
                          const Gauge* gauge, double offered_iops, const Gauge* gc_work)
-    : engine_(engine), hif_(hif), spec_(spec), result_(result), gauge_(gauge) {
+    : engine_(&engine), hif_(&hif), spec_(spec), result_(result), gauge_(gauge) {
   result_.offered_iops = offered_iops;
-  phase_start_ = engine_.now();
+  phase_start_ = engine_->now();
   // The phase measures from the first stream's end of ramp (one stream: the
   // phase's own ramp).
   Tick first_measure = ~Tick{0};
@@ -140,25 +140,26 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
 IoGenerator::~IoGenerator() = default;
 
 void IoGenerator::start() {
-  hif_.set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
-  hif_.set_sink(this);
+  hif_->set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
+  hif_->set_sink(this);
   for (const auto& st : streams_) {
-    if (st->spec.start_delay > 0) engine_.schedule_at(st->start, this, kStart, st->index);
+    if (st->spec.start_delay > 0) engine_->schedule_at(st->start, this, kStart, st->index);
     else begin(*st);
   }
 }
 
 void IoGenerator::begin(Stream& s) {
+  s.begun = true;
   if (s.offered_iops > 0) {
     for (std::uint32_t id = s.spec.iodepth; id-- > 0;) s.free_ids.push_back(s.first_id + id);
-    engine_.schedule_at(engine_.now() + next_gap(s), this, kArrival, s.index);
+    engine_->schedule_at(engine_->now() + next_gap(s), this, kArrival, s.index);
     return;
   }
   for (std::uint32_t id = 0; id < s.spec.iodepth && !s.thinking && may_issue(s); ++id)
     issue(s, s.first_id + id);
   // Slots left unissued by a think pause wait in the free list.
   for (std::uint32_t id = s.spec.iodepth; id-- > 0;)
-    if (!hif_.command(s.first_id + id).in_use) s.free_ids.push_back(s.first_id + id);
+    if (!hif_->command(s.first_id + id).in_use) s.free_ids.push_back(s.first_id + id);
   if (s.outstanding == 0) stream_stopped(s);
 }
 
@@ -166,19 +167,19 @@ bool IoGenerator::may_issue(const Stream& s) const {
   const PhaseSpec& p = s.spec;
   if (p.io_bytes && s.issued_bytes >= p.io_bytes) return false;
   if (p.ios && s.issued_ios >= p.ios) return false;
-  if (p.runtime && engine_.now() >= s.measure_from + p.runtime) return false;
+  if (p.runtime && engine_->now() >= s.measure_from + p.runtime) return false;
   if (result_.steady && result_.steady->steady()) return false;
   return true;
 }
 
 void IoGenerator::issue(Stream& s, std::uint32_t id) {
-  HostCommand& c = hif_.command(id);
+  HostCommand& c = hif_->command(id);
   c = HostCommand{};
   const IoPattern::Io io = s.pattern.next();
   c.op = io.op;
   c.offset = io.offset;
   c.bytes = io.bytes;
-  c.issued = engine_.now();
+  c.issued = engine_->now();
   c.in_use = true;
   if (s.offered_iops > 0 && c.issued >= measure_from_)
     result_.queue_delay[static_cast<int>(c.op)].record(c.issued - s.issue_arrival);
@@ -201,8 +202,8 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
     s.since_think = 0;
     s.thinking = true;
   }
-  hif_.issue(id);
-  result_.peak_device_qd = std::max(result_.peak_device_qd, hif_.in_device());
+  hif_->issue(id);
+  result_.peak_device_qd = std::max(result_.peak_device_qd, hif_->in_device());
 }
 
 void IoGenerator::fill(Stream& s) {
@@ -215,9 +216,9 @@ void IoGenerator::fill(Stream& s) {
 }
 
 void IoGenerator::on_complete(std::uint32_t id) {
-  HostCommand& c = hif_.command(id);
+  HostCommand& c = hif_->command(id);
   Stream& s = *streams_[stream_of_id_[id]];
-  const Tick now = engine_.now();
+  const Tick now = engine_->now();
   const int op = static_cast<int>(c.op);
   if (now >= measure_from_ && c.issued >= measure_from_) {
     result_.latency[op].record(now - c.issued);
@@ -258,7 +259,7 @@ void IoGenerator::on_complete(std::uint32_t id) {
   }
   if (s.thinking) {
     s.free_ids.push_back(id);
-    if (s.outstanding == 0) engine_.schedule_at(now + s.spec.thinktime, this, kThinkDone, s.index);
+    if (s.outstanding == 0) engine_->schedule_at(now + s.spec.thinktime, this, kThinkDone, s.index);
     return;
   }
   if (!s.stopped && may_issue(s)) {
@@ -295,7 +296,7 @@ void IoGenerator::on_event(std::uint32_t kind, std::uint64_t arg) {
     stop_arrivals(s);
     return;
   }
-  const Tick now = engine_.now();
+  const Tick now = engine_->now();
   if (now >= measure_from_) ++result_.arrivals;
   if (!s.free_ids.empty()) {
     const std::uint32_t id = s.free_ids.back();
@@ -305,7 +306,7 @@ void IoGenerator::on_event(std::uint32_t kind, std::uint64_t arg) {
   } else {
     s.waiting.push(now);
   }
-  engine_.schedule_at(now + next_gap(s), this, kArrival, s.index);
+  engine_->schedule_at(now + next_gap(s), this, kArrival, s.index);
 }
 
 void IoGenerator::stop_arrivals(Stream& s) {
@@ -320,12 +321,67 @@ void IoGenerator::stream_stopped(Stream& s) {
   if (s.done) return;
   s.done = true;
   if (s.result && s.spec.end_fsync) ++s.result->syncs;
-  if (s.iolog) s.iolog->close(engine_.now() - s.start);
+  if (s.iolog) s.iolog->close(engine_->now() - s.start);
   if (++done_streams_ == streams_.size()) finish();
 }
 
 void IoGenerator::finish() {
   if (result_.interval_latency) result_.interval_latency->close();
+}
+
+void IoGenerator::drive_lost() {
+  const Tick now = engine_->now();
+  if (outstanding_ > 0) result_.busy += now - busy_since_;
+  outstanding_ = 0;
+  for (const auto& st : streams_) {
+    Stream& s = *st;
+    // A command the drive held fails with it; its IO is issued again, so
+    // that a phase bounded by size or count still completes all of it.
+    for (std::uint32_t id = s.first_id; id < s.first_id + s.spec.iodepth; ++id) {
+      HostCommand& c = hif_->command(id);
+      if (!c.in_use) continue;
+      c.in_use = false;
+      --s.issued_ios;
+      s.issued_bytes -= c.bytes;
+      ++result_.lost_to_power_cuts;
+    }
+    s.outstanding = 0;
+    s.thinking = false;
+    s.free_ids.clear();
+    for (std::uint32_t id = s.spec.iodepth; id-- > 0;) s.free_ids.push_back(s.first_id + id);
+  }
+}
+
+void IoGenerator::attach(EventEngine& engine, HostInterface& hif, Tick down) {
+  engine_ = &engine;
+  hif_ = &hif;
+  // Runtime and ramp count powered time, as the cut times do.
+  phase_start_ += down;
+  measure_from_ += down;
+  hif_->set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
+  hif_->set_sink(this);
+  const Tick now = engine_->now();
+  for (const auto& st : streams_) {
+    Stream& s = *st;
+    s.start += down;
+    s.measure_from += down;
+    if (s.done) continue;
+    if (!s.begun) {  // its start event went with the old engine
+      engine_->schedule_at(std::max(now, s.start), this, kStart, s.index);
+    } else if (s.stopped) {
+      stream_stopped(s);
+    } else if (s.offered_iops > 0) {
+      while (!s.free_ids.empty() && !s.waiting.empty()) {
+        const std::uint32_t id = s.free_ids.back();
+        s.free_ids.pop_back();
+        s.issue_arrival = s.waiting.pop();
+        issue(s, id);
+      }
+      engine_->schedule_at(now + next_gap(s), this, kArrival, s.index);
+    } else {
+      fill(s);
+    }
+  }
 }
 
 double IoGenerator::progress() const {
@@ -336,7 +392,7 @@ double IoGenerator::progress() const {
     if (p.io_bytes) d = std::max(d, static_cast<double>(st->issued_bytes) / static_cast<double>(p.io_bytes));
     if (p.ios) d = std::max(d, static_cast<double>(st->issued_ios) / static_cast<double>(p.ios));
     if (p.runtime)
-      d = std::max(d, static_cast<double>(engine_.now() - phase_start_) /
+      d = std::max(d, static_cast<double>(engine_->now() - phase_start_) /
                           static_cast<double>(p.start_delay + p.ramp_time + p.runtime));
     most = std::max(most, d);
   }

@@ -69,11 +69,19 @@ class IoGenerator : public CompletionSink, public EventTarget {
   void start();
   bool finished() const { return done_streams_ == streams_.size(); }
   // Measurement starts after the phase's ramp time.
-  bool measuring() const { return engine_.now() >= measure_from_; }
+  bool measuring() const { return engine_->now() >= measure_from_; }
   // Fraction of the phase done, by its stop condition (for progress lines).
   double progress() const;
   void on_complete(std::uint32_t id) override;
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
+  // A power cut (the host runs on): the commands the drive held fail, and
+  // their IOs are issued again once a drive is attached. The drive's
+  // engine and interface must still exist.
+  void drive_lost();
+  // The drive recovered from the cut, on a new engine (its clock at the end
+  // of the recovery) and interface, `down` after drive_lost: the streams go
+  // on where they stopped, their runtime counting powered time only.
+  void attach(EventEngine& engine, HostInterface& hif, Tick down);
 
  private:
   struct Stream;
@@ -88,8 +96,8 @@ class IoGenerator : public CompletionSink, public EventTarget {
   Tick next_gap(Stream& s);
   void stop_arrivals(Stream& s);
 
-  EventEngine& engine_;
-  HostInterface& hif_;
+  EventEngine* engine_;  // the drive's, replaced after a power cut (attach)
+  HostInterface* hif_;
   const PhaseSpec& spec_;
   PhaseResult& result_;
   const Gauge* gauge_;

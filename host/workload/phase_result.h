@@ -82,6 +82,8 @@ struct PhaseResult {
   LatencyHistogram queue_delay[kOps];
   std::uint64_t arrivals = 0;
   std::uint64_t left_on_host = 0;
+  // Commands the drive held when power failed (issued again after it came back).
+  std::uint64_t lost_to_power_cuts = 0;
   // Time with at least one of the phase's commands issued and not yet
   // complete (what a host's disk statistics call busy: fio's disk_util).
   Tick busy = 0;
