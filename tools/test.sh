@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
 if [ "${1:-}" = "--sanitize" ]; then
-  tools/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSSDTWIN_SANITIZE=ON -DSSDTWIN_WERROR=ON
+  # -O1 with line tables: half the compile time of -O2 -g under the
+  # sanitizers, and reports still name file and line.
+  tools/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+    -DSSDTWIN_SANITIZE=ON -DSSDTWIN_WERROR=ON
   cd build-asan
 else
   tools/build.sh build -DSSDTWIN_WERROR=ON
