@@ -196,8 +196,13 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   if (!report.failure.empty()) run["failure"] = report.failure;
   j["run"] = run;
   if (meta.verify) {
-    const FtlStats& s = drive.ftl.stats();
-    j["verify"] = Json{{"checks", s.verify_checks}, {"errors", s.verify_errors}};
+    const VerifySummary v = verify_summary(drive, report);
+    j["verify"] = Json{{"passed", v.passed()},
+                       {"checks", v.checks},
+                       {"wrong_data", v.wrong_data},
+                       {"reads_failed", v.reads_failed},
+                       {"power_cut_pages_lost", v.cut_pages_lost},
+                       {"power_cut_loss_allowed", v.cut_loss_allowed}};
   }
   Json phases = Json::array();
   for (const auto& p : report.phases) phases.push_back(phase_json(drive, workload, p));

@@ -1,6 +1,7 @@
 #include "app/runner.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "ftl/drive_failure.h"
 #include "ftl/snapshot.h"
 #include "sim/output_file.h"
 #include "host/workload/io_pattern.h"
@@ -125,14 +127,15 @@ void mark_power(Drive& drive, PhaseReport& pr, bool start) {
   else pr.peak_power_w = drive.power_meter->peak_w();
 }
 
-// The host's power settings (workload power_management) on a drive with
-// a power model; the drive's state names are known only now.
-void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
+}  // namespace
+
+std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload, bool warn) {
   const WorkloadSpec::PowerManagement& pm = workload.power;
-  if (!pm.given) return;
+  if (!pm.given) return std::nullopt;
   if (!drive.power_states) {
-    spdlog::warn("workload power_management: drive '{}' has no power model (drive.power); ignored", drive.name);
-    return;
+    if (warn)
+      spdlog::warn("workload power_management: drive '{}' has no power model (drive.power); ignored", drive.name);
+    return std::nullopt;
   }
   const PowerConfig& cfg = *drive.power_cfg;
   auto index = [&](const std::string& name, const std::string& key, bool operational) {
@@ -153,7 +156,15 @@ void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
     policy.host_idle.push_back(
         {index(pm.idle_states[i].state, "idle_states." + std::to_string(i) + ".state", false),
          pm.idle_states[i].idle});
-  drive.power_states->configure(policy);
+  return policy;
+}
+
+namespace {
+
+// The host's power settings (workload power_management) on a drive with
+// a power model (checked, and warned of, before the run: main).
+void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
+  if (const auto policy = power_policy_of(drive, workload, false)) drive.power_states->configure(*policy);
 }
 
 // Runs the drive until it has finished what it was doing: nothing buffered,
@@ -250,6 +261,47 @@ struct CutAt {
   }
 };
 
+// A bug trap (workload `watchdog`): ends a timed phase in which simulated
+// time advances the span with commands in the drive and none completing,
+// naming the state a hang would be found in. A phase idle on the host (no
+// command in the drive) is not a hang.
+class Watchdog {
+ public:
+  Watchdog(Tick span, const Drive& drive) : span_(span) { reset(drive); }
+  // The next time worth a look: checked after every event, so it costs one
+  // comparison until then.
+  Tick due() const { return due_; }
+  void reset(const Drive& drive) { due_ = span_ == 0 ? kNever : drive.engine.now() + span_; }
+  void check(const Drive& drive, const std::string& phase) {
+    const Tick now = drive.engine.now();
+    if (drive.hif.in_device() == 0) {
+      due_ = now + span_;
+      return;
+    }
+    const Tick since = drive.hif.waiting_since();
+    if (now - since < span_) {
+      due_ = since + span_;
+      return;
+    }
+    std::string free;
+    for (std::uint32_t d = 0; d < drive.geo.dies(); ++d)
+      free += (d ? " " : "") + std::to_string(drive.ftl.blocks().free_blocks(d));
+    char span[32];
+    std::snprintf(span, sizeof span, "%g", to_seconds(span_));
+    throw DriveFailure("watchdog: no host IO completed in " + std::string(span) +
+                       " s of simulated time in phase '" + phase + "' (a simulator bug: please report it) " +
+                       "with " + std::to_string(drive.hif.in_device()) + " commands in the drive and " +
+                       std::to_string(drive.hif.waiting()) + " waiting on the host; GC " +
+                       (drive.ftl.gc_active() ? "under way" : "idle") + "; free blocks per die: " + free +
+                       " (GC reserve " + std::to_string(drive.ftl.config().gc_reserved_blocks) + ")");
+  }
+
+ private:
+  static constexpr Tick kNever = ~Tick{0};
+  Tick span_;
+  Tick due_ = 0;
+};
+
 // The power cuts of a run with faults (workload faults.power_cuts or
 // power_cuts_after_ios), in order: when the next one comes, and the cut
 // itself, which recovers the drive as the cut leaves it into a newly built
@@ -282,6 +334,7 @@ class PowerCycler {
     const DurableImage image = old.ftl.power_cut();
     report_.verify_checks_before += old.ftl.stats().verify_checks;
     report_.verify_errors_before += old.ftl.stats().verify_errors;
+    report_.reads_failed_before += old.ftl.stats().host_reads_failed;
     report_.events += old.engine.events_executed();
     min_free_ = std::min(min_free_, old.ftl.min_free_blocks_seen());
     const Tick at = old.engine.now();
@@ -394,6 +447,7 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
                   pr.result, gauge, offered, &gc_moves);
   ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
   CutAt cut = next_cut();
+  Watchdog watchdog(workload.watchdog, *drive);
   gen.start();
   std::uint32_t tick = 0;
   bool ramped = spec.ramp_time == 0;
@@ -412,6 +466,7 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
                                "': commands outstanding but no event pending");
     watch.poll(drive->engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive->engine.now(), gen.progress());
+    if (drive->engine.now() >= watchdog.due()) watchdog.check(*drive, spec.name);
     if (drive->ftl.all_dies_failed()) return false;
     if (!cut.due(*drive, pr.result)) continue;
     if (!cycler) return false;
@@ -424,6 +479,7 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
     watch.after_cut(*drive);
     gc_moves.replaced(moves);
     gen.attach(drive->engine, drive->hif, down);
+    watchdog.reset(*drive);
     cut = next_cut();
   }
   watch.finish();
@@ -445,6 +501,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.user_bytes(), workload.interval,
                   workload.per_bytes, pr.result, *pr.trace, gauge);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
+  Watchdog watchdog(workload.watchdog, drive);
   rep.start();
   std::uint32_t tick = 0;
   while (!rep.finished()) {
@@ -454,6 +511,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
                                "': commands outstanding but no event pending");
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), rep.progress());
+    if (drive.engine.now() >= watchdog.due()) watchdog.check(drive, spec.name);
     if (drive.ftl.all_dies_failed()) return;  // run_phases reports it
   }
   watch.finish();
@@ -603,16 +661,25 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     // A snapshot taken after a fast phase stands for the state before its
     // resumption: the run from it resumes here as the saving run did.
     const bool resume = spec.fast && (i >= skip || last_pre);
-    if (i < skip) {
-      timeless_result(*drive, workload, pr.result);
-    } else if (spec.fast) {
-      run_fast_phase(*drive, workload, spec, rng, progress, pr);
-      if (saving_here) save();
-    } else if (spec.rw == RwKind::kTrace)
-      run_trace_phase(*drive, workload, spec, traces, progress, &slc_gauge, pr);
-    else {
-      report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
-                                    offered_iops(spec, report), next_cut, cycler, pr);
+    try {
+      if (i < skip) {
+        timeless_result(*drive, workload, pr.result);
+      } else if (spec.fast) {
+        run_fast_phase(*drive, workload, spec, rng, progress, pr);
+        if (saving_here) save();
+      } else if (spec.rw == RwKind::kTrace)
+        run_trace_phase(*drive, workload, spec, traces, progress, &slc_gauge, pr);
+      else {
+        report.cut = !run_timed_phase(drive, workload, spec, rng, progress, &slc_gauge,
+                                      offered_iops(spec, report), next_cut, cycler, pr);
+      }
+    } catch (const DriveFailure& e) {
+      // The drive cannot go on (worn out, no erased block left): the run
+      // ends here with its results up to this point, as a real drive turns
+      // read-only, and the caller exits non-zero.
+      report.failure = std::string(e.what()) + " (at " + std::to_string(to_seconds(drive->engine.now())) +
+                       " s, in phase '" + spec.name + "')";
+      report.cut = true;
     }
     if (drive->ftl.all_dies_failed() && report.failure.empty()) {
       // Nothing can complete any more: the run ends here, its results
@@ -702,6 +769,19 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
   if (report.cut && report.failure.empty()) report.phases.resize(end + 1);
   report.power_cuts_missed = cycler.listed() - cycler.done();
   return report;
+}
+
+VerifySummary verify_summary(const Drive& drive, const RunReport& report) {
+  const FtlStats& s = drive.ftl.stats();
+  VerifySummary v;
+  v.checks = s.verify_checks + report.verify_checks_before;
+  v.wrong_data = s.verify_errors + report.verify_errors_before;
+  v.reads_failed = s.host_reads_failed + report.reads_failed_before;
+  for (const PowerCutReport& c : report.power_cuts) {
+    v.cut_pages_lost += c.recovery.lost_pages;
+    v.cut_loss_allowed += c.account.allowed_loss();
+  }
+  return v;
 }
 
 }  // namespace ssdtwin

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,8 +75,8 @@ struct RunReport {
   std::vector<PhaseReport> phases;
   std::vector<PowerCutReport> power_cuts;
   // Verification on drives a power cut replaced (the last drive's own
-  // counters hold the rest).
-  std::uint64_t verify_checks_before = 0, verify_errors_before = 0;
+  // counters hold the rest): checks, wrong data, host reads failed.
+  std::uint64_t verify_checks_before = 0, verify_errors_before = 0, reads_failed_before = 0;
   double wall_seconds = 0;
   std::uint64_t events = 0;
   Tick sim_end = 0;
@@ -87,6 +88,27 @@ struct RunReport {
   // failed"); the last phase is partial. Empty: it did not.
   std::string failure;
 };
+
+// The host's power settings (workload power_management) for this drive:
+// ConfigError naming the key for a state the drive lacks; none (with a
+// warning, if `warn`) on a drive without a power model. `check` and `run`
+// both ask it before anything runs.
+std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload, bool warn = true);
+
+// What the run's reads and power cuts did to the data, over every drive a
+// power cut replaced: the one source of the console's verification line
+// and summary.json's `verify` block.
+struct VerifySummary {
+  std::uint64_t checks = 0;        // reads checked against the latest write (--verify)
+  std::uint64_t wrong_data = 0;    // reads that returned other data than the latest write
+  std::uint64_t reads_failed = 0;  // host 4 KiB reads that failed: the data lost, reported as lost
+  std::uint64_t cut_pages_lost = 0;     // accepted writes power cuts lost
+  std::uint64_t cut_loss_allowed = 0;   // ... of them volatile at the cut, as the model allows
+  // Wrong data, or a cut that lost more (or other) than its volatile writes,
+  // fails verification; a failed read is lost data reported as such.
+  bool passed() const { return wrong_data == 0 && cut_pages_lost == cut_loss_allowed; }
+};
+VerifySummary verify_summary(const Drive& drive, const RunReport& report);
 
 // Drive-state snapshots (issue 14): the state at the end of the workload's
 // preconditioning (its leading `precondition: true` phases), saved to a

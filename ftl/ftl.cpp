@@ -520,6 +520,14 @@ void Ftl::arm_host_idle_watch() {
   core_.engine.schedule_at(next, this, kHostIdle);
 }
 
+std::uint32_t Ftl::min_free_blocks_seen() const {
+  std::uint32_t m = min_free_seen_;
+  for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) m = std::min(m, core_.blocks.free_blocks(d));
+  return m;
+}
+
+bool Ftl::gc_active() const { return gc_->any_active(); }
+
 void Ftl::note_free(std::uint32_t die) {
   min_free_seen_ = std::min(min_free_seen_, core_.blocks.free_blocks(die));
 }

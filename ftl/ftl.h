@@ -186,7 +186,11 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   bool map_cache_whole_table() const { return core_.map_cache.whole_table(); }
   // Bytes of valid data currently in SLC-mode blocks.
   std::uint64_t slc_cache_bytes() const { return core_.slc_valid_slots * kSectorBytes; }
-  std::uint32_t min_free_blocks_seen() const { return min_free_seen_; }
+  // Fewest erased blocks any die had so far: at block allocations, and now
+  // (a run that has allocated nothing yet still has a real figure).
+  std::uint32_t min_free_blocks_seen() const;
+  // GC has a victim, moves or an erase under way on some die.
+  bool gc_active() const;
   // Bytes of simulator memory held by the FTL's tables.
   std::uint64_t table_bytes() const;
 

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "ftl/drive_failure.h"
+
 namespace ssdtwin {
 
 GarbageCollector::GarbageCollector(FtlCore& core, RelocationEngine& engine)
@@ -263,7 +265,7 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
     // With the reserve spent, every new bad block shrinks the spare area;
     // past the slack GC needs, real firmware turns the drive read-only.
     if (core_.blocks.unreplaced_bad_blocks(die) > core_.cfg.bad_blocks.slack_per_die)
-      throw std::runtime_error(
+      throw DriveFailure(
           "die " + std::to_string(die) + " is worn out: " +
           std::to_string(core_.blocks.unreplaced_bad_blocks(die)) +
           " bad blocks with no spare left to replace them leave garbage collection too few "

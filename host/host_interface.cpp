@@ -61,7 +61,7 @@ constexpr std::uint64_t kRegisterFis = 20, kDmaSetupFis = 28, kDmaActivateFis = 
 }  // namespace
 
 void HostInterface::admit(std::uint32_t id) {
-  ++in_device_;
+  if (in_device_++ == 0) busy_since_ = engine_.now();
   const Tick arrived = power_ ? power_->on_command_arrival(engine_.now()) : engine_.now();
   Tick at = arrived + cfg_.submission_latency;
   if (cfg_.kind == LinkKind::kSata) {
@@ -100,6 +100,7 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
     return;
   }
   --in_device_;
+  last_completed_ = engine_.now();
   if (wait_count_ > 0) {
     const std::uint32_t next = waiting_[wait_head_];
     wait_head_ = (wait_head_ + 1) % waiting_.size();

@@ -13,6 +13,7 @@
 // drives top out near 100k IOPS of 4 KiB, well below the link's payload rate.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -66,6 +67,11 @@ class HostInterface : public HostPort, public EventTarget {
   const HostIfConfig& config() const { return cfg_; }
   const HostLink& link() const { return link_; }
   std::uint32_t in_device() const { return in_device_; }
+  // Commands issued but waiting on the host for a device slot.
+  std::size_t waiting() const { return wait_count_; }
+  // While the drive holds commands: since when it has completed none (its
+  // last completion, or when it last went from idle to busy).
+  Tick waiting_since() const { return std::max(last_completed_, busy_since_); }
 
  private:
   enum Kind : std::uint32_t { kFetched, kCompleted };
@@ -84,6 +90,7 @@ class HostInterface : public HostPort, public EventTarget {
   std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
   std::size_t wait_head_ = 0, wait_count_ = 0;
   std::uint32_t in_device_ = 0;
+  Tick last_completed_ = 0, busy_since_ = 0;
 };
 
 }  // namespace ssdtwin

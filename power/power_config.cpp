@@ -63,6 +63,9 @@ std::optional<PowerConfig> PowerConfig::from_config(const ConfigNode& drive) {
   const ConfigNode nand = p.child("nand");
   c.vcc_v = get_si(nand, "vcc", 'V', "3.3V");
   c.vccq_v = get_si(nand, "vccq", 'V', "1.8V");
+  // Every current is drawn at these: at 0 V the NAND would draw nothing.
+  if (c.vcc_v <= 0) nand.fail("vcc", "expected a voltage above 0 V, such as 3.3V");
+  if (c.vccq_v <= 0) nand.fail("vccq", "expected a voltage above 0 V, such as 1.8V");
   c.read_a = get_si(nand, "read_current", 'A', "25mA");
   c.program_a = get_si(nand, "program_current", 'A', "25mA");
   c.erase_a = get_si(nand, "erase_current", 'A', "25mA");

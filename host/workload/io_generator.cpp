@@ -259,7 +259,18 @@ void IoGenerator::on_complete(std::uint32_t id) {
   }
   if (s.thinking) {
     s.free_ids.push_back(id);
-    if (s.outstanding == 0) engine_->schedule_at(now + s.spec.thinktime, this, kThinkDone, s.index);
+    if (s.outstanding == 0) {
+      // As fio's, the job ends with its last IO or at its runtime, not
+      // after one more pause: the phase's time is the job's.
+      if (!may_issue(s)) {
+        s.thinking = false;
+        stream_stopped(s);
+      } else {
+        Tick wake = now + s.spec.thinktime;
+        if (s.spec.runtime) wake = std::min(wake, s.measure_from + s.spec.runtime);
+        engine_->schedule_at(wake, this, kThinkDone, s.index);
+      }
+    }
     return;
   }
   if (!s.stopped && may_issue(s)) {
@@ -326,6 +337,10 @@ void IoGenerator::stream_stopped(Stream& s) {
 }
 
 void IoGenerator::finish() {
+  // The phase ends when its last job does: with a think pause or an open
+  // loop's quiet tail that is after the last completion, and the drive's
+  // figures (power states, energy) are taken here.
+  if (engine_->now() >= measure_from_ && result_.end > 0) result_.end = engine_->now();
   if (result_.interval_latency) result_.interval_latency->close();
 }
 

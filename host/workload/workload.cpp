@@ -436,6 +436,7 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   w.interval = ts.get_time("interval", kSec);
   if (w.interval == 0) ts.fail("interval", "expected a time above 0");
   w.per_bytes = ts.get_bytes("per_bytes", 0);
+  w.watchdog = root.get_time("watchdog", w.watchdog);
   if (root.has("latency_thresholds")) {
     w.latency_thresholds = root.get_time_list("latency_thresholds");
     for (std::size_t i = 1; i < w.latency_thresholds.size(); ++i)

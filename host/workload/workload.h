@@ -221,6 +221,9 @@ struct WorkloadSpec {
   std::string name;
   std::uint64_t seed = 1;
   Tick interval = 1'000'000'000;  // timeseries interval
+  // A bug trap: a timed phase whose commands wait this long in simulated
+  // time with none completing ends the run with the drive's state (0: off).
+  Tick watchdog = 3600 * kSec;
   std::uint64_t per_bytes = 0;     // 0: no per-bytes-written series
   // Latency bounds whose share of IOs summary.json reports per phase and op
   // ("99.9% of writes within 50 us"), ascending.
