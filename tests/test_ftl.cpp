@@ -1708,7 +1708,7 @@ workload:
   CHECK(fewest <= t.drive->geo.blocks_per_plane);
 }
 
-TEST_CASE("firmware time per GC move at zero leaves results as they were", "[ftl][gc][costs]") {
+TEST_CASE("firmware time per GC move at zero leaves results as they were", "[ftl][gc][costs][slow]") {
   const GcSteady base = m500_small_steady({}, true);
   const GcSteady zero = m500_small_steady({"drive.controller.gc_move_time=0us"});
   CHECK(base.moves_per_write > 1);  // GC is under way
@@ -1718,7 +1718,7 @@ TEST_CASE("firmware time per GC move at zero leaves results as they were", "[ftl
 }
 
 TEST_CASE("GC moves times the firmware time per move, over the cores, bound the host write rate",
-          "[ftl][gc][costs]") {
+          "[ftl][gc][costs][slow]") {
   // Flash operations free of firmware time, so that only commands and moves
   // take the two cores: each host write then costs its command
   // (write_command_time + page_time) plus its share of the moves.
@@ -1747,8 +1747,8 @@ TEST_CASE("GC moves times the firmware time per move, over the cores, bound the 
   CHECK(light.iops == Approx(free.iops).epsilon(0.05));
 }
 
-TEST_CASE("whole-page GC reads carry every plane page holding a valid slot; the moves stay per slot",
-          "[ftl][gc][costs]") {
+TEST_CASE("whole-page GC reads carry every plane page holding a valid slot, the moves stay per slot",
+          "[ftl][gc][costs][slow]") {
   // The M500 scaled down: 16 KiB pages, 2 planes, the whole map in DRAM, so
   // in a random-write phase every flash read is a GC read.
   const GcSteady part = m500_small_steady({"drive.ftl.gc.whole_page_reads=false"});
@@ -1782,7 +1782,7 @@ TEST_CASE("whole-page GC reads carry every plane page holding a valid slot; the 
   CHECK(slow.iops == Approx(2e6 / (25.1 + slow.moves_per_write * 200.0)).epsilon(0.02));
 }
 
-TEST_CASE("single-plane GC programs take the array planes times tPROG per program unit", "[ftl][gc][costs]") {
+TEST_CASE("single-plane GC programs take the array planes times tPROG per program unit", "[ftl][gc][costs][slow]") {
   // Firmware free, so the flash sets the rate. Per host write a die spends
   // its share of one host program unit and of the GC program units its
   // moves fill; plane by plane, each GC unit takes the planes' tPROGs in turn.

@@ -15,4 +15,10 @@ else
   tools/build.sh build -DSSDTWIN_WERROR=ON
   cd build
 fi
-ctest --output-on-failure -j"$(nproc)" -L unit
+# The sanitizers leave out the [slow] cases: the same code paths run in
+# shorter cases, and the release run keeps them.
+if [ "${1:-}" = "--sanitize" ]; then
+  ctest --output-on-failure -j"$(nproc)" -L unit -LE slow
+else
+  ctest --output-on-failure -j"$(nproc)" -L unit
+fi
