@@ -661,6 +661,13 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     // A snapshot taken after a fast phase stands for the state before its
     // resumption: the run from it resumes here as the saving run did.
     const bool resume = spec.fast && (i >= skip || last_pre);
+    // The drive cannot go on: the run ends here with its results up to this
+    // point, and the caller exits non-zero.
+    auto stop_run = [&](const std::string& what) {
+      report.failure = what + " (at " + std::to_string(to_seconds(drive->engine.now())) + " s, in phase '" +
+                       spec.name + "')";
+      report.cut = true;
+    };
     try {
       if (i < skip) {
         timeless_result(*drive, workload, pr.result);
@@ -674,20 +681,10 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
                                       offered_iops(spec, report), next_cut, cycler, pr);
       }
     } catch (const DriveFailure& e) {
-      // The drive cannot go on (worn out, no erased block left): the run
-      // ends here with its results up to this point, as a real drive turns
-      // read-only, and the caller exits non-zero.
-      report.failure = std::string(e.what()) + " (at " + std::to_string(to_seconds(drive->engine.now())) +
-                       " s, in phase '" + spec.name + "')";
-      report.cut = true;
+      // Worn out, or the watchdog: as a real drive turns read-only.
+      stop_run(e.what());
     }
-    if (drive->ftl.all_dies_failed() && report.failure.empty()) {
-      // Nothing can complete any more: the run ends here, its results
-      // written up to this point, and the caller exits non-zero.
-      report.failure = "all dies failed (at " + std::to_string(to_seconds(drive->engine.now())) +
-                       " s, in phase '" + spec.name + "')";
-      report.cut = true;
-    }
+    if (drive->ftl.all_dies_failed() && report.failure.empty()) stop_run("all dies failed");
     if (resume && !stop) {
       // A timed phase next: the map fast writes made goes to flash first.
       if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast)
