@@ -11,6 +11,7 @@
 #include <string>
 
 #include "fuzz/fuzz_support.h"
+#include "fuzz/workload_contract.h"
 #include "host/workload/workload.h"
 #include "sim/config.h"
 
@@ -21,17 +22,6 @@ namespace {
 constexpr std::uint64_t kUserBytes = 250'000'000'000;  // the WD Blue SN500 of the main job
 const std::string kFile = std::string(SSDTWIN_SOURCE_DIR) + "/configs/workloads/fuzz.yaml";
 
-void check_contract(const WorkloadSpec& w) {
-  if (w.phases.empty()) fuzz::finding("workload loaded with no phases");
-  for (const PhaseSpec& p : w.phases) {
-    if (p.offset >= kUserBytes || p.span > kUserBytes - p.offset)
-      fuzz::finding("phase range outside the user capacity");
-    if (p.bs == 0 || (p.iodepth == 0 && p.rw != RwKind::kTrace))
-      fuzz::finding("phase with no transfer size or queue depth");
-  }
-  if (w.interval == 0) fuzz::finding("timeseries interval of 0");
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -41,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), kUserBytes);
     doc->check_unused();
     doc->resolved_json();
-    check_contract(w);
+    fuzz::check_workload_contract(w, kUserBytes);
   } catch (const ConfigError& e) {
     fuzz::expected(e);
   }

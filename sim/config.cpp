@@ -3,6 +3,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -14,6 +15,8 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+
+#include "sim/utf8.h"
 
 namespace ssdtwin {
 
@@ -628,6 +631,9 @@ std::vector<std::string> split_path(const std::string& path) {
 // Applies one "root.a.b=value". Missing or null maps along the path are created; the nodes it
 // creates or replaces are remembered so that their errors point at the --set, not the file.
 void apply_override(Impl& impl, const std::string& text) {
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos)
+    throw ConfigError("--set " + text.substr(0, bad) + "...: not UTF-8 text: byte " +
+                      hex_byte(static_cast<unsigned char>(text[bad])));
   const auto eq = text.find('=');
   const std::string path = text.substr(0, eq);
   const auto parts = split_path(path);
@@ -1100,6 +1106,15 @@ std::unique_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
                     YAML::EmitterStyle::value) override {}
     void OnMapEnd() override {}
   };
+  if (const std::size_t bad = invalid_utf8_at(text); bad != std::string::npos) {
+    const std::string_view before(text.data(), bad);
+    const std::size_t line_start = before.rfind('\n');
+    YAML::Mark mark;
+    mark.line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    mark.column = static_cast<int>(line_start == std::string_view::npos ? bad : bad - line_start - 1);
+    throw ConfigError(impl.at(mark) + ": not UTF-8 text (a YAML file must be): byte " +
+                      hex_byte(static_cast<unsigned char>(text[bad])));
+  }
   std::vector<YAML::Node> docs;
   try {
     std::istringstream in(text);

@@ -718,6 +718,19 @@ TEST_CASE("a UTF-8 byte-order mark at the start of a config is skipped") {
   CHECK(error_of([&] { drive_doc("\xEF\xBB\xBF" "drive:\n  n: [1\n"); }).rfind("x.yaml:", 0) == 0);
 }
 
+TEST_CASE("a config that is not UTF-8 is refused at the byte, in the file and in an override") {
+  // A Latin-1 byte in a value reached sweep.json's JSON writer, which threw
+  // (found by fuzz/fuzz_sweep.cpp); YAML is Unicode, so the loader refuses it.
+  CHECK(error_of([&] { drive_doc("drive:\n  name: caf\xE9!\n"); }) ==
+        "x.yaml:2:12: not UTF-8 text (a YAML file must be): byte 0xE9");
+  CHECK(error_of([&] { drive_doc("drive:\n  name: \xED\xA0\x80\n"); }).find("byte 0xED") != std::string::npos);
+  CHECK(error_of([&] { drive_doc("drive:\n  name: \xC0\xAF\n"); }).find("byte 0xC0") != std::string::npos);
+  CHECK(drive_doc("drive:\n  name: caf\xC3\xA9 \xF0\x9F\x92\xBE\n")->root().get_string("name") ==
+        "caf\xC3\xA9 \xF0\x9F\x92\xBE");
+  CHECK(error_of([&] { ssdtwin::ConfigDoc::parse("drive:\n  name: x\n", "x.yaml", "drive", {"drive.name=\xFF"}); }) ==
+        "--set drive.name=...: not UTF-8 text: byte 0xFF");
+}
+
 TEST_CASE("control bytes in a quoted value are escaped in messages and a NUL does not cut them") {
   // YAML escapes in a double-quoted scalar give the raw bytes to the getter.
   auto doc = drive_doc("drive:\n  cell: \"t\\x01l\\0c\\ttail\"\n");

@@ -4,7 +4,7 @@
 # for SECONDS (default 30) from a copy of its checked-in seed corpus
 # (fuzz/corpus/<target>/, never written: the run grows the copy in
 # build-fuzz/corpus/<target>/, which later runs start from).
-#   tools/fuzz.sh [SECONDS]     CI: tools/fuzz.sh 20; a campaign: tools/fuzz.sh 3600
+#   tools/fuzz.sh [SECONDS]     CI: tools/fuzz.sh 10; a campaign: tools/fuzz.sh 3600
 # Exits 1 if any target finds something (crash, sanitizer report, uncaught
 # exception, an input slower than 10 s, above 2 GB of memory or allocating
 # over 512 MB at once); the input is in build-fuzz/findings/<target>/ and
@@ -23,7 +23,9 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWith
   -DSSDTWIN_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_all
 
-targets=(units drive_config workload trace_line)
+# The targets as fuzz/CMakeLists.txt declares them (one list, read here).
+read -ra targets <<<"$(sed -n 's/^set(SSDTWIN_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/CMakeLists.txt)"
+((${#targets[@]})) || { echo "fuzz.sh: no SSDTWIN_FUZZ_TARGETS in fuzz/CMakeLists.txt" >&2; exit 2; }
 failed=()
 printf '%-13s %12s %9s %8s  %s\n' target executions exec/s corpus outcome
 for t in "${targets[@]}"; do
