@@ -107,7 +107,7 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
     if (u.while_gc && gc_work == nullptr)
       throw std::invalid_argument("until_steady.while_gc: this run counts no GC moves");
     result_.steady = std::make_unique<SteadyStateMonitor>(
-        measure_from_, u.round, u.rounds, u.tolerance,
+        measure_from_, u.round, u.rounds, u.tolerance, u.slope_tolerance,
         SteadyEarned{u.after, gc_work, u.while_gc});
   }
   if (spec.stream_results) result_.streams.resize(spec.streams());
@@ -175,7 +175,16 @@ bool IoGenerator::may_issue(const Stream& s) const {
 void IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   c = HostCommand{};
-  const IoPattern::Io io = s.pattern.next();
+  IoPattern::Io io = s.pattern.next();
+  // A stream bounded by bytes moves exactly them: its last IO takes what is
+  // left. (A sequential stream's wrap at the range end already lands there;
+  // a random one's blocks need not divide the range, and mixed sizes
+  // overshoot. trimwrite's trim and write of a block go in pairs.)
+  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite &&
+      io.bytes > s.spec.io_bytes - s.issued_bytes) {
+    const std::uint64_t left = s.spec.io_bytes - s.issued_bytes;
+    io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
+  }
   c.op = io.op;
   c.offset = io.offset;
   c.bytes = io.bytes;

@@ -166,7 +166,7 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
   const Amount tol = u.get_amount("tolerance", ten_percent);
   if (!tol.is_percent || !(tol.percent > 0 && tol.percent < 100))
     u.fail("tolerance", "expected a percentage above 0% and below 100%, such as 10%");
-  s.tolerance = tol.percent / 100;
+  s.tolerance = s.slope_tolerance = tol.percent / 100;
   if (p.runtime != 0 && s.round * s.rounds > p.runtime)
     u.fail("rounds", "expected round x rounds within the phase's runtime (" +
                          std::to_string(to_seconds(p.runtime)) +

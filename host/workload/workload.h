@@ -92,6 +92,9 @@ struct UntilSteady {
   Tick round = 0;  // 0: not set
   std::uint32_t rounds = 5;
   double tolerance = 0.10;
+  // The slope condition's own tolerance, where it differs (fio's
+  // steadystate tests one condition: the other's tolerance is infinite).
+  double slope_tolerance = 0.10;
   Tick after = 0;         // no steady window closes earlier (from the measured start)
   bool while_gc = false;  // each round of the window has GC moves
 };
