@@ -558,7 +558,9 @@ TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync blo
   CHECK(j["jobs"][0]["write"]["total_ios"] == 1024);
   CHECK(j["jobs"][0]["sync"]["total_ios"] == 1024 / 8 + 1);  // + end_fsync
   CHECK(j["jobs"][1]["sync"]["total_ios"] == 1024 / 32);
-  CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 0);  // counted, not sent: no latency
+  // Each a Flush command: a 4 KiB write's unit padded and programmed.
+  CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 1024 / 32);
+  CHECK(j["jobs"][1]["sync"]["lat_ns"]["min"].get<Tick>() >= r->drive.drive->timing.of(CellMode::kTlc).program_time(0));
 }
 
 TEST_CASE(
@@ -1149,4 +1151,82 @@ io_size=3000k
     // and the drive took exactly that
     CHECK((p.ftl_after.host_write_slots - p.ftl_before.host_write_slots) * kSectorBytes == want);
   }
+}
+
+TEST_CASE(
+    "fio sync=1 runs FUA writes, fsync=N / fdatasync=N a Flush after every N writes, end_fsync one "
+    "more at the end") {
+  const FioWorkload w = load_fio_workload(write_job("durable", R"([global]
+rw=randwrite
+number_ios=16
+[osync]
+sync=1
+[odsync]
+sync=dsync
+[fsync]
+fsync=8
+end_fsync=1
+[fdatasync]
+fdatasync=4
+[both]
+fsync=8
+fdatasync=2
+[plain]
+sync=0
+)"),
+                                          kGiB, temp_dir("durable"), test_env);
+  const PhaseSpec& p = w.workload.phases[0];
+  REQUIRE(p.streams() == 6);
+  CHECK(p.stream(0).fua);
+  CHECK(p.stream(1).fua);
+  CHECK_FALSE(p.stream(2).fua);
+  CHECK(p.stream(2).flush_every == 8u);
+  CHECK(p.stream(2).end_flush);
+  CHECK(p.stream(3).flush_every == 4u);
+  CHECK(p.stream(4).flush_every == 2u);  // the more frequent of the two
+  CHECK_FALSE(p.stream(5).fua);
+  CHECK(p.stream(5).flush_every == 0u);
+  CHECK(std::find(w.ignored.begin(), w.ignored.end(), "sync") == w.ignored.end());
+  CHECK_THAT(load_error("[a]\nsync=maybe\n"), Contains("bad.fio:2: sync=maybe: expected none, 0, sync, 1 or dsync"));
+  CHECK_THAT(load_error("[a]\nrw=write\nrate_iops=100\nfsync=4\n"),
+             Contains("bad.fio:4: fsync=4: expected no fsync/fdatasync with rate or rate_iops"));
+}
+
+TEST_CASE(
+    "a SATA FLUSH CACHE is not queued: another job's writes wait behind it, where NVMe's Flush lets "
+    "them by") {
+  const std::string job = write_job("sata_flush", R"([global]
+rw=randwrite
+bs=4k
+norandommap
+ioengine=libaio
+[flusher]
+iodepth=1
+number_ios=100
+fsync=1
+[writer]
+iodepth=4
+rate_iops=4000
+time_based
+runtime=100ms
+)");
+  Tick worst[2] = {};
+  Tick program = 0;
+  int k = 0;
+  for (const char* drive : {kTlc, "configs/drives/test_mlc_sata.yaml"}) {
+    TestDrive t = make_drive(drive);
+    const FioWorkload w = load_fio_workload(job, t.drive->user_bytes(), temp_dir("sata_flush"), test_env);
+    const RunReport r = run_quiet(*t.drive, w.workload);
+    const PhaseResult& res = r.phases.at(0).result;
+    REQUIRE(res.streams.size() == 2);
+    REQUIRE(res.streams[0].syncs == 100);
+    worst[k] = res.streams[1].latency[static_cast<int>(IoOp::kWrite)].max();
+    // The SATA drive's fastest program (an MLC lower page).
+    if (k == 1) program = t.drive->timing.of(CellMode::kMlc).program_time(0);
+    ++k;
+  }
+  // NVMe: the writer's writes complete in the buffer, flushes or not.
+  CHECK(worst[0] < 100_us);
+  // SATA: some wait behind a flush, itself waiting for a program.
+  CHECK(worst[1] >= program);
 }

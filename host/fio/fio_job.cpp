@@ -269,7 +269,6 @@ const std::set<std::string>& host_only_options() {
                                           "continue_on_error",
                                           "write_hint",
                                           "pre_read",
-                                          "sync",
                                           "end_fsync_on_close",
                                           "openfiles",
                                           "file_service_type",
@@ -526,6 +525,7 @@ const std::set<std::string>& mapped_options() {
                                           "fsync",
                                           "fdatasync",
                                           "end_fsync",
+                                          "sync",
                                           "read_iolog",
                                           "write_iolog",
                                           "replay_no_stall",
@@ -896,12 +896,26 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
   }
   if (const FioOption* o = r.find("thinktime_blocks"))
     p.thinktime_blocks = static_cast<std::uint32_t>(r.integer(*o, 1, 1 << 30));
+  // Durability. On a raw block device fsync and fdatasync are both a
+  // flush of the drive's volatile cache (NVMe Flush, SATA FLUSH CACHE),
+  // and O_SYNC / O_DSYNC writes (sync=1, sync, dsync) go out with FUA.
   for (const char* k : {"fsync", "fdatasync"})
     if (const FioOption* o = r.find(k)) {
       const auto n = static_cast<std::uint32_t>(r.integer(*o, 0, 1 << 30));
-      if (n) p.fsync_every = p.fsync_every ? std::min(p.fsync_every, n) : n;
+      if (n) p.flush_every = p.flush_every ? std::min(p.flush_every, n) : n;
+      if (n && p.rate.open_loop())
+        fail_opt(*o,
+                 "expected no fsync/fdatasync with rate or rate_iops (open-loop arrivals are "
+                 "issued as they come, with no wait for a flush)");
     }
-  p.end_fsync = r.flag({"end_fsync"});
+  p.end_flush = r.flag({"end_fsync"});
+  if (const FioOption* o = r.find("sync")) {
+    const std::string v = lower(o->value);
+    if (o->flag || v == "1" || v == "sync" || v == "dsync")
+      p.fua = true;
+    else if (v != "0" && v != "none")
+      fail_opt(*o, "expected none, 0, sync, 1 or dsync");
+  }
 
   // Strided zones.
   const FioOption* zm = r.find("zonemode");

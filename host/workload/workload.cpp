@@ -179,6 +179,21 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
   s.while_gc = u.get_bool("while_gc", false);
 }
 
+// Host durability operations (NVMe Flush and FUA, SATA FLUSH CACHE and
+// FUA writes): PhaseSpec::fua, flush_every, end_flush.
+void read_durability(const ConfigNode& n, PhaseSpec& p) {
+  p.fua = n.get_bool("fua", false);
+  p.flush_every = static_cast<std::uint32_t>(n.get_int("flush_every", 0, 0, 1 << 30));
+  p.end_flush = n.get_bool("end_flush", false);
+  if (!p.fua && p.flush_every == 0 && !p.end_flush) return;
+  const char* key = p.fua ? "fua" : p.flush_every ? "flush_every" : "end_flush";
+  if (p.fast) n.fail(key, "a fast phase takes no simulated time: no flush or FUA write");
+  if (p.flush_every != 0 && (n.has("rate") || n.has("load_curve")))
+    n.fail("flush_every",
+           "expected no flush_every with open-loop arrivals (rate, load_curve): the host issues "
+           "each arrival as it comes, with no wait for a flush");
+}
+
 Arrival read_arrival(const ConfigNode& n) {
   return n.get_enum("arrival", {"poisson", "uniform"}, "poisson") == "poisson" ? Arrival::kPoisson
                                                                                 : Arrival::kUniform;
@@ -363,6 +378,7 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
       n.fail("report", "a load curve reports as report: load_curve");
     p.report = PhaseReportKind::kLoadCurve;
   }
+  read_durability(n, p);
   if (numjobs > 1) {
     // Clones run concurrently as streams of the phase, each its own range
     // start and random stream (seeded in from_config).
