@@ -57,6 +57,7 @@ void merge_stream(StreamResult& into, const StreamResult& from, bool first) {
   into.start = std::min(into.start, from.start);
   into.end = std::max(into.end, from.end);
   into.syncs += from.syncs;
+  into.sync_latency.merge(from.sync_latency);
   for (int i = 0; i < 7; ++i) into.depth_levels[i] += from.depth_levels[i];
   merge_rows(into.samples, from.samples);
 }
@@ -237,9 +238,8 @@ Json job_json(const Entry& e, double group_bw_kib[3], const RunReport& report, b
   for (int op = 0; op < 3; ++op) j[kDirNames[op]] = dir_json(r, op, info, group_bw_kib[op], plus);
   Json sync;
   sync["total_ios"] = r.syncs;
-  // Syncs are counted, not sent (the host interface has no flush command),
-  // so they have no latency.
-  sync["lat_ns"] = lat_json(nullptr, nullptr, false);
+  // Each fsync / fdatasync is a Flush command: its latency, issue to completion.
+  sync["lat_ns"] = lat_json(&r.sync_latency, nullptr, false);
   j["sync"] = sync;
   j["job_runtime"] =
       static_cast<std::uint64_t>(std::llround(static_cast<double>(r.end - r.start) / 1e6));

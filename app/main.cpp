@@ -120,6 +120,7 @@ int run(const Args& a) {
       spdlog::info("{}: host-only options ignored: {}", a.fio, list);
     }
     for (const auto& note : fio->notes) spdlog::info("{}: {}", a.fio, note);
+    for (const auto& warning : fio->warnings) spdlog::warn("{}", warning);
   } else if (!a.workload.empty()) {
     wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
     workload = WorkloadSpec::from_config(wl_doc->root(), drive->user_bytes());

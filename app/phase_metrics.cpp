@@ -285,7 +285,7 @@ std::vector<PhaseMetric> build_table() {
       {"ftl.fold_invocations", "blocks", "SLC blocks folded into native mode", ftl<&FtlStats::fold_victims>},
       {"ftl.fold_moved_pages", "pages", "4 KiB pages moved from SLC to native mode", ftl<&FtlStats::fold_moved_slots>},
       {"ftl.flush_units", "units", "program units flushed from the write buffer", ftl<&FtlStats::flush_units>},
-      {"ftl.flush_padding_pages", "pages", "4 KiB slots padded by an idle flush", ftl<&FtlStats::flush_padding_slots>},
+      {"ftl.flush_padding_pages", "pages", "4 KiB slots padded to close a program unit: an idle flush, a host Flush or FUA write", ftl<&FtlStats::flush_padding_slots>},
       {"ftl.reads_from_controller_memory", "pages", "4 KiB reads served from the write buffer or unprogrammed pages",
        ftl<&FtlStats::read_from_controller>},
       {"ftl.reads_unmapped", "pages", "4 KiB reads of never-written or trimmed pages", ftl<&FtlStats::read_unmapped>},

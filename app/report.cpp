@@ -59,6 +59,35 @@ void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, 
   }
 }
 
+// A latency distribution in microseconds: mean, p50, p99, max.
+Json latency_us_json(const LatencyHistogram& h) {
+  Json d;
+  d["mean"] = h.mean() / 1e3;
+  d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
+  d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
+  d["max"] = static_cast<double>(h.max()) / 1e3;
+  return d;
+}
+
+// Flushes and FUA writes of a phase that asked for them, and their latency
+// (FUA writes are in the phase's write figures too).
+Json durability_json(const PhaseResult& r) {
+  Json j;
+  j["flushes"] = r.flushes;
+  j["flush_latency_us"] = r.flushes ? latency_us_json(r.flush_latency) : Json(nullptr);
+  j["fua_writes"] = r.fua_writes;
+  j["fua_latency_us"] = r.fua_writes ? latency_us_json(r.fua_latency) : Json(nullptr);
+  return j;
+}
+
+bool asks_durability(const PhaseSpec& s) {
+  for (std::size_t k = 0; k < s.streams(); ++k) {
+    const PhaseSpec& t = s.stream(k);
+    if (t.fua || t.flush_every != 0 || t.end_flush) return true;
+  }
+  return false;
+}
+
 // What a trace replay read and issued, and its host-side queueing delay.
 Json trace_json(const PhaseReport& p) {
   const TracePhaseSpec& spec = p.spec->trace;
@@ -97,12 +126,7 @@ Json trace_json(const PhaseReport& p) {
   for (int op = 0; op < PhaseResult::kOps; ++op) {
     const LatencyHistogram& h = r.queue_delay[op];
     if (h.count() == 0) continue;
-    Json d;
-    d["mean"] = h.mean() / 1e3;
-    d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
-    d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
-    d["max"] = static_cast<double>(h.max()) / 1e3;
-    delay[kOpNames[op]] = d;
+    delay[kOpNames[op]] = latency_us_json(h);
   }
   j["queue_delay_us"] = delay;  // arrival to issue; device latency is in read/write/trim
   return j;
@@ -123,6 +147,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   // Every counter and figure of the phase, from the metrics table.
   add_phase_metrics(view(drive, w, p), j);
   add_share_under(p.result, w.latency_thresholds, j);
+  if (asks_durability(s)) j["durability"] = durability_json(p.result);
   if (p.has_power) {  // the power.stateN_s times by the drive's names for its states
     Json by_name = Json::object();
     const auto& states = drive.power_cfg->states;

@@ -142,7 +142,8 @@ Json steady_json(const PhaseReport& p) {
   Json j;
   j["round_s"] = to_seconds(m.round());
   j["window_rounds"] = m.window();
-  j["tolerance"] = m.tolerance();
+  j["tolerance"] = m.tolerance();  // infinite (null): not tested
+  if (m.slope_tolerance() != m.tolerance()) j["slope_tolerance"] = m.slope_tolerance();
   j["after_s"] = to_seconds(m.earned().after);
   j["while_gc"] = m.earned().need_work;
   j["reached"] = m.steady();
@@ -155,7 +156,7 @@ Json steady_json(const PhaseReport& p) {
   if (m.steady()) {
     // The monitor stops at the steady round, so the last window is the one.
     const SteadyStateResult r =
-        snia_steady_state(m.rounds(), m.window(), m.tolerance(), m.tolerance());
+        snia_steady_state(m.rounds(), m.window(), m.tolerance(), m.slope_tolerance());
     j["round"] = m.steady_round() + 1;  // counted from 1, as a reviewer counts rounds
     j["at_s"] = to_seconds(m.round()) * static_cast<double>(m.steady_round() + 1);
     j["window_mean_iops"] = r.mean;

@@ -28,6 +28,7 @@ Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cf
     : engine_(engine), ftl_(ftl), cfg_(cfg), cores_(cfg.cores),
       processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
+  plp_ = ftl_.config().power_loss.protection;
   if (cfg_.gc_move_time > 0) ftl_.set_gc_firmware(&cores_, cfg_.gc_move_time);
 }
 
@@ -36,6 +37,11 @@ void Controller::submit(std::uint32_t id) {
   // The command runs on the core that frees up first (firmware processes
   // commands run-to-completion, one per core at a time).
   const std::uint32_t pages = c.bytes / kSectorBytes;
+  if (c.op == IoOp::kFlush) {  // no data, no mapping: the command's firmware time only
+    engine_.schedule_at(cores_.run(engine_.now(), cfg_.command_time), this, kProcessed, id,
+                        processed_lane_);
+    return;
+  }
   ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages, c.op == IoOp::kWrite);
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
@@ -68,7 +74,9 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
     in_data_in_ = false;
     c.arrived += n;
-    if (c.arrived == pages) host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
+    if (c.arrived != pages) return;
+    if (c.fua && !plp_) complete_when_durable(id, ftl_.buffered_seq());
+    else host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
     return;
   }
   switch (c.op) {
@@ -104,7 +112,31 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       ftl_.trim(first, pages);
       host_->complete(id, engine_.now());
       break;
+    case IoOp::kFlush:
+      // Every write completed before it has its data in the buffer by
+      // now: all that the buffer holds (partly arrived writes included,
+      // as firmware flushes the whole cache) goes to flash.
+      if (plp_) host_->complete(id, engine_.now());
+      else complete_when_durable(id, ftl_.buffered_seq());
+      break;
   }
+}
+
+void Controller::complete_when_durable(std::uint32_t id, std::uint64_t seq) {
+  if (ftl_.durable_seq() >= seq) {
+    host_->complete(id, engine_.now());
+    return;
+  }
+  durable_waits_.push({id, seq});
+  ftl_.make_durable(seq);  // forced out now, whoever waits ahead of it
+}
+
+void Controller::on_durable() {
+  const std::uint64_t durable = ftl_.durable_seq();
+  while (!durable_waits_.empty() && durable_waits_.front().seq <= durable)
+    host_->complete(durable_waits_.pop().id, engine_.now());
+  // Last: make_durable may call back at once (stale entries need no program).
+  if (!durable_waits_.empty()) ftl_.make_durable(durable_waits_.front().seq);
 }
 
 void Controller::admit_write(std::uint32_t id) {

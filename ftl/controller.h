@@ -77,6 +77,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   void on_read_data(std::uint64_t cmd, std::uint32_t bytes) override;
   void on_buffer_space() override;
   void on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) override;
+  void on_durable() override;
   // Charges the firmware time of one NAND operation to the core free first.
   void on_submit(const FlashTxn& txn) override;
 
@@ -97,6 +98,10 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     return std::min(cfg_.write_chunk_pages, pages - done);
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
+  // A Flush, or a FUA write whose data is in, completes once the write
+  // buffer's entries up to `seq` are on flash (at once on a drive with
+  // power-loss protection: its buffer is durable).
+  void complete_when_durable(std::uint32_t id, std::uint64_t seq);
 
   EventEngine& engine_;
   Ftl& ftl_;
@@ -110,6 +115,14 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   // Writes waiting for write-buffer space, in arrival order.
   Fifo<std::uint32_t> waiting_;
   std::uint64_t buffer_waits_ = 0;
+  // Flushes and FUA writes waiting for their data to reach flash, in the
+  // order they came (their entry numbers rise with it).
+  struct DurableWait {
+    std::uint32_t id;
+    std::uint64_t seq;
+  };
+  Fifo<DurableWait> durable_waits_;
+  bool plp_ = false;  // power-loss protection: the write buffer is durable
   // NAND operations submitted while a write's data-in is handled (the unit
   // it completed was flushed on the spot), and whether one is being handled.
   std::uint32_t ops_in_handler_ = 0;

@@ -1,6 +1,7 @@
 #include "ftl/ftl.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "ftl/fast_writer.h"
 #include "ftl/steady_layout.h"
@@ -29,6 +30,8 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
   starved_ = DieSet(core_.geo.dies());
   smallest_unit_ = slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
   recovery_.set_listener(this);
+  programs_.begin.resize(cfg.write_buffer_slots + kMapHeadroom);
+  programs_.done.resize(cfg.write_buffer_slots + kMapHeadroom);
 }
 
 Ftl::~Ftl() = default;
@@ -49,7 +52,7 @@ inline bool Ftl::flush_due(bool pad) const {
 }
 
 inline void Ftl::flush_if_ready() {
-  if (front_stale() || flush_due(false)) try_flush(false);
+  if (front_stale() || flush_due(false) || forcing()) try_flush(false);
 }
 
 void Ftl::write(Lpn lpn) {
@@ -77,6 +80,7 @@ void Ftl::push_owner(Owner owner, std::uint32_t version) {
   if (is_flash(old)) core_.invalidate(old);
   else if (is_buffered(old)) buffer_.mark_stale();
   core_.map.set_location(owner, buffer_.push(owner, version));
+  ++pushed_;
 }
 
 bool Ftl::unmap(Lpn lpn) {
@@ -442,9 +446,49 @@ void Ftl::try_flush(bool pad) {
   while (front_stale()) {
     buffer_.pop(false);
     buffer_.release(1);
+    ++popped_;
   }
   FlushChoice c{};
-  while (flush_due(pad) && pick_flush(pad, c)) flush_unit(c);
+  for (;;) {
+    const bool p = pad || forcing();
+    if (!flush_due(p) || !pick_flush(p, c)) break;
+    flush_unit(c);
+  }
+  if (durable_wait_ != 0) check_durable();  // stale entries leave with no program
+}
+
+void Ftl::make_durable(std::uint64_t seq) {
+  force_until_ = std::max(force_until_, seq);
+  if (durable_wait_ == 0 || seq < durable_wait_) durable_wait_ = seq;
+  try_flush(false);
+}
+
+void Ftl::check_durable() {
+  if (durable_seq() < durable_wait_) return;
+  durable_wait_ = 0;
+  listener_->on_durable();
+}
+
+std::uint64_t Ftl::program_started(std::uint64_t begin) {
+  ProgramRing& r = programs_;
+  const auto size = static_cast<std::uint32_t>(r.begin.size());
+  if (r.count == size) throw std::logic_error("host program ring overflow");
+  std::uint32_t i = r.head + r.count;
+  if (i >= size) i -= size;
+  r.begin[i] = begin;
+  r.done[i] = 0;
+  ++r.count;
+  return std::uint64_t{i} + 1;
+}
+
+void Ftl::program_finished(std::uint64_t tag) {
+  ProgramRing& r = programs_;
+  r.done[tag - 1] = 1;
+  const auto size = static_cast<std::uint32_t>(r.begin.size());
+  while (r.count > 0 && r.done[r.head]) {
+    r.head = r.head + 1 == size ? 0 : r.head + 1;
+    --r.count;
+  }
 }
 
 void Ftl::flush_unit(const FlushChoice& c) {
@@ -455,12 +499,14 @@ void Ftl::flush_unit(const FlushChoice& c) {
       c.die, slc ? Stream::kHostSlc : Stream::kHost, ppp, mode,
       c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal);
   BlockInfo& block = core_.blocks.info(c.die, unit->block);
+  const std::uint64_t first_entry = popped_;
   std::uint32_t taken = 0;
   while (taken < unit->slots && buffer_.waiting_entries() > 0) {
     const Lpn lpn = buffer_.front_owner();
     const bool current = core_.map.location(lpn) == buffer_.front_ref();
     const std::uint32_t version = buffer_.front_version();
     buffer_.pop(current);
+    ++popped_;
     if (!current) {
       buffer_.release(1);
       continue;
@@ -477,6 +523,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
 
   FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
   t->slots = taken;
+  t->owner = program_started(first_entry);
   core_.nand.submit(t);
   core_.host_program_started(c.die);
   core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
@@ -709,11 +756,12 @@ void Ftl::deliver(FlashTxn* t) {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
       core_.host_program_done(t->die);
       buffer_.release(t->slots);
+      if (t->owner != 0) program_finished(t->owner);
       const std::uint32_t die = t->die;
       core_.txns.put(t);
       gc_->check(die);
       if (!pending_writebacks_.empty()) drain_writebacks();
-      try_flush(false);
+      try_flush(false);  // (and tells a Flush or FUA write waiting for this program)
       listener_->on_buffer_space();
       return;
     }

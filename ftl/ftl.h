@@ -40,6 +40,8 @@ class FtlListener {
   // A part of read `cmd` that waited for its mapping (ReadPlan::deferred)
   // has it now; `plan` is that part's flash reads and immediate data.
   virtual void on_read_resumed(std::uint64_t cmd, const struct ReadPlan& plan) = 0;
+  // durable_seq() reached what make_durable last asked for.
+  virtual void on_durable() {}
 };
 
 struct ReadPlan {
@@ -104,6 +106,20 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
   void write(Lpn lpn);
+  // Durability (host Flush and FUA writes). Entries enter the write buffer
+  // numbered in order: buffered_seq() have so far. Every entry numbered
+  // below durable_seq() is on flash (its program finished) or was dropped
+  // stale. make_durable(seq) forces out what waits below `seq`, padding a
+  // partly filled program unit as the idle flush does (a unit is
+  // programmed whole: TLC one-shot programs take all of a wordline's pages,
+  // and firmware does not reopen a programmed page), and calls the
+  // listener's on_durable() once durable_seq() reaches the lowest `seq`
+  // asked for since the last call.
+  std::uint64_t buffered_seq() const { return pushed_; }
+  std::uint64_t durable_seq() const {
+    return programs_.count ? programs_.begin[programs_.head] : popped_;
+  }
+  void make_durable(std::uint64_t seq);
   // Deallocates [first, first+count): the pages read as zeroes after, their
   // flash copies become invalid (GC reclaims them for free), and each map
   // segment touched is updated once, as firmware marks a range.
@@ -210,6 +226,21 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
+  // A Flush or FUA write waits for entries still in the buffer: flushes pad.
+  bool forcing() const { return popped_ < force_until_; }
+  // Host programs in flight, in the order their entries left the buffer:
+  // the first entry number of each, and whether it has finished. Sized for
+  // the most there can be (each holds at least one buffer slot), once.
+  struct ProgramRing {
+    std::vector<std::uint64_t> begin;
+    std::vector<std::uint8_t> done;
+    std::uint32_t head = 0, count = 0;
+  };
+  // Records a host program whose entries start at `begin`; returns its tag
+  // for FlashTxn::owner (ring index + 1; RAIN parity programs carry 0).
+  std::uint64_t program_started(std::uint64_t begin);
+  void program_finished(std::uint64_t tag);
+  void check_durable();
   // The oldest waiting entry of the buffer was overwritten while it waited.
   bool front_stale() const;
   // A search for a die may flush: data buffered and, unless padding, at
@@ -317,6 +348,12 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     std::uint32_t from;
   };
   std::vector<FirmwareWrite> pending_writebacks_;
+  // Durability bookkeeping (make_durable): entries pushed and popped so far,
+  // the entry number flushes pad up to, the one on_durable waits for (0:
+  // none). Quiescent (as snapshots are taken) pushed_ == popped_ and no
+  // program is in flight, so a drive built anew starts them all at 0.
+  std::uint64_t pushed_ = 0, popped_ = 0, force_until_ = 0, durable_wait_ = 0;
+  ProgramRing programs_;
 };
 
 }  // namespace ssdtwin

@@ -17,7 +17,7 @@ struct FtlStats {
   std::uint64_t fold_moved_slots = 0;   // pages moved from SLC to native mode
   std::uint64_t slc_reclaims = 0;       // SLC blocks erased with no valid data (no fold)
   std::uint64_t flush_units = 0;
-  std::uint64_t flush_padding_slots = 0;  // slots padded by an idle flush
+  std::uint64_t flush_padding_slots = 0;  // slots padded by an idle flush, a host Flush or FUA write
   std::uint64_t gc_victims = 0;           // blocks collected (GC invocations)
   std::uint64_t gc_moved_slots = 0;       // valid pages relocated
   std::uint64_t gc_padding_slots = 0;

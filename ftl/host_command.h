@@ -8,7 +8,10 @@
 
 namespace ssdtwin {
 
-enum class IoOp : std::uint8_t { kRead, kWrite, kTrim };
+// kFlush (NVMe Flush, SATA FLUSH CACHE): completes once every write
+// completed before it is on flash. It moves no data, and comes after the
+// three data ops so that arrays per data op (kOps = 3) stay indexed by op.
+enum class IoOp : std::uint8_t { kRead, kWrite, kTrim, kFlush };
 
 struct HostCommand {
   IoOp op = IoOp::kRead;
@@ -23,6 +26,9 @@ struct HostCommand {
   // write proceeds (read-modify-write).
   std::uint8_t rmw = 0;
   bool in_use = false;
+  // A write with Force Unit Access: complete once its data is on flash
+  // (on a drive with power-loss protection, once it is in the buffer).
+  bool fua = false;
   // A write's data moves into the write buffer in chunks as space frees:
   // pages given buffer space (and sent over the link), and pages arrived.
   std::uint32_t admitted = 0;

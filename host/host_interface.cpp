@@ -45,8 +45,16 @@ void HostInterface::set_command_slots(std::uint32_t n) {
   wait_head_ = wait_count_ = 0;
 }
 
+bool HostInterface::may_admit(std::uint32_t id) const {
+  if (in_device_ >= cfg_.device_slots) return false;
+  if (cfg_.kind != LinkKind::kSata) return true;
+  if (non_queued_in_device_) return false;
+  return commands_[id].op != IoOp::kFlush || in_device_ == 0;
+}
+
 void HostInterface::issue(std::uint32_t id) {
-  if (in_device_ < cfg_.device_slots) {
+  // In order: a command waiting (for a slot, or behind a SATA flush) goes first.
+  if (wait_count_ == 0 && may_admit(id)) {
     admit(id);
     return;
   }
@@ -62,6 +70,7 @@ constexpr std::uint64_t kRegisterFis = 20, kDmaSetupFis = 28, kDmaActivateFis = 
 
 void HostInterface::admit(std::uint32_t id) {
   if (in_device_++ == 0) busy_since_ = engine_.now();
+  if (cfg_.kind == LinkKind::kSata && commands_[id].op == IoOp::kFlush) non_queued_in_device_ = true;
   const Tick arrived = power_ ? power_->on_command_arrival(engine_.now()) : engine_.now();
   Tick at = arrived + cfg_.submission_latency;
   if (cfg_.kind == LinkKind::kSata) {
@@ -89,7 +98,11 @@ Tick HostInterface::transfer_to_host(std::uint64_t bytes, Tick earliest) {
 }
 
 void HostInterface::complete(std::uint32_t id, Tick at) {
-  if (cfg_.kind == LinkKind::kSata) at = link_.reserve(Direction::kToHost, kSdbFis, at);
+  // NCQ commands complete with a Set Device Bits FIS, a non-queued one
+  // (FLUSH CACHE) with a Register FIS.
+  if (cfg_.kind == LinkKind::kSata)
+    at = link_.reserve(Direction::kToHost,
+                       commands_[id].op == IoOp::kFlush ? kRegisterFis : kSdbFis, at);
   engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id, completion_lane_);
 }
 
@@ -100,8 +113,9 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
     return;
   }
   --in_device_;
+  if (commands_[id].op == IoOp::kFlush) non_queued_in_device_ = false;
   last_completed_ = engine_.now();
-  if (wait_count_ > 0) {
+  while (wait_count_ > 0 && may_admit(waiting_[wait_head_])) {
     const std::uint32_t next = waiting_[wait_head_];
     wait_head_ = (wait_head_ + 1) % waiting_.size();
     --wait_count_;

@@ -11,6 +11,8 @@
 // preceded by a DMA Setup FIS (and, for writes, a DMA Activate per Data
 // FIS), and the completion is a Set Device Bits FIS. That is why SATA
 // drives top out near 100k IOPS of 4 KiB, well below the link's payload rate.
+// SATA's FLUSH CACHE is not an NCQ command: it enters only an idle device
+// and nothing enters while it runs (NVMe's Flush queues as any command).
 #pragma once
 
 #include <algorithm>
@@ -76,6 +78,7 @@ class HostInterface : public HostPort, public EventTarget {
  private:
   enum Kind : std::uint32_t { kFetched, kCompleted };
   void admit(std::uint32_t id);
+  bool may_admit(std::uint32_t id) const;
 
   EventEngine& engine_;
   HostIfConfig cfg_;
@@ -90,6 +93,7 @@ class HostInterface : public HostPort, public EventTarget {
   std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
   std::size_t wait_head_ = 0, wait_count_ = 0;
   std::uint32_t in_device_ = 0;
+  bool non_queued_in_device_ = false;  // a SATA FLUSH CACHE holds the device
   Tick last_completed_ = 0, busy_since_ = 0;
 };
 

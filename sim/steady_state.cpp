@@ -66,13 +66,14 @@ std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t wi
 }
 
 SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t window,
-                                       double tolerance, SteadyEarned earned)
-    : round_(round), window_(window), tolerance_(tolerance), earned_(earned),
-      round_end_(start + round), start_(start) {
+                                       double tolerance, double slope_tolerance,
+                                       SteadyEarned earned)
+    : round_(round), window_(window), tolerance_(tolerance), slope_tolerance_(slope_tolerance),
+      earned_(earned), round_end_(start + round), start_(start) {
   if (round == 0) throw std::invalid_argument("steady-state rounds must last longer than 0");
   if (earned.need_work && earned.work == nullptr)
     throw std::invalid_argument("steady state with work in every round needs a work counter");
-  check_args(window, tolerance, tolerance);
+  check_args(window, tolerance, slope_tolerance);
   if (earned_.work) work_at_ = earned_.work->value();
 }
 
@@ -82,7 +83,7 @@ bool SteadyStateMonitor::window_steady() const {
       std::any_of(round_work_.end() - static_cast<std::ptrdiff_t>(std::min(window_, round_work_.size())),
                   round_work_.end(), [](double w) { return w <= 0; }))
     return false;
-  return snia_steady_state(rounds_, window_, tolerance_, tolerance_).steady;
+  return snia_steady_state(rounds_, window_, tolerance_, slope_tolerance_).steady;
 }
 
 bool SteadyStateMonitor::add(Tick t) {

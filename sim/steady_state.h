@@ -76,7 +76,12 @@ class SteadyStateMonitor {
   // Throws std::invalid_argument for round == 0, need_work without work,
   // or as snia_steady_state.
   SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance,
-                     SteadyEarned earned = {});
+                     SteadyEarned earned = {})
+      : SteadyStateMonitor(start, round, window, tolerance, tolerance, earned) {}
+  // A tolerance each for the excursion and the slope conditions (fio's
+  // steadystate tests one of them: the other's is infinite).
+  SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance,
+                     double slope_tolerance, SteadyEarned earned);
   // One operation completed at `t` (>= start, in time order). Returns
   // steady(): true once the rounds that closed before `t` were steady.
   bool add(Tick t);
@@ -90,6 +95,7 @@ class SteadyStateMonitor {
   Tick round() const { return round_; }
   std::size_t window() const { return window_; }
   double tolerance() const { return tolerance_; }
+  double slope_tolerance() const { return slope_tolerance_; }
   const SteadyEarned& earned() const { return earned_; }
 
  private:
@@ -98,7 +104,7 @@ class SteadyStateMonitor {
 
   Tick round_;
   std::size_t window_;
-  double tolerance_;
+  double tolerance_, slope_tolerance_;
   SteadyEarned earned_;
   Tick round_end_;
   Tick start_;

@@ -558,7 +558,9 @@ TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync blo
   CHECK(j["jobs"][0]["write"]["total_ios"] == 1024);
   CHECK(j["jobs"][0]["sync"]["total_ios"] == 1024 / 8 + 1);  // + end_fsync
   CHECK(j["jobs"][1]["sync"]["total_ios"] == 1024 / 32);
-  CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 0);  // counted, not sent: no latency
+  // Each a Flush command: a 4 KiB write's unit padded and programmed.
+  CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 1024 / 32);
+  CHECK(j["jobs"][1]["sync"]["lat_ns"]["min"].get<Tick>() >= r->drive.drive->timing.of(CellMode::kTlc).program_time(0));
 }
 
 TEST_CASE(
@@ -981,4 +983,250 @@ bwavgtime=25
   CHECK(j["global options"]["runtime"] == "100ms");
   CHECK(j["jobs"][0]["job options"]["percentile_list"] == "50:99.5");
   CHECK_THAT(load_error("[a]\nnrfiles=2\n"), Contains("bad.fio:2: nrfiles=2: expected 1"));
+}
+
+// ---- issue 30: engines, steady state, size ----------------------------------
+
+TEST_CASE(
+    "fio ioengine: an engine the simulator does not know runs as the asynchronous ones, with a "
+    "warning on the run's log naming them") {
+  const std::string job = write_job("unknown_engine", R"([global]
+ioengine=spdk_bdev
+iodepth=8
+number_ios=10
+[one]
+[two]
+[known]
+ioengine=io_uring
+)");
+  const FioWorkload w = load_fio_workload(job, kGiB, temp_dir("unknown_engine"), test_env);
+  CHECK(w.workload.phases[0].stream(0).iodepth == 8);  // the depth holds, as an async engine's
+  REQUIRE(w.warnings.size() == 1);  // once for the [global] line, not per job
+  // The log a run prints (warnings on stderr), from the binary itself.
+  const std::string err = temp_dir("unknown_engine_log") + "/stderr.txt";
+  const std::string cmd = std::string(SSDTWIN_BINARY) + " check --drive " + source_path(kTlc) +
+                          " --fio " + job + " > /dev/null 2> " + err;
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string log = read_text_file(err);
+  CHECK_THAT(log, Contains("[warning]"));
+  CHECK_THAT(log, Contains("unknown_engine.fio:2: ioengine=spdk_bdev: not an engine the simulator knows"));
+  CHECK_THAT(log, Contains("run as the asynchronous engines (libaio, io_uring, io_uring_cmd, posixaio"));
+  CHECK_THAT(log, Contains("The synchronous ones (sync, psync, vsync, pvsync, pvsync2, mmap, splice)"));
+  // Known engines, sync or async, warn of nothing.
+  const FioWorkload known = load_fio_workload(
+      write_job("known_engines", "[a]\nioengine=libaio\nnumber_ios=1\n[b]\nioengine=pvsync2\nnumber_ios=1\n"),
+      kGiB, temp_dir("known_engines"), test_env);
+  CHECK(known.warnings.empty());
+}
+
+TEST_CASE(
+    "fio steadystate, ss_dur and ss_ramp map onto until_steady: rounds of fio's 1 s samples, one "
+    "condition per criterion; forms the model cannot judge are errors") {
+  const FioWorkload w = load_fio_workload(write_job("steady", R"([global]
+rw=randread
+norandommap
+time_based
+runtime=60
+[iops]
+steadystate=iops:2%
+ss_dur=30
+ss_ramp=10
+stonewall
+[slope]
+ss=iops_slope:0.5%
+steadystate_duration=20s
+stonewall
+[bw]
+steadystate=bw:3%
+ss_dur=10
+stonewall
+[default]
+ss_dur=5
+stonewall
+[off]
+steadystate=iops:2%
+stonewall
+)"),
+                                          kGiB, temp_dir("steady"), test_env);
+  const UntilSteady& iops = phase(w, "iops").until_steady;
+  CHECK(iops.round == 1_s);
+  CHECK(iops.rounds == 30u);
+  CHECK(iops.tolerance == Approx(0.02));
+  CHECK(std::isinf(iops.slope_tolerance));
+  CHECK(iops.after == 40_s);  // fio's first window: after ss_ramp, ss_dur long
+  const UntilSteady& slope = phase(w, "slope").until_steady;
+  CHECK(slope.rounds == 20u);
+  CHECK(std::isinf(slope.tolerance));
+  // fio bounds the slope per sample; the model bounds the line's change
+  // across the window's 20 samples (19 steps).
+  CHECK(slope.slope_tolerance == Approx(0.005 * 19));
+  CHECK(slope.after == 20_s);
+  CHECK(phase(w, "bw").until_steady.tolerance == Approx(0.03));  // one block size: bw is IOPS x bs
+  const UntilSteady& def = phase(w, "default").until_steady;  // fio's default iops_slope:0.01%
+  CHECK(def.slope_tolerance == Approx(0.0001 * 4));
+  CHECK(phase(w, "off").until_steady.round == 0);  // no ss_dur: fio judges nothing
+  CHECK_THAT(w.notes.back(), Contains("[off]: steadystate without ss_dur"));
+
+  CHECK_THAT(load_error("[a]\nsteadystate=iops:200\nss_dur=10\n"),
+             Contains("bad.fio:2: steadystate=iops:200: expected a limit in percent of the mean"));
+  CHECK_THAT(load_error("[a]\nsteadystate=lat:2%\nss_dur=10\n"),
+             Contains("expected iops:, iops_slope:, bw: or bw_slope:"));
+  CHECK_THAT(load_error("[a]\nss_dur=1500ms\n"),
+             Contains("bad.fio:2: ss_dur=1500ms: expected a whole number of seconds, at least 2"));
+  CHECK_THAT(load_error("[a]\nrw=randwrite\nbssplit=4k/50:64k/50\nsteadystate=bw_slope:1%\nss_dur=10\n"),
+             Contains("bandwidth criteria with mixed block sizes"));
+  CHECK_THAT(load_error("[a]\nrw=randread\nrate_iops=100\nss_dur=10\n"),
+             Contains("expected no steady-state stop with rate"));
+  // Jobs that run together are judged together: with group_reporting and
+  // the same rule, or not at all.
+  CHECK_THAT(load_error("[a]\nrw=randread\nnumjobs=2\nss_dur=10\n"),
+             Contains("bad.fio:1: [a]: steadystate: the simulator judges steady state over all the jobs"));
+  CHECK_THAT(load_error("[global]\ngroup_reporting\n[a]\nss_dur=10\n[b]\nss_dur=20\n"),
+             Contains("[b]: steadystate: the simulator judges"));
+  const FioWorkload grouped = load_fio_workload(
+      write_job("steady_group", "[global]\ngroup_reporting\nrw=randread\nss_dur=10\n[a]\nnumjobs=2\n[b]\n"),
+      kGiB, temp_dir("steady_group"), test_env);
+  CHECK(grouped.workload.phases[0].until_steady.rounds == 10u);
+}
+
+TEST_CASE("a fio job with steadystate stops once its IOPS samples pass fio's test, before its runtime") {
+  const std::string out = temp_dir("steady_run");
+  const auto r = run_fio(write_job("steady_run", R"([steady]
+rw=randread
+bs=4k
+iodepth=4
+norandommap
+time_based
+runtime=30
+steadystate=iops:5%
+ss_dur=3
+)"),
+                         out);
+  const PhaseReport& p = r->report.phases.at(0);
+  REQUIRE(p.result.steady);
+  const SteadyStateMonitor& m = *p.result.steady;
+  REQUIRE(m.steady());
+  CHECK(m.window() == 3u);
+  // The window that stopped it: each sample within 5% of its mean.
+  const std::vector<double>& rounds = m.rounds();
+  const double mean = (rounds[rounds.size() - 1] + rounds[rounds.size() - 2] + rounds[rounds.size() - 3]) / 3;
+  for (std::size_t k = rounds.size() - 3; k < rounds.size(); ++k) CHECK(std::fabs(rounds[k] - mean) <= 0.05 * mean);
+  CHECK(to_seconds(p.result.end - p.result.start) < 30.0);
+  CHECK(to_seconds(p.result.end - p.result.start) >= 3.0);
+}
+
+TEST_CASE(
+    "a fio job bounded by size moves exactly size: a random job over a range that is not a whole "
+    "number of its blocks, and mixed block sizes, end on a partial last IO") {
+  const std::string out = temp_dir("exact_size");
+  const auto r = run_fio(write_job("exact_size", R"([global]
+size=8196k
+stonewall
+[random_map]
+rw=randwrite
+bs=64k
+iodepth=8
+[norandommap]
+rw=randwrite
+bs=64k
+norandommap
+[bssplit]
+rw=randwrite
+bssplit=4k/50:64k/25:1m/
+norandommap
+[sequential]
+rw=write
+bs=64k
+[io_size]
+rw=randwrite
+bs=128k
+io_size=3000k
+)"),
+                         out);
+  REQUIRE(r->report.phases.size() == 5);
+  for (const PhaseReport& p : r->report.phases) {
+    INFO(p.spec->name);
+    const std::uint64_t want = p.spec->name == "io_size" ? 3000 * 1024 : 8196 * 1024;
+    CHECK(p.result.bytes[static_cast<int>(IoOp::kWrite)] == want);
+    // and the drive took exactly that
+    CHECK((p.ftl_after.host_write_slots - p.ftl_before.host_write_slots) * kSectorBytes == want);
+  }
+}
+
+TEST_CASE(
+    "fio sync=1 runs FUA writes, fsync=N / fdatasync=N a Flush after every N writes, end_fsync one "
+    "more at the end") {
+  const FioWorkload w = load_fio_workload(write_job("durable", R"([global]
+rw=randwrite
+number_ios=16
+[osync]
+sync=1
+[odsync]
+sync=dsync
+[fsync]
+fsync=8
+end_fsync=1
+[fdatasync]
+fdatasync=4
+[both]
+fsync=8
+fdatasync=2
+[plain]
+sync=0
+)"),
+                                          kGiB, temp_dir("durable"), test_env);
+  const PhaseSpec& p = w.workload.phases[0];
+  REQUIRE(p.streams() == 6);
+  CHECK(p.stream(0).fua);
+  CHECK(p.stream(1).fua);
+  CHECK_FALSE(p.stream(2).fua);
+  CHECK(p.stream(2).flush_every == 8u);
+  CHECK(p.stream(2).end_flush);
+  CHECK(p.stream(3).flush_every == 4u);
+  CHECK(p.stream(4).flush_every == 2u);  // the more frequent of the two
+  CHECK_FALSE(p.stream(5).fua);
+  CHECK(p.stream(5).flush_every == 0u);
+  CHECK(std::find(w.ignored.begin(), w.ignored.end(), "sync") == w.ignored.end());
+  CHECK_THAT(load_error("[a]\nsync=maybe\n"), Contains("bad.fio:2: sync=maybe: expected none, 0, sync, 1 or dsync"));
+  CHECK_THAT(load_error("[a]\nrw=write\nrate_iops=100\nfsync=4\n"),
+             Contains("bad.fio:4: fsync=4: expected no fsync/fdatasync with rate or rate_iops"));
+}
+
+TEST_CASE(
+    "a SATA FLUSH CACHE is not queued: another job's writes wait behind it, where NVMe's Flush lets "
+    "them by") {
+  const std::string job = write_job("sata_flush", R"([global]
+rw=randwrite
+bs=4k
+norandommap
+ioengine=libaio
+[flusher]
+iodepth=1
+number_ios=100
+fsync=1
+[writer]
+iodepth=4
+rate_iops=4000
+time_based
+runtime=100ms
+)");
+  Tick worst[2] = {};
+  Tick program = 0;
+  int k = 0;
+  for (const char* drive : {kTlc, "configs/drives/test_mlc_sata.yaml"}) {
+    TestDrive t = make_drive(drive);
+    const FioWorkload w = load_fio_workload(job, t.drive->user_bytes(), temp_dir("sata_flush"), test_env);
+    const RunReport r = run_quiet(*t.drive, w.workload);
+    const PhaseResult& res = r.phases.at(0).result;
+    REQUIRE(res.streams.size() == 2);
+    REQUIRE(res.streams[0].syncs == 100);
+    worst[k] = res.streams[1].latency[static_cast<int>(IoOp::kWrite)].max();
+    // The SATA drive's fastest program (an MLC lower page).
+    if (k == 1) program = t.drive->timing.of(CellMode::kMlc).program_time(0);
+    ++k;
+  }
+  // NVMe: the writer's writes complete in the buffer, flushes or not.
+  CHECK(worst[0] < 100_us);
+  // SATA: some wait behind a flush, itself waiting for a program.
+  CHECK(worst[1] >= program);
 }

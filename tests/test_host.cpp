@@ -571,3 +571,160 @@ workload:
   CHECK(r.phases[2].result.ios[static_cast<int>(IoOp::kRead)] > 0);
   CHECK(t.drive->ftl.stats().verify_errors == 0);
 }
+
+// ---- Durability: NVMe Flush and FUA writes (issue 30) ----------------------
+
+namespace {
+
+using ssdtwin::CellMode;
+using ssdtwin::Drive;
+using ssdtwin::IoOp;
+using ssdtwin::kSectorBytes;
+using ssdtwin::PhaseReport;
+using ssdtwin::RunReport;
+using ssdtwin::test::make_drive;
+using ssdtwin::test::make_workload;
+using ssdtwin::test::run_quiet;
+
+const char* kTlcDrive = "configs/drives/test_tlc_1gb.yaml";
+
+// The drive's host program unit (TLC, no SLC cache on the test drive): its
+// 4 KiB slots, its data-in on the channel and its program time.
+struct Unit {
+  std::uint32_t slots;
+  Tick data_in, program;
+};
+
+Unit unit_of(const Drive& d) {
+  const std::uint32_t slots = d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
+  return {slots, d.timing.t_cmd + d.timing.bus_time(std::uint64_t{slots} * kSectorBytes),
+          d.timing.of(CellMode::kTlc).program_time(0)};
+}
+
+const PhaseReport& phase_named(const RunReport& r, const std::string& name) {
+  for (const PhaseReport& p : r.phases)
+    if (p.spec->name == name) return p;
+  FAIL("no phase " << name);
+  return r.phases.front();
+}
+
+std::uint64_t host_bytes_written(const PhaseReport& p) { return p.result.bytes[static_cast<int>(IoOp::kWrite)]; }
+
+}  // namespace
+
+TEST_CASE(
+    "a Flush waits for buffered data to reach flash: its latency rises with the data buffered, "
+    "bounded by the program units it waits for") {
+  auto t = make_drive(kTlcDrive);
+  Drive& d = *t.drive;
+  const Unit u = unit_of(d);
+  // The whole write buffer (1 MiB) in one write, then a flush: the units it
+  // fills are programmed die by die; the flush waits for the last.
+  const WorkloadSpec r_w = make_workload(R"(workload:
+  phases:
+    - {name: one_page, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 50, flush_every: 1}
+    - {name: full_buffer, rw: write, bs: 1MiB, iodepth: 1, number_ios: 4, flush_every: 1, idle_after: 10ms}
+)", d.user_bytes());
+  const RunReport r = run_quiet(d, r_w);
+  const PhaseReport& one = phase_named(r, "one_page");
+  REQUIRE(one.result.flushes == 50);
+  // One page buffered: its unit is padded and programmed, nothing more.
+  CHECK(one.result.flush_latency.min() >= u.program);
+  CHECK(one.result.flush_latency.max() <= u.program + u.data_in + 50_us);
+  const PhaseReport& full = phase_named(r, "full_buffer");
+  REQUIRE(full.result.flushes == 4);
+  const std::uint32_t buffer_slots = d.ftl.buffer().capacity();
+  const std::uint32_t units = (buffer_slots + u.slots - 1) / u.slots;
+  const std::uint32_t rounds = (units + d.geo.dies() - 1) / d.geo.dies();
+  // When the write completes at most one unit per die has started: some die
+  // has at least two whole programs ahead of it...
+  REQUIRE(rounds >= 3);
+  CHECK(full.result.flush_latency.min() >= 2 * u.program);
+  CHECK(full.result.flush_latency.min() > one.result.flush_latency.max());
+  // ... and none more than the buffer's units over the dies, each die's
+  // data-in sharing its channel with the other dies on it.
+  const Tick per_round = u.program + d.geo.dies_per_channel * u.data_in;
+  CHECK(full.result.flush_latency.max() <= rounds * per_round + 50_us);
+}
+
+TEST_CASE(
+    "a FUA write completes once its data is programmed; with power-loss protection once it is "
+    "in the buffer, and a Flush at once") {
+  const std::string yaml = R"(workload:
+  phases:
+    - {name: plain, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 200, idle_after: 5ms}
+    - {name: fua, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 200, fua: true}
+    - {name: flush, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 200, flush_every: 1}
+)";
+  auto volatile_drive = make_drive(kTlcDrive);
+  Drive& v = *volatile_drive.drive;
+  const Unit u = unit_of(v);
+  const WorkloadSpec rv_w = make_workload(yaml, v.user_bytes());
+  const RunReport rv = run_quiet(v, rv_w);
+  const PhaseReport& fua = phase_named(rv, "fua");
+  REQUIRE(fua.result.fua_writes == 200);
+  CHECK(fua.result.fua_latency.min() >= u.program);
+  CHECK(fua.result.latency[static_cast<int>(IoOp::kWrite)].min() >= u.program);
+  const double plain = phase_named(rv, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  CHECK(plain < static_cast<double>(u.program) / 20);  // a plain write completes in the buffer
+
+  auto plp_drive = make_drive(kTlcDrive, {"drive.ftl.power_loss={protection: true, hold_up: 20ms}"});
+  Drive& p = *plp_drive.drive;
+  const WorkloadSpec rp_w = make_workload(yaml, p.user_bytes());
+  const RunReport rp = run_quiet(p, rp_w);
+  const PhaseReport& pfua = phase_named(rp, "fua");
+  REQUIRE(pfua.result.fua_writes == 200);
+  const double plp_plain = phase_named(rp, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  CHECK(pfua.result.fua_latency.mean() < static_cast<double>(u.program) / 20);
+  CHECK(pfua.result.fua_latency.mean() == Approx(plp_plain).epsilon(0.25));
+  const PhaseReport& pflush = phase_named(rp, "flush");
+  REQUIRE(pflush.result.flushes == 200);
+  // Command processing only: no program waited for.
+  CHECK(pflush.result.flush_latency.max() < static_cast<Tick>(20_us));
+  // The flash saw the plain stream's programs only: no padding.
+  CHECK(pflush.ftl_after.flush_padding_slots - pflush.ftl_before.flush_padding_slots <=
+        static_cast<std::uint64_t>(u.slots));
+}
+
+TEST_CASE("write amplification counts the padding each Flush or FUA write costs") {
+  auto t = make_drive(kTlcDrive, {"drive.controller.flush_idle=0"});
+  Drive& d = *t.drive;
+  const Unit u = unit_of(d);
+  const WorkloadSpec r_w = make_workload(R"(workload:
+  phases:
+    - {name: flush_each, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 300, flush_every: 1}
+    - {name: fua, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 300, fua: true}
+)", d.user_bytes());
+  const RunReport r = run_quiet(d, r_w);
+  for (const PhaseReport& p : r.phases) {
+    INFO(p.spec->name);
+    const std::uint64_t host_slots = host_bytes_written(p) / kSectorBytes;
+    REQUIRE(host_slots == 300);
+    // Each write goes to flash alone, the rest of its unit padding.
+    CHECK(p.ftl_after.flush_padding_slots - p.ftl_before.flush_padding_slots == host_slots * (u.slots - 1));
+    std::uint64_t pages = 0;  // die-pages programmed, by every source
+    for (int k = 0; k < 5; ++k) pages += p.nand_after.page_programs[k] - p.nand_before.page_programs[k];
+    const double programmed = static_cast<double>(pages) * static_cast<double>(d.geo.page_size);
+    CHECK(programmed / static_cast<double>(host_bytes_written(p)) == Approx(u.slots));
+  }
+}
+
+TEST_CASE("workload keys fua, flush_every and end_flush: refused where the model cannot honour them") {
+  auto bad = [](const std::string& phase) {
+    return error_of([&] { make_workload("workload:\n  phases:\n    - " + phase + "\n", 1ull << 30); });
+  };
+  CHECK_THAT(bad("{rw: randwrite, number_ios: 10, flush_every: 2, rate: {iops: 100}, runtime: 1s}"),
+             Contains("flush_every: expected no flush_every with open-loop arrivals"));
+  CHECK_THAT(bad("{rw: randwrite, number_ios: 10, fua: true, fast: true}"),
+             Contains("fua: a fast phase takes no simulated time"));
+  CHECK_THAT(bad("{rw: randwrite, number_ios: 10, flush_every: -1}"), Contains("flush_every"));
+  const WorkloadSpec w = make_workload(
+      "workload:\n  phases:\n    - {rw: randwrite, number_ios: 10, fua: true, flush_every: 4, end_flush: true, numjobs: 2}\n",
+      1ull << 30);
+  for (std::size_t k = 0; k < 2; ++k) {
+    const PhaseSpec& s = w.phases[0].stream(k);
+    CHECK(s.fua);
+    CHECK(s.flush_every == 4u);
+    CHECK(s.end_flush);
+  }
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <map>
 #include <set>
@@ -268,7 +269,6 @@ const std::set<std::string>& host_only_options() {
                                           "continue_on_error",
                                           "write_hint",
                                           "pre_read",
-                                          "sync",
                                           "end_fsync_on_close",
                                           "openfiles",
                                           "file_service_type",
@@ -423,6 +423,66 @@ RandomDistribution parse_distribution(const Reader& r, const FioOption& o) {
   }
 }
 
+// fio's steady-state stop (steadystate=CRITERION:LIMIT, ss_dur, ss_ramp) as
+// the workload's until_steady. fio samples once a second and tests the
+// last ss_dur of samples, from ss_ramp on: rounds of 1 s, ss_dur of them,
+// no window closing before ss_ramp + ss_dur. Its criteria test one
+// condition each: iops (every sample within LIMIT of the mean) is the
+// excursion condition; iops_slope (the least-squares slope per sample
+// below LIMIT) is the slope condition, whose tolerance the model takes
+// across the window, hence (samples - 1) x LIMIT. bw and bw_slope are the
+// same tests when every IO has one size (bandwidth is IOPS x bs).
+void map_steadystate(const Reader& r, const FioSection& sec, PhaseSpec& p,
+                     std::vector<std::string>& notes) {
+  const FioOption* crit = r.find_any({"steadystate", "ss"});
+  const FioOption* dur = r.find_any({"steadystate_duration", "ss_dur"});
+  const FioOption* ramp = r.find_any({"steadystate_ramp_time", "ss_ramp"});
+  const Tick window = dur ? r.time(*dur, kSec) : 0;
+  if (window == 0) {
+    // fio's default ss_dur, 0, turns the detection off.
+    if (crit || ramp)
+      notes.push_back("[" + sec.name + "]: " + (crit ? crit->key : ramp->key) +
+                      " without ss_dur: fio judges no steady state (ss_dur defaults to 0)");
+    return;
+  }
+  if (window % kSec != 0 || window < 2 * kSec)
+    fail_opt(*dur,
+             "expected a whole number of seconds, at least 2 (fio samples once a second; a slope "
+             "needs two samples)");
+  const std::string v = lower(crit ? crit->value : "iops_slope:0.01%");  // fio's default
+  const std::size_t colon = v.find(':');
+  const std::string kind = v.substr(0, colon);
+  const bool slope = kind == "iops_slope" || kind == "bw_slope";
+  if (!slope && kind != "iops" && kind != "bw")
+    fail_opt(*crit, "expected iops:, iops_slope:, bw: or bw_slope: and a limit, such as iops_slope:0.3%");
+  const std::string limit = colon == std::string::npos ? "" : trim(v.substr(colon + 1));
+  if (limit.empty() || limit.back() != '%')
+    fail_opt(*crit,
+             "expected a limit in percent of the mean (such as " + kind +
+                 ":2%): the simulator tests steady state relative to the mean, not against an "
+                 "absolute IOPS or bandwidth");
+  char* end = nullptr;
+  const std::string num = limit.substr(0, limit.size() - 1);
+  const double pct = std::strtod(num.c_str(), &end);
+  if (num.empty() || *end != '\0' || !(pct > 0 && pct < 100))
+    fail_opt(*crit, "expected a limit above 0% and below 100%");
+  if (kind.rfind("bw", 0) == 0 && (p.bs_min != 0 || !p.bssplit.empty()))
+    fail_opt(*crit,
+             "bandwidth criteria with mixed block sizes: the simulator judges steady state on "
+             "IOPS; give iops or iops_slope");
+  if (p.rate.open_loop())
+    fail_opt(crit ? *crit : *dur,
+             "expected no steady-state stop with rate or rate_iops (open-loop arrivals hold the "
+             "IOPS at the rate)");
+  UntilSteady& u = p.until_steady;
+  u.round = kSec;
+  u.rounds = static_cast<std::uint32_t>(window / kSec);
+  const double inf = std::numeric_limits<double>::infinity();
+  u.tolerance = slope ? inf : pct / 100;
+  u.slope_tolerance = slope ? pct / 100 * static_cast<double>(u.rounds - 1) : inf;
+  u.after = (ramp ? r.time(*ramp, kSec) : 0) + window;
+}
+
 // Options this front end understands (host_only_options() apart).
 const std::set<std::string>& mapped_options() {
   static const std::set<std::string> k = {"rw",
@@ -456,9 +516,16 @@ const std::set<std::string>& mapped_options() {
                                           "rate_process",
                                           "thinktime",
                                           "thinktime_blocks",
+                                          "steadystate",
+                                          "ss",
+                                          "steadystate_duration",
+                                          "ss_dur",
+                                          "steadystate_ramp_time",
+                                          "ss_ramp",
                                           "fsync",
                                           "fdatasync",
                                           "end_fsync",
+                                          "sync",
                                           "read_iolog",
                                           "write_iolog",
                                           "replay_no_stall",
@@ -512,9 +579,25 @@ struct Mapped {
   FioJobInfo info;
 };
 
+// The engines the simulator tells apart: synchronous ones (one IO at a time
+// per job) and asynchronous ones (up to iodepth); the IO itself is the
+// drive's either way.
+const std::vector<std::string> kSyncEngines = {"sync",   "psync", "vsync", "pvsync",
+                                               "pvsync2", "mmap", "splice"};
+const std::vector<std::string> kAsyncEngines = {"libaio", "io_uring", "io_uring_cmd", "posixaio",
+                                                "sg",     "null",     "xnvme",        "libblkio"};
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
 Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
-               const std::string& job_file, const std::string& out_dir,
-               std::vector<std::string>& ignored, std::vector<std::string>& notes) {
+               const std::string& job_file, const std::string& out_dir, FioWorkload& w) {
+  std::vector<std::string>& ignored = w.ignored;
+  std::vector<std::string>& notes = w.notes;
+  std::vector<std::string>& warnings = w.warnings;
   Reader r{job, user_bytes};
   Mapped m;
   PhaseSpec& p = m.spec;
@@ -678,13 +761,25 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
     p.iodepth = static_cast<std::uint32_t>(r.integer(*o, 1, 65536));
   // fio caps a synchronous engine's queue depth at 1 ("both iodepth >= 1 and
   // synchronous I/O engine are selected"); psync is its default on Linux.
-  // Any other engine is taken as asynchronous: the depth holds.
+  // The asynchronous engines keep the depth; nothing else of an engine is
+  // modelled, so an engine in neither list runs as the asynchronous ones
+  // do, with a warning naming them (a typo or an engine of another kind,
+  // such as cpuio or net, would otherwise pass unnoticed).
   {
-    static const std::set<std::string> kSync = {"sync",    "psync", "vsync", "pvsync",
-                                                "pvsync2", "mmap",  "splice"};
     const FioOption* engine = r.find("ioengine");
     const std::string name = engine ? lower(engine->value) : "psync";
-    if (kSync.count(name) && p.iodepth > 1) {
+    const bool sync = std::count(kSyncEngines.begin(), kSyncEngines.end(), name) > 0;
+    if (!sync && std::count(kAsyncEngines.begin(), kAsyncEngines.end(), name) == 0) {
+      // Once per line that gives it ([global]'s would repeat for each job).
+      const std::string warning =
+          engine->file + ":" + std::to_string(engine->line) + ": ioengine=" + engine->value +
+          ": not an engine the simulator knows; run as the asynchronous engines (" +
+          joined(kAsyncEngines) + "): the queue depth holds. The synchronous ones (" +
+          joined(kSyncEngines) + ") cap it at 1";
+      if (std::find(warnings.begin(), warnings.end(), warning) == warnings.end())
+        warnings.push_back(warning);
+    }
+    if (sync && p.iodepth > 1) {
       notes.push_back("[" + sec.name + "]: synchronous ioengine " + name +
                       (engine ? "" : " (fio's default)") +
                       ": queue depth capped at 1, as fio caps it");
@@ -793,6 +888,7 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
         fail_opt(*pr, "expected linear or poisson");
     }
   }
+  map_steadystate(r, sec, p, notes);
   if (const FioOption* o = r.find("thinktime")) {
     p.thinktime = r.time(*o, kUs);
     if (p.rate.open_loop() && p.thinktime > 0)
@@ -800,12 +896,26 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
   }
   if (const FioOption* o = r.find("thinktime_blocks"))
     p.thinktime_blocks = static_cast<std::uint32_t>(r.integer(*o, 1, 1 << 30));
+  // Durability. On a raw block device fsync and fdatasync are both a
+  // flush of the drive's volatile cache (NVMe Flush, SATA FLUSH CACHE),
+  // and O_SYNC / O_DSYNC writes (sync=1, sync, dsync) go out with FUA.
   for (const char* k : {"fsync", "fdatasync"})
     if (const FioOption* o = r.find(k)) {
       const auto n = static_cast<std::uint32_t>(r.integer(*o, 0, 1 << 30));
-      if (n) p.fsync_every = p.fsync_every ? std::min(p.fsync_every, n) : n;
+      if (n) p.flush_every = p.flush_every ? std::min(p.flush_every, n) : n;
+      if (n && p.rate.open_loop())
+        fail_opt(*o,
+                 "expected no fsync/fdatasync with rate or rate_iops (open-loop arrivals are "
+                 "issued as they come, with no wait for a flush)");
     }
-  p.end_fsync = r.flag({"end_fsync"});
+  p.end_flush = r.flag({"end_fsync"});
+  if (const FioOption* o = r.find("sync")) {
+    const std::string v = lower(o->value);
+    if (o->flag || v == "1" || v == "sync" || v == "dsync")
+      p.fua = true;
+    else if (v != "0" && v != "none")
+      fail_opt(*o, "expected none, 0, sync, 1 or dsync");
+  }
 
   // Strided zones.
   const FioOption* zm = r.find("zonemode");
@@ -894,6 +1004,33 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
   return m;
 }
 
+// The simulator judges steady state over a whole phase and stops all its
+// streams at once: what fio does for the jobs of one reporting group with
+// group_reporting. Jobs judged apart, or by different rules, it cannot run.
+void check_phase_steadystate(const FioSection& sec, const PhaseSpec& phase,
+                             const std::vector<FioJobInfo>& earlier, const FioJobInfo& job) {
+  if (phase.streams() == 1) return;
+  bool any = false, same = true;
+  const UntilSteady& a = phase.until_steady;
+  for (std::size_t k = 0; k < phase.streams(); ++k) {
+    const UntilSteady& b = phase.stream(k).until_steady;
+    any |= b.round != 0;
+    same &= b.round == a.round && b.rounds == a.rounds && b.tolerance == a.tolerance &&
+            b.slope_tolerance == a.slope_tolerance && b.after == a.after;
+  }
+  if (!any) return;
+  bool grouped = job.group_reporting;
+  for (const FioJobInfo& j : earlier)
+    if (j.phase == job.phase) grouped &= j.group_reporting && j.groupid == job.groupid;
+  if (!same || !grouped)
+    fail_at(sec.file, sec.line,
+            "[" + sec.name +
+                "]: steadystate: the simulator judges steady state over all the jobs that run "
+                "together (between stonewalls, numjobs clones included) and stops them at once: "
+                "expected the same steadystate, ss_dur and ss_ramp on each, in one reporting "
+                "group with group_reporting");
+}
+
 }  // namespace
 
 FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
@@ -924,7 +1061,7 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     Job job;
     job.opts = globals;
     job.opts.insert(job.opts.end(), sec.options.begin(), sec.options.end());
-    Mapped m = map_job(sec, job, user_bytes, path, out_dir, w.ignored, w.notes);
+    Mapped m = map_job(sec, job, user_bytes, path, out_dir, w);
     // Concurrent streams: each seeded from randseed and its job number, so
     // none depends on the others. A job's own randseed gives it its own
     // stream even alone; [global]'s seeds the workload's.
@@ -969,6 +1106,7 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
         phase.concurrent.push_back(s);
       }
     }
+    check_phase_steadystate(sec, phase, w.jobs, m.info);
     // Phase names are unique (results are reported by phase name).
     if (m.info.first_stream == 0) {
       std::string name = phase.name;

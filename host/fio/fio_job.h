@@ -71,6 +71,9 @@ struct FioWorkload {
   // What the mapping did that fio would also say (a synchronous engine's
   // depth capped at 1), one line each.
   std::vector<std::string> notes;
+  // What the user should check, one line each: an ioengine the simulator
+  // does not know, run as the engines it treats alike.
+  std::vector<std::string> warnings;
 };
 
 // Reads a job file and maps it onto a workload for a drive of `user_bytes`.

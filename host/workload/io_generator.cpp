@@ -38,7 +38,7 @@ void IologWriter::line(Tick since_start, const char* action, std::uint64_t offse
 }
 
 void IologWriter::io(Tick since_start, IoOp op, std::uint64_t offset, std::uint32_t bytes) {
-  static constexpr const char* kAction[] = {"read", "write", "trim"};
+  static constexpr const char* kAction[] = {"read", "write", "trim", "sync"};
   line(since_start, kAction[static_cast<int>(op)], offset, bytes, true);
 }
 
@@ -71,6 +71,9 @@ struct IoGenerator::Stream {
   std::uint32_t outstanding = 0;
   Tick start = 0, measure_from = 0;
   bool begun = false, stopped = false, thinking = false, done = false;
+  // A flush is due (after flush_every writes, or the stream's end flush),
+  // or out (the stream waits for it); the end flush was issued.
+  bool flush_due = false, flushing = false, end_flushed = false;
   std::uint32_t since_think = 0;
   double offered_iops = 0;
   std::vector<std::uint32_t> free_ids;  // command slots not in use (open loop, thinking)
@@ -107,7 +110,7 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
     if (u.while_gc && gc_work == nullptr)
       throw std::invalid_argument("until_steady.while_gc: this run counts no GC moves");
     result_.steady = std::make_unique<SteadyStateMonitor>(
-        measure_from_, u.round, u.rounds, u.tolerance,
+        measure_from_, u.round, u.rounds, u.tolerance, u.slope_tolerance,
         SteadyEarned{u.after, gc_work, u.while_gc});
   }
   if (spec.stream_results) result_.streams.resize(spec.streams());
@@ -155,8 +158,8 @@ void IoGenerator::begin(Stream& s) {
     engine_->schedule_at(engine_->now() + next_gap(s), this, kArrival, s.index);
     return;
   }
-  for (std::uint32_t id = 0; id < s.spec.iodepth && !s.thinking && may_issue(s); ++id)
-    issue(s, s.first_id + id);
+  for (std::uint32_t id = 0; id < s.spec.iodepth && !blocked(s) && has_next(s); ++id)
+    issue_next(s, s.first_id + id);
   // Slots left unissued by a think pause wait in the free list.
   for (std::uint32_t id = s.spec.iodepth; id-- > 0;)
     if (!hif_->command(s.first_id + id).in_use) s.free_ids.push_back(s.first_id + id);
@@ -172,15 +175,75 @@ bool IoGenerator::may_issue(const Stream& s) const {
   return true;
 }
 
+bool IoGenerator::blocked(const Stream& s) { return s.thinking || s.flushing; }
+
+bool IoGenerator::has_next(const Stream& s) const { return s.flush_due || may_issue(s); }
+
+void IoGenerator::issue_next(Stream& s, std::uint32_t id) {
+  if (s.flush_due) issue_flush(s, id);
+  else issue(s, id);
+}
+
+void IoGenerator::issue_flush(Stream& s, std::uint32_t id) {
+  HostCommand& c = hif_->command(id);
+  c = HostCommand{};
+  c.op = IoOp::kFlush;
+  c.issued = engine_->now();
+  c.in_use = true;
+  s.flush_due = false;
+  s.flushing = true;
+  if (outstanding_ == 0) busy_since_ = c.issued;
+  ++outstanding_;
+  ++s.outstanding;
+  if (s.iolog) s.iolog->io(c.issued - s.start, c.op, 0, 0);
+  hif_->issue(id);
+  result_.peak_device_qd = std::max(result_.peak_device_qd, hif_->in_device());
+}
+
+void IoGenerator::flush_done(Stream& s, std::uint32_t id) {
+  HostCommand& c = hif_->command(id);
+  const Tick now = engine_->now();
+  if (now >= measure_from_ && c.issued >= measure_from_) {
+    ++result_.flushes;
+    result_.flush_latency.record(now - c.issued);
+  }
+  if (s.result && now >= s.measure_from && c.issued >= s.measure_from) {
+    ++s.result->syncs;
+    s.result->sync_latency.record(now - c.issued);
+  }
+  c.in_use = false;
+  if (--outstanding_ == 0) result_.busy += now - busy_since_;
+  --s.outstanding;
+  s.flushing = false;
+  s.free_ids.push_back(id);
+  if (s.stopped) {
+    if (s.outstanding == 0) stream_stopped(s);
+    return;
+  }
+  fill(s);
+}
+
 void IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   c = HostCommand{};
-  const IoPattern::Io io = s.pattern.next();
+  IoPattern::Io io = s.pattern.next();
+  // A stream bounded by bytes moves exactly them: its last IO takes what is
+  // left. (A sequential stream's wrap at the range end already lands there;
+  // a random one's blocks need not divide the range, and mixed sizes
+  // overshoot. trimwrite's trim and write of a block go in pairs.)
+  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite &&
+      io.bytes > s.spec.io_bytes - s.issued_bytes) {
+    const std::uint64_t left = s.spec.io_bytes - s.issued_bytes;
+    io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
+  }
   c.op = io.op;
   c.offset = io.offset;
   c.bytes = io.bytes;
   c.issued = engine_->now();
   c.in_use = true;
+  c.fua = s.spec.fua && c.op == IoOp::kWrite;
+  if (c.op == IoOp::kWrite && s.spec.flush_every != 0 && ++s.writes % s.spec.flush_every == 0)
+    s.flush_due = true;
   if (s.offered_iops > 0 && c.issued >= measure_from_)
     result_.queue_delay[static_cast<int>(c.op)].record(c.issued - s.issue_arrival);
   ++s.issued_ios;
@@ -192,8 +255,6 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
     int level = 0;
     while (level < 6 && (1u << level) < s.outstanding) ++level;
     ++s.result->depth_levels[level];
-    if (c.op == IoOp::kWrite && s.spec.fsync_every != 0 && ++s.writes % s.spec.fsync_every == 0)
-      ++s.result->syncs;
   }
   if (s.iolog) s.iolog->io(c.issued - s.start, c.op, c.offset, c.bytes);
   if (s.spec.thinktime > 0 && ++s.since_think >= s.spec.thinktime_blocks) {
@@ -207,17 +268,21 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
 }
 
 void IoGenerator::fill(Stream& s) {
-  while (!s.free_ids.empty() && !s.thinking && may_issue(s)) {
+  while (!s.free_ids.empty() && !blocked(s) && has_next(s)) {
     const std::uint32_t id = s.free_ids.back();
     s.free_ids.pop_back();
-    issue(s, id);
+    issue_next(s, id);
   }
-  if (!s.thinking && s.outstanding == 0) stream_stopped(s);
+  if (!blocked(s) && s.outstanding == 0) stream_stopped(s);
 }
 
 void IoGenerator::on_complete(std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   Stream& s = *streams_[stream_of_id_[id]];
+  if (c.op == IoOp::kFlush) {
+    flush_done(s, id);
+    return;
+  }
   const Tick now = engine_->now();
   const int op = static_cast<int>(c.op);
   if (now >= measure_from_ && c.issued >= measure_from_) {
@@ -229,6 +294,10 @@ void IoGenerator::on_complete(std::uint32_t id) {
     if (c.op == IoOp::kWrite) {
       result_.by_bytes->add(now, c.bytes);
       if (result_.passes) result_.passes->add(now, c.bytes);
+      if (c.fua) {
+        ++result_.fua_writes;
+        result_.fua_latency.record(now - c.issued);
+      }
     }
     if (result_.interval_latency) result_.interval_latency->record(now, now - c.issued);
     if (result_.steady) result_.steady->add(now);
@@ -273,8 +342,12 @@ void IoGenerator::on_complete(std::uint32_t id) {
     }
     return;
   }
-  if (!s.stopped && may_issue(s)) {
-    issue(s, id);
+  if (s.flushing) {  // the stream waits for its flush
+    s.free_ids.push_back(id);
+    return;
+  }
+  if (!s.stopped && has_next(s)) {
+    issue_next(s, id);
   } else {
     s.free_ids.push_back(id);
     s.stopped = true;
@@ -329,9 +402,20 @@ void IoGenerator::stop_arrivals(Stream& s) {
 
 void IoGenerator::stream_stopped(Stream& s) {
   s.stopped = true;
-  if (s.done) return;
+  if (s.done || s.flushing) return;
+  // The flush its last writes made due, then the end flush, before it ends
+  // (its commands are all complete: every slot is free).
+  if (s.spec.end_flush && !s.end_flushed) {
+    s.end_flushed = true;
+    s.flush_due = true;
+  }
+  if (s.flush_due) {
+    const std::uint32_t id = s.free_ids.back();
+    s.free_ids.pop_back();
+    issue_flush(s, id);
+    return;
+  }
   s.done = true;
-  if (s.result && s.spec.end_fsync) ++s.result->syncs;
   if (s.iolog) s.iolog->close(engine_->now() - s.start);
   if (++done_streams_ == streams_.size()) finish();
 }
@@ -356,9 +440,14 @@ void IoGenerator::drive_lost() {
       HostCommand& c = hif_->command(id);
       if (!c.in_use) continue;
       c.in_use = false;
+      ++result_.lost_to_power_cuts;
+      if (c.op == IoOp::kFlush) {  // sent again: the writes before it are still to be made durable
+        s.flushing = false;
+        s.flush_due = true;
+        continue;
+      }
       --s.issued_ios;
       s.issued_bytes -= c.bytes;
-      ++result_.lost_to_power_cuts;
     }
     s.outstanding = 0;
     s.thinking = false;

@@ -88,8 +88,15 @@ class IoGenerator : public CompletionSink, public EventTarget {
   enum EventKind : std::uint32_t { kArrival, kStart, kThinkDone };
 
   bool may_issue(const Stream& s) const;
+  // The stream issues nothing now: it thinks, or waits for its flush.
+  static bool blocked(const Stream& s);
+  // Something to issue in a free slot: a flush due, or an IO allowed.
+  bool has_next(const Stream& s) const;
   void begin(Stream& s);
   void issue(Stream& s, std::uint32_t id);
+  void issue_next(Stream& s, std::uint32_t id);  // the flush due, else an IO
+  void issue_flush(Stream& s, std::uint32_t id);
+  void flush_done(Stream& s, std::uint32_t id);
   void fill(Stream& s);         // issue into free slots while allowed
   void stream_stopped(Stream& s);  // issues no more; done once its commands are
   void finish();                // the last command of the last stream has completed

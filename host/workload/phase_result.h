@@ -42,7 +42,8 @@ struct StreamResult {
   std::uint64_t ios[kOps] = {};
   std::uint64_t bytes[kOps] = {};
   Tick start = 0, end = 0;  // the measured window: after startdelay and ramp, to the last completion
-  std::uint64_t syncs = 0;  // fsync/fdatasync counted (the drive has no flush command)
+  std::uint64_t syncs = 0;  // fsync/fdatasync (and end_fsync): Flush commands completed
+  LatencyHistogram sync_latency;
   // Commands outstanding when each IO was issued, by fio's iodepth_level
   // buckets: 1, 2, 4, 8, 16, 32, >=64.
   std::uint64_t depth_levels[7] = {};
@@ -82,6 +83,11 @@ struct PhaseResult {
   LatencyHistogram queue_delay[kOps];
   std::uint64_t arrivals = 0;
   std::uint64_t left_on_host = 0;
+  // Flush commands (flush_every, end_flush) and FUA writes measured, with
+  // their latency from issue to completion (FUA writes are in
+  // latency[kWrite] too).
+  std::uint64_t flushes = 0, fua_writes = 0;
+  LatencyHistogram flush_latency, fua_latency;
   // Commands the drive held when power failed (issued again after it came back).
   std::uint64_t lost_to_power_cuts = 0;
   // Time with at least one of the phase's commands issued and not yet

@@ -166,7 +166,7 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
   const Amount tol = u.get_amount("tolerance", ten_percent);
   if (!tol.is_percent || !(tol.percent > 0 && tol.percent < 100))
     u.fail("tolerance", "expected a percentage above 0% and below 100%, such as 10%");
-  s.tolerance = tol.percent / 100;
+  s.tolerance = s.slope_tolerance = tol.percent / 100;
   if (p.runtime != 0 && s.round * s.rounds > p.runtime)
     u.fail("rounds", "expected round x rounds within the phase's runtime (" +
                          std::to_string(to_seconds(p.runtime)) +
@@ -177,6 +177,21 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
                         std::to_string(to_seconds(p.runtime)) +
                         " s): no window could be tested");
   s.while_gc = u.get_bool("while_gc", false);
+}
+
+// Host durability operations (NVMe Flush and FUA, SATA FLUSH CACHE and
+// FUA writes): PhaseSpec::fua, flush_every, end_flush.
+void read_durability(const ConfigNode& n, PhaseSpec& p) {
+  p.fua = n.get_bool("fua", false);
+  p.flush_every = static_cast<std::uint32_t>(n.get_int("flush_every", 0, 0, 1 << 30));
+  p.end_flush = n.get_bool("end_flush", false);
+  if (!p.fua && p.flush_every == 0 && !p.end_flush) return;
+  const char* key = p.fua ? "fua" : p.flush_every ? "flush_every" : "end_flush";
+  if (p.fast) n.fail(key, "a fast phase takes no simulated time: no flush or FUA write");
+  if (p.flush_every != 0 && (n.has("rate") || n.has("load_curve")))
+    n.fail("flush_every",
+           "expected no flush_every with open-loop arrivals (rate, load_curve): the host issues "
+           "each arrival as it comes, with no wait for a flush");
 }
 
 Arrival read_arrival(const ConfigNode& n) {
@@ -363,6 +378,7 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
       n.fail("report", "a load curve reports as report: load_curve");
     p.report = PhaseReportKind::kLoadCurve;
   }
+  read_durability(n, p);
   if (numjobs > 1) {
     // Clones run concurrently as streams of the phase, each its own range
     // start and random stream (seeded in from_config).

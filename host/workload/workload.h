@@ -92,6 +92,9 @@ struct UntilSteady {
   Tick round = 0;  // 0: not set
   std::uint32_t rounds = 5;
   double tolerance = 0.10;
+  // The slope condition's own tolerance, where it differs (fio's
+  // steadystate tests one condition: the other's tolerance is infinite).
+  double slope_tolerance = 0.10;
   Tick after = 0;         // no steady window closes earlier (from the measured start)
   bool while_gc = false;  // each round of the window has GC moves
 };
@@ -196,8 +199,13 @@ struct PhaseSpec {
   Tick thinktime = 0;             // after each thinktime_blocks IOs: drain, then pause
   std::uint32_t thinktime_blocks = 1;
   Tick start_delay = 0;           // the stream starts this long after the phase
-  std::uint32_t fsync_every = 0;  // count a sync after every N writes (no flush command)
-  bool end_fsync = false;         // and one at the end
+  // Durability (fio's sync=1, fsync/fdatasync=N, end_fsync): every write
+  // with FUA; a Flush after every flush_every writes (the stream issues
+  // nothing more until it completes, as fio's job waits for its fsync); and
+  // one when the stream ends.
+  bool fua = false;
+  std::uint32_t flush_every = 0;
+  bool end_flush = false;
   // Non-zero: this stream draws from a random stream of its own seeded so
   // (concurrent streams); 0: the workload's stream.
   std::uint64_t seed = 0;
