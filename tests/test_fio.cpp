@@ -142,6 +142,13 @@ TEST_CASE(
              Contains("bad.fio:3: fancy_feature=1: an fio option the simulator cannot honour"));
   CHECK_THAT(load_error("[a]\nbs=512\n"),
              Contains("bad.fio:2: bs=512: expected a multiple of 4KiB"));
+  // Found by fuzz/fuzz_fio_job.cpp: sizes beyond 2^32 (bs) and 2^64 (any size) were
+  // converted to integers first (undefined behaviour), checked after.
+  CHECK_THAT(load_error("[a]\nbs=4294971392\n"),
+             Contains("bad.fio:2: bs=4294971392: expected a multiple of 4KiB up to 256MiB"));
+  CHECK_THAT(load_error("[a]\nbs=63333333333333333333333KiB\n"),
+             Contains("bad.fio:2: bs=63333333333333333333333KiB: expected a size below 8 EiB"));
+  CHECK_THAT(load_error("[a]\nsize=99999999999t\n"), Contains("bad.fio:2: size=99999999999t: expected a size below 8 EiB"));
   CHECK_THAT(load_error("[a]\nsize=2g\n"),
              Contains("bad.fio:2: size=2g: expected offset + size within"));
   CHECK_THAT(load_error("[a]\nverify=md5\n"),

@@ -322,6 +322,8 @@ struct Reader {
     if (!x)
       fail_opt(o,
                "expected a size such as 4k, 128KiB, 10g (kb_base " + std::to_string(kb_base) + ")");
+    // Callers keep sizes as 64-bit integers; a larger value would not convert.
+    if (!(*x < 0x1p63)) fail_opt(o, "expected a size below 8 EiB");
     return *x;
   }
   std::uint64_t bytes(const FioOption& o) const {
@@ -688,8 +690,9 @@ Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
   if (const FioOption* o = r.find_any({"bs", "blocksize"})) {
     const std::string v = one_value_for(*o, p.rw, "block size");
     if (!v.empty()) {
-      p.bs = static_cast<std::uint32_t>(r.size_of(*o, v));
-      check_transfer(*o, p.bs);
+      const auto b = static_cast<std::uint64_t>(r.size_of(*o, v));
+      check_transfer(*o, b);
+      p.bs = static_cast<std::uint32_t>(b);
     }
   }
   std::uint32_t smallest = p.bs;
