@@ -119,10 +119,13 @@ void Drive::archive_state(StateArchive& ar, Rng& rng) {
   ar.pods(now, rng, nand_stats);
   ftl.archive(ar);
   controller.archive(ar);
+  ar.seal();
   if (!ar.loading()) return;
+  // What follows acts on the state: only on one whole and past its checksum.
+  ar.end();
   engine.advance_to(now);
   nand.restore_stats(nand_stats);
-  ftl.rearm_timers();
+  ftl.rearm_timers(ar);
 }
 
 SnapshotIo Drive::save_state(OutputFile& out, const SnapshotKey& key, Rng& rng) {
@@ -146,7 +149,6 @@ SnapshotIo Drive::save_state(OutputFile& out, const SnapshotKey& key, Rng& rng) 
   ar.pod(verify);
   ar.seal();
   archive_state(ar, rng);
-  ar.seal();
   out.commit();
   return {ar.bytes_done(), seconds_since(start)};
 }
@@ -155,8 +157,13 @@ SnapshotIo Drive::load_state(const std::string& path, const SnapshotKey& key, Rn
   const auto start = std::chrono::steady_clock::now();
   if (ftl.map().logical_pages() == 0 || !ftl.quiescent() || engine.now() != 0 || !engine.empty())
     throw std::logic_error("drive-state snapshot: load into a freshly built drive only");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
   struct stat st{};
+  // Before opening: a FIFO would block the open, and a folder opens but
+  // reads as nothing.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    throw SnapshotError(path + (S_ISDIR(st.st_mode) ? ": is a folder" : ": is not a regular file") +
+                        "; --load-state expects a snapshot file written by --save-state");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!in || ::fstat(::fileno(in.get()), &st) != 0)
     throw SnapshotError(path + ": cannot read the snapshot: " + std::strerror(errno));
   StateArchive ar(in.get(), static_cast<std::uint64_t>(st.st_size), path);
@@ -191,7 +198,6 @@ SnapshotIo Drive::load_state(const std::string& path, const SnapshotKey& key, Rn
                         " --verify, this run is " + (key.verify ? "with" : "without") + " it");
   Rng loaded = rng;
   archive_state(ar, loaded);
-  ar.seal();
   rng = loaded;
   return {ar.bytes_done(), seconds_since(start)};
 }

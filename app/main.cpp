@@ -24,6 +24,7 @@
 #include "app/fio_report.h"
 #include "app/phase_metrics.h"
 #include "app/report.h"
+#include "app/run_inputs.h"
 #include "app/runner.h"
 #include "app/sweep.h"
 #include "ftl/gc_policy.h"
@@ -96,16 +97,12 @@ void print_usage(const po::options_description& opts) {
 
 int run(const Args& a) {
   const auto started = std::chrono::steady_clock::now();
-  auto drive_doc = ConfigDoc::load(a.drive, "drive", a.sets);
-  // Building the drive allocates and initialises its tables (mapping, block
-  // state): for a 4 TB drive a set-up cost worth reporting.
-  const auto build_start = std::chrono::steady_clock::now();
   bool verify = a.verify;
-  auto drive = std::make_unique<Drive>(drive_doc->root(), verify);
-  const double build_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - build_start).count();
-  std::unique_ptr<ConfigDoc> wl_doc;
-  WorkloadSpec workload;
+  RunInputs in = read_drive(a.drive, a.sets, verify);
+  const std::unique_ptr<ConfigDoc>& drive_doc = in.drive_doc;
+  const std::unique_ptr<ConfigDoc>& wl_doc = in.workload_doc;
+  std::unique_ptr<Drive>& drive = in.drive;
+  WorkloadSpec& workload = in.workload;
   std::unique_ptr<FioWorkload> fio;
   const FioOutputFormat fio_format = parse_fio_output_format(a.output_format);
   if (!a.fio.empty()) {
@@ -122,24 +119,9 @@ int run(const Args& a) {
     for (const auto& note : fio->notes) spdlog::info("{}: {}", a.fio, note);
     for (const auto& warning : fio->warnings) spdlog::warn("{}", warning);
   } else if (!a.workload.empty()) {
-    wl_doc = ConfigDoc::load(a.workload, "workload", a.sets);
-    workload = WorkloadSpec::from_config(wl_doc->root(), drive->user_bytes());
-    wl_doc->check_unused();
+    read_workload(in, a.workload, a.sets);
   }
-  drive_doc->check_unused();
-  for (std::size_t i = 0; i < workload.block_faults.size(); ++i) {
-    const auto& f = workload.block_faults[i];
-    if (f.die >= drive->geo.dies() || f.block >= drive->geo.blocks_per_plane) {
-      const ConfigNode node = wl_doc->root().child("faults").children("fail_block")[i];
-      node.fail(f.die >= drive->geo.dies() ? "die" : "block",
-                "expected a die below " + std::to_string(drive->geo.dies()) + " and a block below " +
-                    std::to_string(drive->geo.blocks_per_plane) + " (the drive's geometry)");
-    }
-  }
-  for (std::size_t i = 0; i < workload.die_faults.size(); ++i)
-    if (workload.die_faults[i].die >= drive->geo.dies())
-      wl_doc->root().child("faults").children("fail_die")[i].fail(
-          "die", "expected a die below " + std::to_string(drive->geo.dies()) + " (the drive's geometry)");
+  check_run_inputs(in, a.sets);
   if ((!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty()) && !verify) {
     // Power cuts are checked against every accepted write: the sequence
     // numbers the out-of-band areas carry live in verification mode.
@@ -147,11 +129,6 @@ int run(const Args& a) {
     verify = true;
     drive = std::make_unique<Drive>(drive_doc->root(), verify);
   }
-  for (const auto& s : a.sets) {
-    if (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0)
-      throw ConfigError("--set " + s + ": expected a key starting with drive. or workload.");
-  }
-  power_policy_of(*drive, workload);  // the same check the run makes, before it
   if (a.command == "check") {
     // Every trace a phase replays, read through once (streamed): its first
     // bad line, IO past the end of this drive, or a replay of nothing.
@@ -190,7 +167,7 @@ int run(const Args& a) {
                  c.account.failed_pages, c.account.protected_cut ? ", PLP flush held" : "",
                  to_seconds(c.recovery.recovery_time));
   RunMeta meta;
-  meta.build_seconds = build_seconds;
+  meta.build_seconds = in.build_seconds;
   meta.started = started;
   meta.drive_file = a.drive;
   meta.workload_file = fio ? a.fio : a.workload;
@@ -230,7 +207,7 @@ int run(const Args& a) {
     return kExitBadInput;
   }
   spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
-               a.out, seconds_since(started), build_seconds, report.wall_seconds, write_seconds,
+               a.out, seconds_since(started), in.build_seconds, report.wall_seconds, write_seconds,
                report.events);
   for (const PhaseReport& p : report.phases) {
     if (!p.trace) continue;

@@ -1,6 +1,5 @@
 #include "app/phase_metrics.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -18,11 +17,8 @@ std::string MetricValue::csv() const {
     case Kind::kBool:
       std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(i));
       return buf;
-    case Kind::kReal: {
-      // The shortest text that reads back as the same double.
-      const auto r = std::to_chars(buf, buf + sizeof buf, d);
-      return std::string(buf, r.ptr);
-    }
+    case Kind::kReal:
+      return csv_number(d);
     default:
       return "";
   }
@@ -32,8 +28,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 using V = MetricValue;
-
-double round_to(double v, double step) { return std::round(v / step) * step; }
 
 constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
 
@@ -65,14 +59,14 @@ V nand(const PhaseView& v, int) {
 V op_ios(const PhaseView& v, int op) { return V::integer(v.phase.result.ios[op]); }
 V op_bytes(const PhaseView& v, int op) { return V::integer(v.phase.result.bytes[op]); }
 V op_mb_per_s(const PhaseView& v, int op) {
-  return V::real(v.seconds > 0 ? round_to(static_cast<double>(v.phase.result.bytes[op]) / v.seconds / 1e6, 1e-3)
+  return V::real(v.seconds > 0 ? round_decimals(static_cast<double>(v.phase.result.bytes[op]) / v.seconds / 1e6, 3)
                                : 0.0);
 }
 V op_iops(const PhaseView& v, int op) {
-  return V::real(v.seconds > 0 ? round_to(static_cast<double>(v.phase.result.ios[op]) / v.seconds, 1e-2) : 0.0);
+  return V::real(v.seconds > 0 ? round_decimals(static_cast<double>(v.phase.result.ios[op]) / v.seconds, 2) : 0.0);
 }
 const LatencyHistogram& lat(const PhaseView& v, int op) { return v.phase.result.latency[op]; }
-V lat_mean(const PhaseView& v, int op) { return V::real(round_to(lat(v, op).mean() / 1e3, 1e-3)); }
+V lat_mean(const PhaseView& v, int op) { return V::real(round_decimals(lat(v, op).mean() / 1e3, 3)); }
 V lat_p50(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.50))); }
 V lat_p99(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.99))); }
 V lat_p99_9(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.999))); }

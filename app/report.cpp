@@ -31,8 +31,6 @@ double peak_rss_mib() {
 
 namespace {
 
-double round_to(double v, double step) { return std::round(v / step) * step; }
-
 // PhaseResult's per-op arrays, indexed by IoOp, by name.
 constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
 
@@ -54,7 +52,7 @@ void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, 
     const LatencyHistogram& h = r.latency[op];
     if (h.count() == 0) continue;
     Json under;
-    for (const Tick t : thresholds) under[time_label(t)] = round_to(h.share_below(t), 1e-6);
+    for (const Tick t : thresholds) under[time_label(t)] = round_decimals(h.share_below(t), 6);
     j[kOpNames[op]]["share_under"] = under;
   }
 }

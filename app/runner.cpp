@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
@@ -573,6 +574,9 @@ void check_snapshot_options(const WorkloadSpec& workload, const SnapshotOptions&
   if (!s.save.empty() && !s.load.empty())
     throw SnapshotError("--save-state and --load-state: one or the other (a loaded state is already saved)");
   const std::string flag = s.save.empty() ? "--load-state" : "--save-state";
+  // Before the preconditioning the state would take: its file could not be put there.
+  if (!s.save.empty() && std::filesystem::is_directory(s.save))
+    throw SnapshotError("--save-state " + s.save + ": is a folder; expected a file name for the snapshot");
   if (precondition_phases(workload) == 0)
     throw SnapshotError(flag + ": workload '" + workload.name +
                         "' has no leading precondition phases (precondition: true) for a snapshot to stand for");

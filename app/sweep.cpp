@@ -26,6 +26,7 @@
 
 #include "app/compare.h"
 #include "app/phase_metrics.h"
+#include "app/run_inputs.h"
 #include "host/workload/axes.h"
 #include "sim/chart.h"
 #include "sim/config.h"
@@ -112,6 +113,33 @@ void plan_groups(SweepPlan& plan) {
   }
 }
 
+// Every point's resolved drive and workload, checked as `ssdtwin check`
+// checks them, before the first point runs: a bad axis value (an unknown
+// policy, a misspelled key, a number that is not one) is refused at once,
+// naming the point, rather than found in its error.txt once the others
+// have run. Returns the names of the phases the points run.
+std::set<std::string> check_points(const SweepPlan& plan, const std::string& sweep_file) {
+  std::set<std::string> phases;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const SweepPoint& p = plan.points[i];
+    std::string where = sweep_file + ": point " + std::to_string(i) + " (";
+    for (std::size_t a = 0; a < plan.axes.size(); ++a)
+      where += (a ? ", " : "") + plan.axes[a].key + "=" + p.values[a];
+    where += "): ";
+    try {
+      RunInputs in = read_drive(p.drive, p.sets, false);
+      read_workload(in, p.workload, p.sets);
+      check_run_inputs(in, p.sets, false);
+      for (const PhaseSpec& ph : in.workload.phases) phases.insert(ph.name);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + e.what());
+    } catch (const std::exception& e) {
+      throw std::runtime_error(where + e.what());
+    }
+  }
+  return phases;
+}
+
 Json point_json(const SweepPlan& plan, std::size_t i) {
   const SweepPoint& p = plan.points[i];
   Json j;
@@ -184,6 +212,13 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
   if (how == "zip" && zip_mismatch(sizes) < sizes.size())
     axis_nodes[zip_mismatch(sizes)].fail(
         "values", "expected as many values as the first axis (" + std::to_string(sizes[0]) + ") to zip them");
+  // Each point is a whole run, and is checked before any runs: a grid of
+  // long ranges would make more than any study needs (or memory holds).
+  constexpr std::size_t kMaxPoints = 100000;
+  std::size_t points = how == "zip" ? sizes[0] : 1;
+  for (std::size_t a = 0; how == "grid" && a < sizes.size() && points <= kMaxPoints; ++a) points *= sizes[a];
+  if (points > kMaxPoints)
+    root.fail("axes", "expected at most " + std::to_string(kMaxPoints) + " points, the axes make more");
   for (const auto& idx : combine_axes(sizes, how == "zip" ? AxisCombine::kZip : AxisCombine::kGrid)) {
     SweepPoint p;
     p.drive = base_drive;
@@ -213,8 +248,10 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
       if (in_metrics_csv(m) && !m.wall) plan.metrics.push_back(m.name);
   }
   if (root.has("phases")) plan.phases = root.get_value_texts("phases");
+  std::vector<ConfigNode> chart_nodes;
   if (root.has("charts")) {
-    for (const ConfigNode& c : root.children("charts")) {
+    chart_nodes = root.children("charts");
+    for (const ConfigNode& c : chart_nodes) {
       SweepChart ch;
       ch.metric = c.get_string("metric");
       if (!find_phase_metric(ch.metric)) c.fail("metric", "expected a metric name from 'ssdtwin metrics'");
@@ -238,6 +275,16 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
   for (const SweepPoint& p : plan.points)
     for (const std::string& f : {p.drive, p.workload})
       if (!fs::is_regular_file(f)) throw ConfigError(sweep_file + ": " + f + ": no such file");
+  const std::set<std::string> phase_names = check_points(plan, sweep_file);
+  auto check_phase = [&](const ConfigNode& node, const std::string& key, const std::string& name) {
+    if (phase_names.count(name)) return;
+    std::string known;
+    for (const std::string& n : phase_names) known += (known.empty() ? "" : ", ") + n;
+    node.fail(key, "expected a phase of the points' workloads (" + known + "), got '" + name + "'");
+  };
+  for (const std::string& name : plan.phases) check_phase(root, "phases", name);
+  for (std::size_t k = 0; k < plan.charts.size(); ++k)
+    if (!plan.charts[k].phase.empty()) check_phase(chart_nodes[k], "phase", plan.charts[k].phase);
   if (share) plan_groups(plan);
   return plan;
 }
@@ -491,9 +538,7 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
   for (const std::string& line : lines) text += "," + csv_field(line);
   text += "\n";
   for (const auto& [xv, cells] : table) {
-    char num[32];
-    std::snprintf(num, sizeof num, "%.9g", xv);
-    text += num;
+    text += csv_number(xv);
     for (const std::string& line : lines) text += "," + (cells.count(line) ? cells.at(line) : std::string());
     text += "\n";
   }
@@ -592,7 +637,7 @@ std::string human_seconds(double s) {
 
 // The local backend: up to `workers` points at once, each as its own
 // process (`ssdtwin sweep --run-point DIR N`, as a Slurm array task runs it).
-int run_local(const SweepPlan& plan, const std::string& dir, unsigned workers, const std::string& exe,
+int run_local(const SweepPlan& plan, const std::string& dir, std::size_t workers, const std::string& exe,
               bool quiet) {
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < plan.points.size(); ++i)
@@ -716,7 +761,8 @@ int sweep_main(int argc, char** argv) {
   namespace po = boost::program_options;
   std::string file, out, backend = "local", collect;
   std::vector<std::string> run_point_args;
-  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  // Signed: an unsigned option would read -1 as 4294967295 workers.
+  long long jobs = std::max(1u, std::thread::hardware_concurrency());
   bool quiet = false, no_submit = false;
   po::options_description opts("ssdtwin sweep SWEEP.yaml --out DIR [options]");
   opts.add_options()("help,h", "show this help")("out,o", po::value(&out), "the sweep's folder")(
@@ -749,7 +795,7 @@ int sweep_main(int argc, char** argv) {
     if (!collect.empty()) return collect_and_report(collect).failures.empty() ? 0 : 1;
     if (file.empty() || out.empty()) throw po::error("sweep needs a sweep file and --out DIR");
     if (backend != "local" && backend != "slurm") throw po::error("--backend expects local or slurm");
-    if (jobs == 0) throw po::error("--jobs expects at least 1");
+    if (jobs < 1) throw po::error("--jobs expects at least 1, got " + std::to_string(jobs));
     const SweepPlan plan = plan_sweep(file);
     write_plan(plan, out);
     const std::string exe = self_exe();
@@ -758,7 +804,7 @@ int sweep_main(int argc, char** argv) {
                    plan.points.size(), plan.groups.size(), backend.c_str(),
                    backend == "local" ? (", " + std::to_string(jobs) + " workers").c_str() : "");
     if (backend == "slurm") return submit_slurm(plan, out, exe, !no_submit);
-    const int rc = run_local(plan, out, jobs, exe, quiet);
+    const int rc = run_local(plan, out, static_cast<std::size_t>(jobs), exe, quiet);
     collect_and_report(out);
     return rc;
   } catch (const po::error& e) {

@@ -165,9 +165,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // state of a quiescent FTL, volatile parts included, so that a drive
   // built anew and given it runs on exactly as this one would. After
   // loading, with the clock set, rearm_timers() schedules the idle timers
-  // that were pending.
+  // that were pending (one due before the clock is damage `ar` reports).
   void archive(StateArchive& ar);
-  void rearm_timers();
+  void rearm_timers(const StateArchive& ar);
   // Idle timers pending in the engine (a quiescent FTL's only events).
   std::size_t armed_timers() const { return std::size_t{idle_timer_armed_} + idle_watch_armed_; }
   // A workload fault: `block` of `die` stops working at `at`: its reads fail

@@ -3,6 +3,7 @@
 // would not have. Each function serves writing and reading alike.
 #include "ftl/snapshot.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,13 @@ void StateArchive::raw(void* data, std::size_t bytes) {
   hash(data, bytes);
 }
 
+void StateArchive::pod(bool& v) {
+  std::uint8_t b = v ? 1 : 0;
+  raw(&b, 1);
+  if (b > 1) fail("a flag of value " + std::to_string(b) + " (expected 0 or 1)");
+  v = b == 1;
+}
+
 std::size_t StateArchive::length(std::size_t n, bool fixed) {
   std::uint64_t stored = n;
   pod(stored);
@@ -70,6 +78,12 @@ void StateArchive::seal() {
     *out_ << std::string_view(reinterpret_cast<const char*>(&stored), sizeof stored);
   }
   done_ += sizeof stored;
+}
+
+void StateArchive::end() {
+  if (loading() && remaining() > 0)
+    fail(std::to_string(remaining()) + " bytes after the end of the state (the file has " +
+         std::to_string(total_) + ")");
 }
 
 void StateArchive::fail(const std::string& what) const {
@@ -127,12 +141,22 @@ void MapCache::archive(StateArchive& ar) {
   ar.vec(free_list);
   if (policy_) policy_->archive(ar);
   if (!ar.loading()) return;
+  // Checked before the index is rebuilt from them: a segment in two slots,
+  // or a free slot that holds one, would corrupt the cache.
   std::uint32_t held = 0;
+  std::vector<std::uint32_t> segs;
   for (const std::uint32_t seg : seg_of) {
     if (seg == kNone) continue;
     if (seg >= segments_) ar.fail("a map-cache segment past the drive's end");
+    segs.push_back(seg);
     ++held;
   }
+  std::sort(segs.begin(), segs.end());
+  if (std::adjacent_find(segs.begin(), segs.end()) != segs.end()) ar.fail("a map-cache segment in two slots");
+  std::vector<std::uint8_t> listed(slots_.size());
+  for (const std::uint32_t slot : free_list)
+    if (slot >= slots_.size() || seg_of[slot] != kNone || listed[slot]++)
+      ar.fail("a map-cache free list naming a slot that is not free");
   if (held != used_ || held + free_list.size() != capacity_)
     ar.fail("a map cache whose slots do not add up");
   for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].seg = seg_of[i];
@@ -234,7 +258,10 @@ void Ftl::archive(StateArchive& ar) {
   // point (their tables hold handles only).
 }
 
-void Ftl::rearm_timers() {
+void Ftl::rearm_timers(const StateArchive& ar) {
+  const Tick now = core_.engine.now();
+  if ((idle_timer_armed_ && idle_flush_at_ < now) || (idle_watch_armed_ && idle_watch_at_ < now))
+    ar.fail("an idle timer due before the snapshot's time");
   auto flush = [&] { core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush); };
   auto watch = [&] { core_.engine.schedule_at(idle_watch_at_, this, kHostIdle); };
   if (flush_armed_first_) {

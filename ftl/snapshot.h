@@ -54,6 +54,9 @@ class StateArchive {
     static_assert(std::is_trivially_copyable_v<T>);
     raw(&v, sizeof v);
   }
+  // A flag, as one byte: any other value than 0 or 1 is damage (a bool
+  // read back from a stray byte would be undefined).
+  void pod(bool& v);
   template <class... T>
   void pods(T&... v) {
     (pod(v), ...);
@@ -90,6 +93,9 @@ class StateArchive {
   void raw(void* data, std::size_t bytes);
   // The checksum of everything so far: written, or read and compared.
   void seal();
+  // The end of the snapshot: reading, bytes after it are refused (the
+  // checksum covers only what the reader asked for).
+  void end();
   std::uint64_t bytes_done() const { return done_; }
   [[noreturn]] void fail(const std::string& what) const;
 

@@ -1,6 +1,14 @@
 #include "sim/csv.h"
 
+#include <charconv>
+
 namespace ssdtwin {
+
+std::string csv_number(double v) {
+  char buf[32];  // the longest shortest form of a double is 24 characters
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
 
 std::string csv_field(std::string_view s) {
   if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);

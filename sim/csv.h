@@ -12,6 +12,11 @@ namespace ssdtwin {
 // `s` as one CSV field, quoted only when it has to be.
 std::string csv_field(std::string_view s);
 
+// A real as a CSV cell: the shortest text that reads back as the same
+// double (17008.17, 0.1, 1e-07): metrics.csv, results.csv and a sweep's
+// chart data all write numbers so.
+std::string csv_number(double v);
+
 // One line's fields, unquoted; nullopt when a quoted field is not closed.
 std::optional<std::vector<std::string>> split_csv_line(std::string_view line);
 

@@ -5,11 +5,22 @@
 // a metric is a function that reads them when results are written.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace ssdtwin {
+
+// `v` rounded to `decimals` places (up to 22), as the double nearest that
+// decimal, so it prints as one: scaled by a power of ten (exact), rounded
+// and divided back. Multiplying by a step such as 0.01, which no double
+// holds, would give 1700817 * 0.01 = 17008.170000000002.
+inline double round_decimals(double v, int decimals) {
+  double scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  return std::round(v * scale) / scale;
+}
 
 // One metric's value for one phase. kAbsent: the metric does not apply
 // (a fill-curve figure of a phase that is not a fill); kNull: it applies but

@@ -627,6 +627,23 @@ TEST_CASE("a replay that issues nothing stops with exit 2 unless the phase sets 
   CHECK(trace["records_skipped_by_device"] == nlohmann::json{{"1", 1}, {"2", 2}});
 }
 
+TEST_CASE("a trace timestamp 100 years on is refused by check and run alike at its line, exit 2",
+          "[e2e][trace][errors]") {
+  // 100 years of ns still fit in 64 bits; the replay's time series does not.
+  const std::string ns = std::to_string(std::uint64_t{100} * 31'557'600 * 1'000'000'000);
+  write_temp("century.csv", "0,write,0,4096\n10,read,0,4096\n" + ns + ",write,0,4096\n");
+  const auto wl = write_temp("century.yaml", "workload:\n  phases:\n    - {name: replay, rw: trace,"
+                                             " trace: {file: century.csv, format: native}}\n");
+  const Exec check = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
+  CHECK(check.status == 2);
+  CHECK(lines(check.err) == 1);
+  CHECK_THAT(check.err, Catch::StartsWith(scratch("century.csv") + ":3: timestamp"));
+  const Exec run = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " +
+                              scratch("e2e_century"));
+  CHECK(run.status == 2);
+  CHECK(run.err == check.err);
+}
+
 TEST_CASE("check --workload reads every trace through and reports its first fault, exit 2",
           "[e2e][trace][errors]") {
   std::string text;
@@ -832,6 +849,25 @@ TEST_CASE("a snapshot is refused for another drive, other preconditioning or a d
     const Exec e = run_binary(run + drive + " --load-state " + bad);
     CHECK(e.status == 2);
     CHECK_THAT(e.err, Catch::Contains("checksum mismatch"));
+  }
+  SECTION("bytes after the state") {
+    // The checksum covers what the reader asks for: anything after it was
+    // accepted unread.
+    const std::string trailing = write_temp("trailing.snap", read_file(snap) + "junk");
+    const Exec e = run_binary(run + drive + " --load-state " + trailing);
+    CHECK(e.status == 2);
+    CHECK_THAT(e.err, Catch::StartsWith(trailing + ": snapshot unusable: 4 bytes after the end of the state"));
+  }
+  SECTION("a folder, to load from or save to") {
+    const std::string dir = scratch("snap_folder");
+    std::filesystem::create_directories(dir);
+    const Exec load = run_binary(run + drive + " --load-state " + dir);
+    CHECK(load.status == 2);
+    CHECK(load.err == dir + ": is a folder; --load-state expects a snapshot file written by --save-state\n");
+    // Refused before the preconditioning, which it would otherwise lose.
+    const Exec save = run_binary(run + drive + " --save-state " + dir + " --precondition-only");
+    CHECK(save.status == 2);
+    CHECK(save.err == "--save-state " + dir + ": is a folder; expected a file name for the snapshot\n");
   }
   SECTION("not a snapshot, or another format version") {
     CHECK_THAT(run_binary(run + drive + " --load-state " + wl).err,

@@ -32,6 +32,7 @@ using ssdtwin::operator""_us;
 using ssdtwin::operator""_ms;
 using ssdtwin::operator""_s;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -427,6 +428,24 @@ TEST_CASE("WorkloadSpec rejects a block size that is not a multiple of 4KiB") {
   CHECK_THAT(phase_error("rw: read, bs: 512, runtime: 1s"), Contains("workload.phases.0.bs:"));
   CHECK_THAT(phase_error("rw: read, bs: 0, runtime: 1s"), Contains("workload.phases.0.bs:"));
   CHECK_THAT(phase_error("rw: read, bs: 512MiB, runtime: 1s"), Contains("workload.phases.0.bs:"));
+}
+
+TEST_CASE("every size a phase gives (IO, range, zone, total) refuses 0 with file, line and key") {
+  // 0 bytes is no size at all; size: 0 used to mean the whole drive, silently.
+  for (const char* size : {"0", "0%", "0KiB"}) {
+    INFO(size);
+    const std::string msg = phase_error(std::string("rw: randwrite, bs: 4KiB, runtime: 1s, size: ") + size);
+    CHECK_THAT(msg, StartsWith("w.yaml:3:") && Contains("workload.phases.0.size: expected more than 0"));
+  }
+  CHECK_THAT(phase_error("rw: randwrite, bs: 0, runtime: 1s"), StartsWith("w.yaml:3:") &&
+                                                                  Contains("workload.phases.0.bs:"));
+  CHECK_THAT(phase_error("rw: randwrite, bssplit: [{bs: 0}], runtime: 1s"), Contains("bssplit.0.bs:"));
+  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0"), Contains("workload.phases.0.io_size:"));
+  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0%"), Contains("workload.phases.0.io_size:"));
+  CHECK_THAT(phase_error("rw: randread, bs: 4KiB, runtime: 1s, random_distribution: \"zoned_abs:60/0:40/1GiB\""),
+             Contains("workload.phases.0.random_distribution:") && Contains("size above 0"));
+  // Sizes that may be 0 keep their meaning: the start of the drive, no alignment of its own.
+  CHECK(phase("rw: randwrite, bs: 4KiB, runtime: 1s, offset: 0, blockalign: 0").span == kUser);
 }
 
 TEST_CASE("WorkloadSpec rejects an offset at or beyond the user capacity") {

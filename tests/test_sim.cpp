@@ -16,7 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/csv.h"
 #include "sim/event_engine.h"
+#include "sim/metric.h"
 #include "sim/histogram.h"
 #include "sim/output_file.h"
 #include "sim/rng.h"
@@ -24,6 +26,8 @@
 #include "sim/time.h"
 #include "sim/timeseries.h"
 
+using ssdtwin::csv_number;
+using ssdtwin::round_decimals;
 using ssdtwin::ByteStepSeries;
 using ssdtwin::EventEngine;
 using ssdtwin::EventTarget;
@@ -1563,4 +1567,33 @@ TEST_CASE("FlatMap on huge-page buckets: a sequential run's keys erased in order
     }
   }
   CHECK(m.empty());
+}
+
+TEST_CASE("a figure rounded to N places is the double nearest that decimal, and prints as it") {
+  // The text of k / 10^places with its trailing zeros dropped, from integers alone.
+  auto decimal = [](std::uint64_t k, int places) {
+    std::string digits = std::to_string(k);
+    if (digits.size() <= static_cast<std::size_t>(places))
+      digits.insert(0, static_cast<std::size_t>(places) + 1 - digits.size(), '0');
+    std::string text = digits.substr(0, digits.size() - places) + "." + digits.substr(digits.size() - places);
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+    return text;
+  };
+  for (const int places : {2, 3, 6}) {
+    double scale = 1;
+    for (int i = 0; i < places; ++i) scale *= 10;
+    for (std::uint64_t k = 1'700'000; k < 1'702'000; ++k) {
+      // A little above and below the decimal, as a measured figure would be.
+      for (const double off : {0.2, -0.2}) {
+        const double v = (static_cast<double>(k) + off) / scale;
+        INFO(places << " places, " << v);
+        REQUIRE(csv_number(round_decimals(v, places)) == decimal(k, places));
+      }
+    }
+  }
+  CHECK(csv_number(round_decimals(17008.1712, 2)) == "17008.17");
+  CHECK(csv_number(0.1) == "0.1");
+  CHECK(csv_number(1e-7) == "1e-07");
+  CHECK(csv_number(3.0) == "3");
 }

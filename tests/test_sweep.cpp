@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -102,6 +103,15 @@ TEST_CASE("12 points of over-provisioning x GC policy: more spare, lower write a
       last = w;
     }
   }
+  // Figures rounded to places print as the decimal they were rounded to
+  // (17008.17, not 17008.170000000002), in results.csv as in metrics.csv.
+  for (const auto& row : rows) {
+    const std::string& iops = row.at("write.iops");
+    INFO(iops);
+    const auto dot = iops.find('.');
+    CHECK((dot == std::string::npos || iops.size() - dot - 1 <= 2));
+    CHECK(std::stod(iops) > 0);
+  }
   CHECK(fs::exists(dir + "/chart_0.png"));
   CHECK(fs::exists(dir + "/points/0011/summary.json"));
   CHECK(fs::exists(dir + "/points/0011/point.json"));
@@ -125,9 +135,17 @@ TEST_CASE("12 points of over-provisioning x GC policy: more spare, lower write a
 }
 
 TEST_CASE("a failed point is reported with its error and the others still run", "[sweep]") {
+  // A fault only the run finds (configs are checked before any point runs):
+  // a bad line in the trace point 1 replays.
+  std::ofstream(scratch("bad_line.csv")) << "0,write,0,4096\n10,write,zero,4096\n";
+  const std::string bad = scratch("bad_line.yaml");
+  std::ofstream(bad) << "workload:\n  phases:\n"
+                        "    - {name: randwrite, rw: trace, trace: {file: bad_line.csv, format: native}}\n";
+  const std::string good = source_path("tests/sweeps/op_gc_workload.yaml");
   const std::string file = write_sweep("bad_point.yaml", R"(
+  share_preconditioning: false
   axes:
-    - {key: drive.ftl.gc.policy, values: [greedy, no_such_policy, fifo]}
+    - {key: workload, values: [)" + good + ", " + bad + ", " + good + R"(]}
   phases: [randwrite]
   metrics: [write_amplification]
 )");
@@ -135,8 +153,8 @@ TEST_CASE("a failed point is reported with its error and the others still run", 
   const Result r = sweep(file + " --out " + dir + " -j 2");
   CHECK(r.rc == 1);
   CHECK_THAT(r.err, Catch::Matchers::Contains("point 1: exit 2"));
-  CHECK_THAT(r.err, Catch::Matchers::Contains("no_such_policy"));
-  CHECK_THAT(slurp(dir + "/points/0001/error.txt"), Catch::Matchers::Contains("gc.policy"));
+  CHECK_THAT(r.err, Catch::Matchers::Contains("bad_line.csv:2:"));
+  CHECK_THAT(slurp(dir + "/points/0001/error.txt"), Catch::Matchers::Contains("bad_line.csv:2:"));
   const auto rows = results(dir);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].at("point") == "0");
@@ -180,6 +198,67 @@ TEST_CASE("points that differ only after the preconditioning share one saved sta
   REQUIRE(one.size() == 1);
   CHECK(one[0].at("write.iops") == rows[1].at("write.iops"));
   CHECK(one[0].at("write_amplification") == rows[1].at("write_amplification"));
+}
+
+TEST_CASE("every point's configs are checked before any runs: a bad axis value exits 2 naming point and key",
+          "[sweep][errors]") {
+  struct Case {
+    const char* axis;
+    const char* message;  // what the point's check says
+  };
+  const Case c = GENERATE(
+      Case{"{key: drive.ftl.gc.policy, values: [greedy, bogus]}",
+           "point 1 (drive.ftl.gc.policy=bogus): --set drive.ftl.gc.policy: drive.ftl.gc.policy: expected one of"},
+      Case{"{key: drive.ftl.gc.polcy, values: [greedy]}",
+           "point 0 (drive.ftl.gc.polcy=greedy): --set drive.ftl.gc.polcy: drive.ftl.gc.polcy: unknown key"},
+      Case{"{key: drive.nand.channels, values: [4, abc]}",
+           "point 1 (drive.nand.channels=abc): --set drive.nand.channels: drive.nand.channels: expected an "
+           "integer"},
+      Case{"{key: workload.phases.2.bs, values: [4KiB, 0]}",
+           "point 1 (workload.phases.2.bs=0): --set workload.phases.2.bs: workload.phases.2.bs: expected a "
+           "multiple of 4KiB"});
+  INFO(c.axis);
+  const std::string file = write_sweep("bad_axis.yaml", std::string("  axes:\n    - ") + c.axis + "\n");
+  const std::string dir = scratch("bad_axis");
+  fs::remove_all(dir);
+  const Result r = sweep(file + " --out " + dir + " -j 2 -q");
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.err, Catch::Matchers::StartsWith(file + ": " + c.message));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(fs::exists(dir));  // nothing ran, nothing was written
+}
+
+TEST_CASE("a sweep's phases and chart phases must be phases its points run, exit 2", "[sweep][errors]") {
+  const std::string axis = "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n";
+  const std::string dir = scratch("no_phase");
+  fs::remove_all(dir);
+  const std::string file = write_sweep("no_phase.yaml", axis + "  phases: [randwrite, nosuchphase]\n");
+  const Result r = sweep(file + " --out " + dir);
+  CHECK(r.rc == 2);
+  CHECK_THAT(r.err, Catch::Matchers::StartsWith(file + ":6:3: sweep.phases: expected a phase of the points' "
+                                                       "workloads (churn, fill, randwrite), got 'nosuchphase'"));
+  const std::string chart = write_sweep(
+      "chart_phase.yaml", axis + "  charts:\n    - {metric: write.iops, x: drive.ftl.gc.policy, phase: rw}\n");
+  const Result c = sweep(chart + " --out " + dir);
+  CHECK(c.rc == 2);
+  CHECK_THAT(c.err, Catch::Matchers::Contains("sweep.charts.0.phase: expected a phase") &&
+                        Catch::Matchers::Contains("got 'rw'"));
+  CHECK_FALSE(fs::exists(dir));
+}
+
+TEST_CASE("sweep -j below 1 is refused, exit 2", "[sweep][errors]") {
+  const std::string file =
+      write_sweep("jobs.yaml", "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n");
+  const std::string dir = scratch("jobs");
+  fs::remove_all(dir);
+  // -1 once read as an unsigned count: 4294967295 workers.
+  for (const std::string j : {"0", "-1", "-4294967295"}) {
+    INFO(j);
+    const Result r = sweep(file + " --out " + dir + " -j " + j);
+    CHECK(r.rc == 2);
+    CHECK(r.err == "ssdtwin sweep: --jobs expects at least 1, got " + j + " (see ssdtwin sweep --help)\n");
+  }
+  CHECK_FALSE(fs::exists(dir));
 }
 
 TEST_CASE("a bad sweep file names its file, line and key, exit 2", "[sweep][errors]") {

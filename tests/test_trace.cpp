@@ -1034,3 +1034,47 @@ TEST_CASE("checking a trace phase reads the whole trace and stops at its first f
   t.replay.map.mode = MapMode::kWrap;  // wrapped onto the drive: fine
   CHECK(check_trace_phase(t, "p", kGiB).total_records() == 5001);
 }
+
+TEST_CASE("a timestamp later than its replay can reach is a bad line for check and the replay alike") {
+  // The replay's time series holds 10 M rows of workload.timeseries.interval:
+  // a record 100 years on (here 1 s rows: 116 days) used to pass `check` and
+  // stop a run mid-way, with no line named.
+  constexpr Tick kYear = Tick{31'557'600} * 1'000'000'000;
+  const std::string far = write_trace("far_future.csv", "0,write,0,4096\n1000,read,0,4096\n" +
+                                                            std::to_string(100 * kYear) + ",write,4096,4096\n");
+  auto spec = [&](const std::string& keys) {
+    auto doc = ConfigDoc::parse("workload:\n  timeseries: {interval: 1s}\n  phases:\n"
+                                "    - {name: r, rw: trace, trace: {file: " + far + ", format: native" + keys +
+                                "}}\n",
+                                "w.yaml", "workload", {});
+    return WorkloadSpec::from_config(doc->root(), kGiB).phases.at(0).trace;
+  };
+  const TracePhaseSpec t = spec("");
+  const std::string msg = trace_error([&] { check_trace_phase(t, "r", kGiB); });
+  CHECK_THAT(msg, Contains("far_future.csv:3: timestamp 3.15576e+09 s after the trace's first record") &&
+                      Contains("workload.timeseries.interval"));
+  // The replay reads through the same reader, so a run stops at the same line.
+  const auto reader = open_trace(t.file, t.format, t.read);
+  TraceRecord r;
+  CHECK(trace_error([&] {
+          while (reader->next(r)) {
+          }
+        }) == msg);
+  // Skipped as a bad line when asked; the trace's span is then its first two records'.
+  const TraceStats skipped = check_trace_phase(spec(", skip_bad_lines: true"), "r", kGiB);
+  CHECK(skipped.bad[static_cast<int>(BadLine::kMalformed)] == 1);
+  CHECK(skipped.total_records() == 2);
+  CHECK(skipped.last_time == 1000);
+  // A time scale replays trace time faster, so it reaches further; a closed
+  // loop does not replay times at all.
+  const std::string later = write_trace("later.csv", "0,write,0,4096\n" +
+                                                         std::to_string(Tick{15'000'000} * 1'000'000'000) +
+                                                         ",write,4096,4096\n");
+  TracePhaseSpec scaled = spec("");
+  scaled.file = later;
+  CHECK_THAT(trace_error([&] { check_trace_phase(scaled, "r", kGiB); }), Contains("later.csv:2: timestamp"));
+  scaled = spec(", time_scale: 2");
+  scaled.file = later;
+  CHECK(check_trace_phase(scaled, "r", kGiB).total_records() == 2);
+  CHECK(check_trace_phase(spec(", mode: closed, iodepth: 4"), "r", kGiB).total_records() == 3);
+}

@@ -1,10 +1,13 @@
 #include "host/trace/trace_phase.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <optional>
 
 #include "nand/geometry.h"
 #include "sim/config.h"
+#include "sim/timeseries.h"
 
 namespace ssdtwin {
 
@@ -51,6 +54,17 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   if (max_transfer == 0 || max_transfer % kSectorBytes != 0 || max_transfer > (256u << 20))
     n.fail("max_transfer", "expected a multiple of 4KiB up to 256MiB");
   return t;
+}
+
+void TracePhaseSpec::limit_times(Tick interval) {
+  if (replay.mode != ReplayMode::kOpen) return;  // closed loop: times are not replayed
+  // Also within half of Tick's range, so the scaled arrival time cannot overflow.
+  const long double replay_ns = std::min<long double>(
+      static_cast<long double>(kMaxIntervals - 1) * static_cast<long double>(interval),
+      static_cast<long double>(std::numeric_limits<Tick>::max() / 2));
+  const long double trace_ns = replay_ns * replay.time_scale;
+  const auto most = static_cast<long double>(std::numeric_limits<Tick>::max());
+  read.max_time = trace_ns >= most ? std::numeric_limits<Tick>::max() : static_cast<Tick>(trace_ns);
 }
 
 namespace {

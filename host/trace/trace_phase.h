@@ -36,6 +36,11 @@ struct TracePhaseSpec {
   // `n` is the phase's `trace` map; `workload_file` locates relative paths.
   static TracePhaseSpec from_config(const ConfigNode& n, std::uint64_t user_bytes,
                                     const std::string& workload_file);
+  // Open loop: records later than a replay can reach, with the phase's
+  // time series in rows of `interval` (sim/timeseries.h: kMaxIntervals),
+  // become bad lines (TraceReadOptions::max_time), the last row left for
+  // the last IOs to complete in.
+  void limit_times(Tick interval);
 };
 
 // A trace phase that issues no command (an empty or header-only trace, a

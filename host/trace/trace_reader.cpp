@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 
 #include "host/trace/trace_formats.h"
 
@@ -39,6 +40,7 @@ class TextTraceReader final : public TraceReader {
           continue;
         }
         check(io);
+        check_time(io);
       } catch (LineError& e) {
         bad_line(e);
         continue;
@@ -77,6 +79,22 @@ class TextTraceReader final : public TraceReader {
                                                 " at byte offset " + std::to_string(io.offset)};
     if (io.offset + io.bytes < io.offset)
       throw LineError{BadLine::kMalformed, "offset + length overflows 64 bits"};
+  }
+
+  // Against the first record's time (as relative_time counts), before the
+  // record is taken: a bad line leaves the trace's span as it was.
+  void check_time(const ParsedIo& io) const {
+    if (!started_ || io.time <= base_ || io.time - base_ <= opt_.max_time) return;
+    throw LineError{BadLine::kMalformed,
+                    "timestamp " + seconds_text(io.time - base_) +
+                        " after the trace's first record, past the " + seconds_text(opt_.max_time) +
+                        " (trace time) its replay can reach: a phase's time series holds so many "
+                        "workload.timeseries.interval rows, and trace.time_scale shortens the replay"};
+  }
+  static std::string seconds_text(Tick ns) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.6g s", to_seconds(ns));
+    return buf;
   }
 
   void bad_line(LineError& e) {

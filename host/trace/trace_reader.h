@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -71,12 +72,17 @@ struct TraceReadOptions {
   // A bad line (malformed, zero-length IO, unknown op) is counted and
   // skipped instead of stopping the read with a TraceError.
   bool skip_bad_lines = false;
+  // A record stamped later than this after the first is a bad line
+  // (malformed): the time a replay can reach (TracePhaseSpec::limit_times),
+  // so that `check` and a run refuse a far-future timestamp alike, naming
+  // its line, before the replay gets there.
+  Tick max_time = std::numeric_limits<Tick>::max();
 
   // Every field: readers with equal options read a file alike (the trace
   // cache's key, host/trace/trace_cache.h).
   bool operator==(const TraceReadOptions& o) const {
     return blkparse_action == o.blkparse_action && device == o.device &&
-           skip_bad_lines == o.skip_bad_lines;
+           skip_bad_lines == o.skip_bad_lines && max_time == o.max_time;
   }
 };
 

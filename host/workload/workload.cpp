@@ -271,7 +271,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_
   all.percent = 100;
   const Amount size = n.get_amount("size", all);
   p.span = size.resolve(user_bytes);
-  if (p.span == 0) p.span = user_bytes - p.offset;
+  // 0 is no range at all, not "the rest of the drive" (leave size out, or 100%, for that).
+  if (p.span == 0) n.fail("size", "expected more than 0 (leave it out, or 100%, for the whole range from offset)");
   if (p.offset + p.span > user_bytes) {
     // A share ("100%") from an offset means "to the end"; bytes must fit.
     if (!size.is_percent)
@@ -518,6 +519,7 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   std::vector<std::int64_t> load_steps;
   for (std::size_t i = 0; i < phases.size(); ++i) {
     PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes, load_steps);
+    if (p.rw == RwKind::kTrace) p.trace.limit_times(w.interval);
     for (std::size_t k = 0; k < p.concurrent.size(); ++k)
       p.concurrent[k].seed = (w.seed * 0x9E3779B97F4A7C15ull + (i + 1) * 1000003ull + k) | 1;
     if (p.report == PhaseReportKind::kFillCurve && w.per_bytes == 0)
