@@ -213,9 +213,9 @@ int run(const Args& a) {
     if (!p.trace) continue;
     const TraceStats& t = p.trace_read;
     const TraceReplayStats& r = *p.trace;
-    spdlog::info("phase '{}': {} trace records ({}), {} commands, {} split, {} partial-page writes",
+    spdlog::info("phase '{}': {} trace records ({}), {} commands and {} flushes, {} split, {} partial-page writes",
                  p.spec->name, t.total_records(), p.trace_format,
-                 r.commands[0] + r.commands[1] + r.commands[2], r.split_records, r.partial_page_writes);
+                 r.commands[0] + r.commands[1] + r.commands[2], r.flushes, r.split_records, r.partial_page_writes);
     if (t.bad_lines() > 0)
       spdlog::warn("phase '{}': skipped {} bad lines ({} malformed, {} zero-length, {} unknown op); first: {}",
                    p.spec->name, t.bad_lines(), t.bad[0], t.bad[1], t.bad[2], t.first_bad);

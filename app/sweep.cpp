@@ -156,7 +156,7 @@ Json point_json(const SweepPlan& plan, std::size_t i) {
 
 }  // namespace
 
-SweepPlan plan_sweep(const std::string& sweep_file) {
+SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
   auto doc = ConfigDoc::load(sweep_file, "sweep", {});
   const ConfigNode root = doc->root();
   SweepPlan plan;
@@ -212,13 +212,10 @@ SweepPlan plan_sweep(const std::string& sweep_file) {
   if (how == "zip" && zip_mismatch(sizes) < sizes.size())
     axis_nodes[zip_mismatch(sizes)].fail(
         "values", "expected as many values as the first axis (" + std::to_string(sizes[0]) + ") to zip them");
-  // Each point is a whole run, and is checked before any runs: a grid of
-  // long ranges would make more than any study needs (or memory holds).
-  constexpr std::size_t kMaxPoints = 100000;
   std::size_t points = how == "zip" ? sizes[0] : 1;
-  for (std::size_t a = 0; how == "grid" && a < sizes.size() && points <= kMaxPoints; ++a) points *= sizes[a];
-  if (points > kMaxPoints)
-    root.fail("axes", "expected at most " + std::to_string(kMaxPoints) + " points, the axes make more");
+  for (std::size_t a = 0; how == "grid" && a < sizes.size() && points <= max_points; ++a) points *= sizes[a];
+  if (points > max_points)
+    root.fail("axes", "expected at most " + std::to_string(max_points) + " points, the axes make more");
   for (const auto& idx : combine_axes(sizes, how == "zip" ? AxisCombine::kZip : AxisCombine::kGrid)) {
     SweepPoint p;
     p.drive = base_drive;

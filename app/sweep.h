@@ -15,6 +15,7 @@
 //   DIR/sweep.sbatch           the Slurm batch script (--backend slurm)
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,14 @@ struct SweepPlan {
   SlurmOptions slurm;
 };
 
-// Reads and checks a sweep file (throws ConfigError naming file, line, key).
-SweepPlan plan_sweep(const std::string& sweep_file);
+// Each point is a whole run, and is checked before any runs: a grid of
+// long ranges would make more than any study needs (or memory holds).
+inline constexpr std::size_t kMaxSweepPoints = 100000;
+
+// Reads and checks a sweep file (throws ConfigError naming file, line, key),
+// refusing one of more than `max_points` points (the fuzz target plans
+// with far fewer: each point's drive is built to check it).
+SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points = kMaxSweepPoints);
 
 // The plan as DIR/sweep.json, and back.
 void write_plan(const SweepPlan& plan, const std::string& dir);

@@ -6,7 +6,8 @@
 //
 // The input is written as tests/sweeps/fuzz_input.yaml in a private copy of
 // the tree's layout (fuzz/fuzz_files.h), so the seeds' drive and workload
-// paths resolve as in the tree.
+// paths resolve as in the tree. Plans of more than kMaxPoints points are
+// refused here (the CLI's limit is kMaxSweepPoints).
 #include <string>
 
 #include "app/sweep.h"
@@ -17,6 +18,9 @@
 using namespace ssdtwin;
 
 namespace {
+
+// Each point's drive is built to check it: a few points reach every path.
+constexpr std::size_t kMaxPoints = 16;
 
 void check_points(const SweepPlan& plan) {
   if (plan.points.empty()) fuzz::finding("sweep planned with no points");
@@ -45,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string& path = dir.write(fuzz::text_of(data, size));
   SweepPlan plan;
   try {
-    plan = plan_sweep(path);
+    plan = plan_sweep(path, kMaxPoints);
   } catch (const ConfigError& e) {
     fuzz::expected(e);
     return 0;

@@ -291,6 +291,18 @@ TEST_CASE("a bad sweep file names its file, line and key, exit 2", "[sweep][erro
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.grid: unknown key"));
   }
+  SECTION("a grid of more points than any study runs (7 axes of 30 values: 2.2e10 points)") {
+    // Found by fuzz/fuzz_sweep.cpp: the grid was built before anything
+    // counted it, until memory ran out.
+    std::string values = "[1";
+    for (int v = 2; v <= 30; ++v) values += ", " + std::to_string(v);
+    values += "]";
+    std::string axes = "  axes:\n";
+    for (int a = 0; a < 7; ++a) axes += "    - {key: workload.phases.0.x" + std::to_string(a) + ", values: " + values + "}\n";
+    const Result r = sweep(write_sweep("g.yaml", axes) + " --out " + scratch("g"));
+    CHECK(r.rc == 2);
+    CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes: expected at most 100000 points"));
+  }
   SECTION("--collect of a folder that holds no sweep") {
     const Result r = sweep("--collect " + scratch("nothing"));
     CHECK(r.rc == 2);

@@ -119,6 +119,9 @@ struct ReplayRun {
   TraceReplayStats stats;
   std::uint32_t slots = 0;
   Tick start = 0;
+  std::uint64_t padding_slots = 0;  // FtlStats::flush_padding_slots at the end
+  Tick t_prog = 0;                  // the test drive's TLC program time
+  std::uint32_t unit_slots = 0;     // 4 KiB slots in its host program unit
 };
 
 std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpec& spec,
@@ -134,6 +137,9 @@ std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpe
   run->slots = rp.command_slots();
   while (!rp.finished())
     if (!d.engine.step()) FAIL("replay stalled: commands outstanding but no event pending");
+  run->padding_slots = d.ftl.stats().flush_padding_slots;
+  run->t_prog = d.timing.of(CellMode::kTlc).program_time(0);
+  run->unit_slots = d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
   return run;
 }
 
@@ -845,7 +851,7 @@ TEST_CASE("closed loop holds the queue depth and ignores timestamps") {
   CHECK(run->stats.queue_delay[1].count() == 0);  // no arrivals in closed loop
 }
 
-TEST_CASE("replay splits large IOs counts unaligned writes and drops flushes and sub-page trims") {
+TEST_CASE("replay splits large IOs counts unaligned writes and sends flushes and drops sub-page trims") {
   const std::string path = write_trace("mix.csv",
                                        "0,write,0,1048576\n"    // 8 commands of 128 KiB
                                        "10,write,1000,10000\n"  // 3 pages, 2 partial
@@ -860,6 +866,8 @@ TEST_CASE("replay splits large IOs counts unaligned writes and drops flushes and
   const TraceReplayStats& s = run->stats;
   CHECK(s.total_records() == 6);
   CHECK(s.records[static_cast<int>(TraceOp::kFlush)] == 1);
+  CHECK(s.flushes == 1);
+  CHECK(run->result.flushes == 1);
   CHECK(s.commands[static_cast<int>(IoOp::kWrite)] == 9);
   CHECK(s.commands[static_cast<int>(IoOp::kRead)] == 1);
   CHECK(s.commands[static_cast<int>(IoOp::kTrim)] == 1);
@@ -869,6 +877,28 @@ TEST_CASE("replay splits large IOs counts unaligned writes and drops flushes and
   CHECK(s.rmw_pages == 2);
   CHECK(s.trims_dropped == 1);
   CHECK(run->result.bytes[static_cast<int>(IoOp::kWrite)] == 1048576 + 12288);
+}
+
+TEST_CASE("a trace's flush records reach the drive as Flush commands that wait for its buffered writes") {
+  // A log's pattern: a 4 KiB write, then a flush, every 10 ms (light load).
+  // The test drive has no power-loss protection: each flush programs the
+  // write's open unit, padded, so it takes at least tPROG; the flushes
+  // were counted and dropped before (no flush latency, no padding).
+  std::string trace = "time_ns,op,offset_bytes,length_bytes\n";
+  constexpr int kWrites = 20;
+  for (int i = 0; i < kWrites; ++i) {
+    const Tick t = static_cast<Tick>(i) * 10_ms;
+    trace += std::to_string(t) + ",write," + std::to_string(i * 4096) + ",4096\n";
+    trace += std::to_string(t + 1_ms) + ",flush,0,0\n";
+  }
+  const auto run = replay(write_trace("log.csv", trace), TraceReplaySpec{});
+  CHECK(run->stats.flushes == kWrites);
+  CHECK(run->result.flushes == kWrites);
+  CHECK(run->result.ios[static_cast<int>(IoOp::kWrite)] == kWrites);
+  REQUIRE(run->result.flush_latency.count() == kWrites);
+  CHECK(run->result.flush_latency.min() >= run->t_prog);
+  // Each flush closes a unit holding one 4 KiB slot of data: the rest is padding.
+  CHECK(run->padding_slots == static_cast<std::uint64_t>(kWrites) * (run->unit_slots - 1));
 }
 
 TEST_CASE("replay with map error stops at the IO past the end naming its line") {

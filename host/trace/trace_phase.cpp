@@ -107,7 +107,7 @@ TraceStats check_trace_phase(const TracePhaseSpec& t, const std::string& phase,
   MappedIo io;
   std::uint64_t commands = 0;
   while (reader->next(r)) {
-    if (r.op == TraceOp::kFlush) continue;  // counted, never sent
+    if (r.op == TraceOp::kFlush) continue;  // sent, but moves no data: flushes alone replay nothing
     if (!map || map->place(r, reader->source(), io) || r.op != TraceOp::kTrim) ++commands;
   }
   check_replay_not_empty(spec, phase, reader->stats(), commands);

@@ -20,8 +20,8 @@ IoOp io_op(TraceOp op) {
   switch (op) {
     case TraceOp::kRead: return IoOp::kRead;
     case TraceOp::kWrite: return IoOp::kWrite;
-    case TraceOp::kTrim:
-    case TraceOp::kFlush: break;
+    case TraceOp::kTrim: return IoOp::kTrim;
+    case TraceOp::kFlush: return IoOp::kFlush;
   }
   return IoOp::kTrim;
 }
@@ -220,7 +220,10 @@ bool TraceReplay::load_next() {
   MappedIo io;
   while (reader_.next(r)) {
     ++stats_.records[static_cast<int>(r.op)];
-    if (r.op == TraceOp::kFlush) continue;
+    if (r.op == TraceOp::kFlush) {  // no data: no placement, one command
+      start_record(r);
+      return true;
+    }
     if (!map_.place(r, reader_.source(), io)) {
       ++stats_.trims_dropped;
       continue;
@@ -231,20 +234,25 @@ bool TraceReplay::load_next() {
       ++stats_.partial_page_writes;
       stats_.rmw_pages += io.rmw_pages;
     }
-    cur_op_ = r.op;
+    start_record(r);
     cur_rmw_ = io.rmw;
-    cur_arrival_ = phase_start_ + replay_time(r.time);
-    cur_commands_ = 0;
-    if (open()) {
-      if (!any_arrival_) stats_.first_arrival = cur_arrival_;
-      stats_.last_arrival = cur_arrival_;
-      any_arrival_ = true;
-    }
     splitter_.start(io);
-    have_cur_ = true;
     return true;
   }
   return false;
+}
+
+void TraceReplay::start_record(const TraceRecord& r) {
+  cur_op_ = r.op;
+  cur_rmw_ = 0;
+  cur_arrival_ = phase_start_ + replay_time(r.time);
+  cur_commands_ = 0;
+  if (open()) {
+    if (!any_arrival_) stats_.first_arrival = cur_arrival_;
+    stats_.last_arrival = cur_arrival_;
+    any_arrival_ = true;
+  }
+  have_cur_ = true;
 }
 
 void TraceReplay::pump() {
@@ -259,6 +267,11 @@ void TraceReplay::pump() {
         engine_.schedule_at(cur_arrival_, this, kArrival);
       }
       return;
+    }
+    if (cur_op_ == TraceOp::kFlush) {
+      issue(0, 0, 0);
+      have_cur_ = false;
+      continue;
     }
     std::uint64_t offset = 0;
     std::uint32_t bytes = 0;
@@ -292,8 +305,12 @@ void TraceReplay::issue(std::uint64_t offset, std::uint32_t bytes, std::uint8_t 
   c.issued = now;
   c.in_use = true;
   const int op = static_cast<int>(c.op);
-  if (open()) stats_.queue_delay[op].record(now - cur_arrival_);
-  ++stats_.commands[op];
+  if (c.op == IoOp::kFlush) {
+    ++stats_.flushes;
+  } else {
+    if (open()) stats_.queue_delay[op].record(now - cur_arrival_);
+    ++stats_.commands[op];
+  }
   if (!any_issue_) stats_.first_issue = stats_.outstanding_from = stats_.outstanding_to = now;
   any_issue_ = true;
   stats_.last_issue = now;
@@ -308,12 +325,17 @@ void TraceReplay::on_complete(std::uint32_t id) {
   HostCommand& c = hif_.command(id);
   const Tick now = engine_.now();
   const int op = static_cast<int>(c.op);
-  result_.latency[op].record(now - c.issued);
-  ++result_.ios[op];
-  result_.bytes[op] += c.bytes;
-  result_.series->add(now, op, c.bytes);
-  if (gauge_) result_.series->set_gauge(now, gauge_->value());
-  if (c.op == IoOp::kWrite) result_.by_bytes->add(now, c.bytes);
+  if (c.op == IoOp::kFlush) {
+    ++result_.flushes;
+    result_.flush_latency.record(now - c.issued);
+  } else {
+    result_.latency[op].record(now - c.issued);
+    ++result_.ios[op];
+    result_.bytes[op] += c.bytes;
+    result_.series->add(now, op, c.bytes);
+    if (gauge_) result_.series->set_gauge(now, gauge_->value());
+    if (c.op == IoOp::kWrite) result_.by_bytes->add(now, c.bytes);
+  }
   result_.end = now;
   c.in_use = false;
   note_outstanding(now);

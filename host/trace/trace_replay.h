@@ -135,13 +135,12 @@ struct TraceReplayStats {
   // Open loop: arrival (trace time, scaled) to issue to the host interface,
   // per command. Device latency (issue to completion) is in PhaseResult.
   LatencyHistogram queue_delay[kOps];
-  // Trace records taken, per TraceOp. HostInterface has no flush command,
-  // so flushes are counted here and not sent. A drive without power-loss
-  // protection programs its write buffer's partial unit (padded) on a
-  // flush; the model cannot be asked to, so flush-heavy traces replay
-  // somewhat optimistically: the count says how many flushes were dropped.
+  // Trace records taken, per TraceOp. A flush record is sent as a Flush
+  // command (the drive writes out its volatile buffer, padding a partial
+  // program unit); its latency is PhaseResult's flush_latency.
   std::uint64_t records[kTraceOps] = {};
-  std::uint64_t commands[kOps] = {};  // commands issued to the drive
+  std::uint64_t commands[kOps] = {};  // read, write and trim commands issued to the drive
+  std::uint64_t flushes = 0;          // Flush commands issued
   std::uint64_t split_records = 0;    // records issued as more than one command
   std::uint64_t unaligned_records = 0;
   // Writes covering some page only partly, and those pages: inside the
@@ -182,6 +181,8 @@ class TraceReplay : public CompletionSink, public EventTarget {
   enum Kind : std::uint32_t { kArrival };
   bool open() const { return spec_.mode == ReplayMode::kOpen; }
   bool load_next();
+  // Takes `r` as the record being issued (its op, arrival).
+  void start_record(const TraceRecord& r);
   void pump();
   void issue(std::uint64_t offset, std::uint32_t bytes, std::uint8_t rmw);
   void note_outstanding(Tick now);
