@@ -32,7 +32,7 @@ class Layout {
   explicit Layout(const Geometry& g)
       : slots_per_page_(g.slots_per_die_page()),
         slots_per_block_(static_cast<std::uint32_t>(g.slots_per_die_block())),
-        pages_per_block_(g.pages_per_block), blocks_per_plane_(g.blocks_per_plane) {}
+        blocks_per_plane_(g.blocks_per_plane) {}
 
   std::uint32_t die_block_of(Ppa p) const { return p / slots_per_block_; }
   std::uint32_t die_of(Ppa p) const { return die_block_of(p) / blocks_per_plane_; }
@@ -50,7 +50,6 @@ class Layout {
  private:
   std::uint32_t slots_per_page_;
   std::uint32_t slots_per_block_;
-  std::uint32_t pages_per_block_;
   std::uint32_t blocks_per_plane_;
 };
 

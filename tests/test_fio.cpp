@@ -806,7 +806,8 @@ std::map<std::string, std::map<std::string, std::string>> metrics_of(const std::
 
 TEST_CASE(
     "configs/fio: each review procedure's fio version gives the figures of its YAML version "
-    "(scaled-down drive)") {
+    "(scaled-down drive)",
+    "[slow]") {
   // The reference SN500 scaled as the regression suite scales it (8 GB user);
   // runtimes cut by the same edit on both sides.
   const std::vector<std::string> scale = {

@@ -16,11 +16,8 @@ secs=${1:-30}
 [[ "$secs" =~ ^[0-9]+$ ]] && ((secs > 0)) || { echo "usage: tools/fuzz.sh [SECONDS > 0]" >&2; exit 2; }
 
 tools/setup.sh --fuzz
-# -O1 with line tables by default (half the compile time of -O2 -g, for CI's
-# short runs); FUZZ_OPT=-O2 for a long campaign's executions per second.
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${FUZZ_OPT:--O1} -gline-tables-only -DNDEBUG" \
-  -DSSDTWIN_FUZZ=ON -DBUILD_TESTING=OFF >/dev/null
+# The build tools/test.sh --sanitize uses (its libraries are reused here).
+tools/configure_sanitized.sh build-fuzz
 cmake --build build-fuzz -j"$(nproc)" --target fuzz_all
 
 # The targets as fuzz/CMakeLists.txt declares them (one list, read here).

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # README command 2: installs the dependencies, builds and runs the tests.
 #   tools/test.sh             release build, all unit and end-to-end tests
-#   tools/test.sh --sanitize  the same under AddressSanitizer + UBSan (build-asan/)
+#   tools/test.sh --sanitize  the same under AddressSanitizer + UBSan, built with clang
+#                             in build-fuzz/ (tools/configure_sanitized.sh), which the
+#                             fuzz targets share: CI compiles the project for both once
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh
 if [ "${1:-}" = "--sanitize" ]; then
-  # -O1 with line tables: half the compile time of -O2 -g under the
-  # sanitizers, and reports still name file and line.
-  tools/build.sh build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DSSDTWIN_SANITIZE=ON -DSSDTWIN_WERROR=ON
-  cd build-asan
+  tools/setup.sh --fuzz
+  tools/configure_sanitized.sh build-fuzz
+  cmake --build build-fuzz -j"$(nproc)"
+  cd build-fuzz
 else
+  tools/setup.sh
   tools/build.sh build -DSSDTWIN_WERROR=ON
   cd build
 fi

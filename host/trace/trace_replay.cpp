@@ -9,9 +9,6 @@ namespace {
 
 using u128 = unsigned __int128;
 
-constexpr std::uint64_t round_down(std::uint64_t v) {
-  return v / kTracePageBytes * kTracePageBytes;
-}
 constexpr u128 round_up(u128 v) {
   return (v + kTracePageBytes - 1) / kTracePageBytes * kTracePageBytes;
 }

@@ -86,7 +86,7 @@ struct IoGenerator::Stream {
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
                          Tick interval, std::uint64_t per_bytes, PhaseResult& result,
                          const Gauge* gauge, double offered_iops, const Gauge* gc_work)
-    : engine_(&engine), hif_(&hif), spec_(spec), result_(result), gauge_(gauge) {
+    : engine_(&engine), hif_(&hif), result_(result), gauge_(gauge) {
   result_.offered_iops = offered_iops;
   phase_start_ = engine_->now();
   // The phase measures from the first stream's end of ramp (one stream: the

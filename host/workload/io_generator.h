@@ -105,7 +105,6 @@ class IoGenerator : public CompletionSink, public EventTarget {
 
   EventEngine* engine_;  // the drive's, replaced after a power cut (attach)
   HostInterface* hif_;
-  const PhaseSpec& spec_;
   PhaseResult& result_;
   const Gauge* gauge_;
   std::vector<std::unique_ptr<Stream>> streams_;

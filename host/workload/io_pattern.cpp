@@ -153,7 +153,7 @@ std::uint32_t smallest_size(const PhaseSpec& s) {
 }  // namespace
 
 IoPattern::IoPattern(const PhaseSpec& spec, Rng& rng)
-    : spec_(spec), rng_(rng), blocks_in_span_(spec.span / spec.bs) {
+    : spec_(spec), rng_(rng) {
   align_ = spec.block_align ? spec.block_align : smallest_size(spec);
   // At least one position: a grid coarser than the range still has its start.
   const std::uint64_t positions = std::max<std::uint64_t>(1, spec.span / align_);

@@ -88,7 +88,6 @@ class IoPattern {
 
   const PhaseSpec& spec_;
   Rng& rng_;
-  std::uint64_t blocks_in_span_;
   std::uint64_t next_seq_[3] = {};  // per op, relative to the range (fio's last_pos)
   // next()'s common case: positions and grid (plain_fits_ 0: not that case).
   std::uint64_t plain_fits_ = 0, plain_align_ = 0;
