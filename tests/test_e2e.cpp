@@ -642,6 +642,20 @@ TEST_CASE("a trace timestamp 100 years on is refused by check and run alike at i
                               scratch("e2e_century"));
   CHECK(run.status == 2);
   CHECK(run.err == check.err);
+  SECTION("in an fio job's read_iolog") {
+    // The iolog phase had no reach: check passed it and run stopped with exit 1.
+    const std::string us = std::to_string(std::uint64_t{100} * 31'557'600 * 1'000'000);
+    write_temp("century.log", "fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n5 /dev/x write 0 4096\n" + us +
+                                  " /dev/x write 4096 4096\n");
+    const auto job = write_temp("century.fio", "[replay]\nread_iolog=" + scratch("century.log") + "\n");
+    const Exec fcheck = run_binary("check --drive " + source_path(kTlc) + " --fio " + job);
+    CHECK(fcheck.status == 2);
+    CHECK_THAT(fcheck.err, Catch::StartsWith(scratch("century.log") + ":5: timestamp"));
+    const Exec frun = run_binary("run -q --drive " + source_path(kTlc) + " --fio " + job + " --out " +
+                                 scratch("e2e_century_fio"));
+    CHECK(frun.status == 2);
+    CHECK(frun.err == fcheck.err);
+  }
 }
 
 TEST_CASE("check --workload reads every trace through and reports its first fault, exit 2",

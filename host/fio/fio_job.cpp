@@ -1143,6 +1143,10 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
   w.workload.seed = workload_seed;
   w.workload.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
                                    1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};
+  // An iolog's timestamps past what its replay can reach are bad lines for
+  // `check` and `run` alike, as in a YAML trace phase.
+  for (PhaseSpec& phase : w.workload.phases)
+    if (phase.rw == RwKind::kTrace) phase.trace.limit_times(w.workload.interval);
   return w;
 }
 
