@@ -269,13 +269,27 @@ void Ftl::map_writeback(std::uint32_t tpage) {
 
 void Ftl::push_tpage(std::uint32_t tpage) { push_firmware_write(kMapOwner | tpage, kUnmapped); }
 
-void Ftl::push_firmware_write(Owner owner, std::uint32_t from) {
+void Ftl::push_firmware_write(Owner owner, std::uint32_t from, bool rescue) {
   if (!buffer_.reserve_map()) {
-    pending_writebacks_.push_back({owner, from});
+    pending_writebacks_.push_back({owner, from, rescue});
+    rescues_deferred_ += rescue;
     return;
   }
   push_owner(owner, from != kUnmapped && core_.verifier.enabled() ? core_.verifier.slot(from) : 0);
+  if (rescue) rescue_pushed();
   try_flush(false);
+}
+
+void Ftl::rescue_pushed() {
+  rescue_until_ = pushed_;
+  // A Flush or FUA write already waiting now waits for this entry too.
+  if (durable_wait_ != 0) force_until_ = std::max(force_until_, pushed_);
+}
+
+void Ftl::settle_rescue() {
+  if (rescue_from_ == kNoRescue || rescues_deferred_ != 0) return;
+  const std::uint64_t d = programs_.count ? programs_.begin[programs_.head] : popped_;
+  if (d >= rescue_until_) rescue_from_ = kNoRescue;
 }
 
 void Ftl::drain_writebacks() {
@@ -284,12 +298,17 @@ void Ftl::drain_writebacks() {
     const FirmwareWrite w = pending_writebacks_[done];
     if (w.from != kUnmapped && core_.map.location(w.owner) != w.from) {
       ++done;  // overwritten or moved since: nothing to rewrite
+      rescues_deferred_ -= w.rescue;
       continue;
     }
     if (!buffer_.reserve_map()) break;
     ++done;
     push_owner(w.owner,
                w.from != kUnmapped && core_.verifier.enabled() ? core_.verifier.slot(w.from) : 0);
+    if (w.rescue) {
+      --rescues_deferred_;
+      rescue_pushed();
+    }
   }
   if (done == 0) return;
   pending_writebacks_.erase(pending_writebacks_.begin(),
@@ -464,6 +483,7 @@ void Ftl::make_durable(std::uint64_t seq) {
 }
 
 void Ftl::check_durable() {
+  settle_rescue();
   if (durable_seq() < durable_wait_) return;
   durable_wait_ = 0;
   listener_->on_durable();
@@ -687,12 +707,16 @@ void Ftl::program_failed(const FlashTxn& t) {
   // now): it is written again elsewhere, the block takes no more units, and
   // read reclaim moves the rest of its data before it is retired.
   ++core_.stats.program_failures;
+  // A host program's entries (t.owner: its tag) stop counting as durable
+  // until their rewrite is on flash.
+  const bool host = t.source == TxnSource::kHostWrite && t.owner != 0;
+  if (host) rescue_from_ = std::min(rescue_from_, programs_.begin[t.owner - 1]);
   const Ppa first = core_.layout.first_slot(core_.layout.die_block(t.die, t.block), t.page);
   for (Ppa p = first; p < first + t.pages * core_.layout.slots_per_page(); ++p) {
     const Owner o = core_.map.owner(p);
     if (o != kUnmapped && core_.map.location(o) == p) {
       ++core_.stats.rewrite_slots;
-      push_firmware_write(o, p);
+      push_firmware_write(o, p, host);
     }
     // The failed page holds nothing readable (what a scan after a power cut
     // would find there).

@@ -117,7 +117,8 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // asked for since the last call.
   std::uint64_t buffered_seq() const { return pushed_; }
   std::uint64_t durable_seq() const {
-    return programs_.count ? programs_.begin[programs_.head] : popped_;
+    const std::uint64_t d = programs_.count ? programs_.begin[programs_.head] : popped_;
+    return std::min(d, rescue_from_);
   }
   void make_durable(std::uint64_t seq);
   // Deallocates [first, first+count): the pages read as zeroes after, their
@@ -272,7 +273,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void push_tpage(std::uint32_t tpage);
   // Firmware's own writes (translation pages, rebuilt data) take the write
   // buffer's headroom; those that find it full wait here.
-  void push_firmware_write(Owner owner, std::uint32_t from);
+  void push_firmware_write(Owner owner, std::uint32_t from, bool rescue = false);
   void drain_writebacks();
   // Writes the translation pages changed since the last map checkpoint.
   void checkpoint();
@@ -346,6 +347,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   struct FirmwareWrite {
     Owner owner;
     std::uint32_t from;
+    bool rescue;  // data of a failed host program (see rescue_from_)
   };
   std::vector<FirmwareWrite> pending_writebacks_;
   // Durability bookkeeping (make_durable): entries pushed and popped so far,
@@ -354,6 +356,17 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // program is in flight, so a drive built anew starts them all at 0.
   std::uint64_t pushed_ = 0, popped_ = 0, force_until_ = 0, durable_wait_ = 0;
   ProgramRing programs_;
+  // A host program that fails leaves its data in the buffer again, under new
+  // entry numbers: until those are on flash, nothing from the failed
+  // program's first entry on counts as durable (a Flush or FUA write
+  // waiting on it waits for the rewrite). rescue_until_: entries below it
+  // hold every rescue pushed; rescues_deferred_: rescues still waiting for
+  // buffer room. kNoRescue: none under way.
+  static constexpr std::uint64_t kNoRescue = ~std::uint64_t{0};
+  std::uint64_t rescue_from_ = kNoRescue, rescue_until_ = 0;
+  std::uint32_t rescues_deferred_ = 0;
+  void rescue_pushed();
+  void settle_rescue();
 };
 
 }  // namespace ssdtwin
