@@ -288,8 +288,7 @@ void Ftl::rescue_pushed() {
 
 void Ftl::settle_rescue() {
   if (rescue_from_ == kNoRescue || rescues_deferred_ != 0) return;
-  const std::uint64_t d = programs_.count ? programs_.begin[programs_.head] : popped_;
-  if (d >= rescue_until_) rescue_from_ = kNoRescue;
+  if (programmed_seq() >= rescue_until_) rescue_from_ = kNoRescue;
 }
 
 void Ftl::drain_writebacks() {

@@ -116,10 +116,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // listener's on_durable() once durable_seq() reaches the lowest `seq`
   // asked for since the last call.
   std::uint64_t buffered_seq() const { return pushed_; }
-  std::uint64_t durable_seq() const {
-    const std::uint64_t d = programs_.count ? programs_.begin[programs_.head] : popped_;
-    return std::min(d, rescue_from_);
-  }
+  std::uint64_t durable_seq() const { return std::min(programmed_seq(), rescue_from_); }
   void make_durable(std::uint64_t seq);
   // Deallocates [first, first+count): the pages read as zeroes after, their
   // flash copies become invalid (GC reclaims them for free), and each map
@@ -367,6 +364,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   std::uint32_t rescues_deferred_ = 0;
   void rescue_pushed();
   void settle_rescue();
+  // Entries below it are on flash or were dropped stale (a failed program's
+  // rescue aside): the oldest host program in flight's first entry.
+  std::uint64_t programmed_seq() const { return programs_.count ? programs_.begin[programs_.head] : popped_; }
 };
 
 }  // namespace ssdtwin
