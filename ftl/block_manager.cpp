@@ -58,12 +58,23 @@ bool BlockManager::use_spare(std::uint32_t die) {
     p.ring[(p.head + p.count) % p.ring.size()] = b;
     ++p.count;
     ++free_total_;
+    if (sb_.enabled()) {
+      // A spare index's super-block had no member in service until now.
+      const std::size_t i = sb_.at(sb_.group_of(die), b);
+      if (sb_.state[i] == SuperBlockTable::State::kIdle) {
+        sb_.state[i] = SuperBlockTable::State::kPooled;
+        sb_.pools[sb_.group_of(die)].push(b);
+      }
+    }
     return true;
   }
   return false;
 }
 
 void BlockManager::rebuild_pools() {
+  if (sb_.enabled())
+    throw std::runtime_error(
+        "power-loss recovery does not rebuild super-blocks (ftl.rain.span: dies): not modelled");
   free_total_ = bad_total_ = 0;
   std::fill(write_point_.begin(), write_point_.end(), kNoBlock);
   for (std::uint32_t die = 0; die < geo_.dies(); ++die) {
@@ -109,6 +120,7 @@ void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
   b.state = BlockState::kBad;
   b.valid = 0;
   ++bad_total_;
+  if (sb_.enabled()) check_super_erased(die, block);
   if (is_static_slc(block)) return;  // the static cache just gets smaller
   if (!use_spare(die)) {
     ++unreplaced_;
@@ -141,6 +153,7 @@ bool BlockManager::can_allocate(std::uint32_t die, Stream stream, std::uint32_t 
                                 PoolKind k) const {
   if (has_open_room(die, stream, pages_per_program)) return true;
   const std::uint32_t floor = (k == PoolKind::kNormal && !is_relocation(stream)) ? reserved_ : 0;
+  if (sb_.enabled()) return super_can_allocate(die, stream, floor);
   return pool(die, k).count > floor;
 }
 
@@ -150,7 +163,8 @@ std::optional<ProgramUnit> BlockManager::allocate_unit(std::uint32_t die, Stream
   if (!can_allocate(die, stream, pages_per_program, k)) return std::nullopt;
   std::uint32_t& wp = write_point(die, stream);
   if (!has_open_room(die, stream, pages_per_program)) {
-    wp = take_free(die, k);
+    wp = sb_.enabled() ? next_super_block(die, stream) : take_free(die, k);
+    if (wp == kNoBlock) return std::nullopt;
     BlockInfo& fresh = info(die, wp);
     fresh.state = BlockState::kOpen;
     fresh.mode = mode;
@@ -208,6 +222,144 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   p.ring[(p.head + p.count) % p.ring.size()] = block;
   ++p.count;
   if (k == PoolKind::kNormal) ++free_total_;
+  if (sb_.enabled()) check_super_erased(die, block);
+}
+
+void BlockManager::enable_super_blocks(std::uint32_t width) {
+  using State = SuperBlockTable::State;
+  const std::uint32_t groups = geo_.dies() / width;
+  sb_.width = width;
+  sb_.blocks = geo_.blocks_per_plane;
+  sb_.state.assign(std::size_t{groups} * sb_.blocks, State::kIdle);
+  sb_.members.assign(sb_.state.size(), 0);
+  sb_.pools.assign(groups, SuperBlockTable::Pool{});
+  sb_.sequence.assign(std::size_t{groups} * kStreams, {});
+  sb_.base.assign(sb_.sequence.size(), 0);
+  sb_.cursor.assign(std::size_t{geo_.dies()} * kStreams, 0);
+  offline_.assign(geo_.dies(), 0);
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    SuperBlockTable::Pool& p = sb_.pools[g];
+    p.ring.resize(sb_.blocks);
+    for (std::uint32_t b = 0; b < sb_.blocks; ++b)
+      for (std::uint32_t k = 0; k < width; ++k)
+        if (info(g * width + k, b).state == BlockState::kFree) {
+          sb_.state[sb_.at(g, b)] = State::kPooled;
+          p.push(b);
+          break;
+        }
+  }
+}
+
+std::uint64_t BlockManager::live_mask(std::uint32_t group, std::uint32_t block) const {
+  std::uint64_t m = 0;
+  for (std::uint32_t k = 0; k < sb_.width; ++k) {
+    const std::uint32_t d = group * sb_.width + k;
+    if (!offline_[d] && info(d, block).state == BlockState::kFree) m |= std::uint64_t{1} << k;
+  }
+  return m;
+}
+
+std::uint32_t BlockManager::next_super_block(std::uint32_t die, Stream stream) {
+  const std::uint32_t g = sb_.group_of(die);
+  const std::size_t gs = std::size_t{g} * kStreams + static_cast<std::size_t>(stream);
+  std::deque<std::uint32_t>& seq = sb_.sequence[gs];
+  std::uint64_t& cur = sb_.cursor[std::size_t{die} * kStreams + static_cast<std::size_t>(stream)];
+  for (;;) {
+    if (cur < sb_.base[gs] + seq.size()) {
+      const std::uint32_t b = seq[cur - sb_.base[gs]];
+      ++cur;
+      if (!sb_.member(die, b) || info(die, b).state != BlockState::kFree) continue;
+      Pool& p = pool(die, PoolKind::kNormal);
+      --p.count;
+      --free_total_;
+      trim_sequence(g, stream);
+      if (info(die, b).flags & BlockInfo::kFailed) {
+        retire(die, b);  // failed while erased: the super-block goes on without it
+        continue;
+      }
+      return b;
+    }
+    SuperBlockTable::Pool& p = sb_.pools[g];
+    if (p.count == 0) return kNoBlock;
+    const std::uint32_t b = p.pop();
+    const std::size_t i = sb_.at(g, b);
+    sb_.members[i] = live_mask(g, b);
+    sb_.state[i] = sb_.members[i] ? SuperBlockTable::State::kInUse : SuperBlockTable::State::kIdle;
+    if (sb_.members[i]) seq.push_back(b);
+  }
+}
+
+bool BlockManager::super_can_allocate(std::uint32_t die, Stream stream, std::uint32_t floor) const {
+  const std::uint32_t g = sb_.group_of(die);
+  const std::size_t gs = std::size_t{g} * kStreams + static_cast<std::size_t>(stream);
+  const std::deque<std::uint32_t>& seq = sb_.sequence[gs];
+  const std::uint64_t cur = sb_.cursor[std::size_t{die} * kStreams + static_cast<std::size_t>(stream)];
+  for (std::uint64_t pos = cur; pos < sb_.base[gs] + seq.size(); ++pos) {
+    const std::uint32_t b = seq[pos - sb_.base[gs]];
+    if (sb_.member(die, b) && info(die, b).state == BlockState::kFree) return true;
+  }
+  return sb_.pools[g].count > floor;
+}
+
+void BlockManager::trim_sequence(std::uint32_t group, Stream stream) {
+  const std::size_t gs = std::size_t{group} * kStreams + static_cast<std::size_t>(stream);
+  std::uint64_t least = UINT64_MAX;
+  for (std::uint32_t k = 0; k < sb_.width; ++k) {
+    const std::uint32_t d = group * sb_.width + k;
+    if (!offline_[d])
+      least = std::min(least, sb_.cursor[std::size_t{d} * kStreams + static_cast<std::size_t>(stream)]);
+  }
+  std::deque<std::uint32_t>& seq = sb_.sequence[gs];
+  while (!seq.empty() && sb_.base[gs] < least) {
+    seq.pop_front();
+    ++sb_.base[gs];
+  }
+}
+
+void BlockManager::set_super_victim(std::uint32_t group, std::uint32_t block) {
+  sb_.state[sb_.at(group, block)] = SuperBlockTable::State::kVictim;
+}
+
+void BlockManager::check_super_erased(std::uint32_t die, std::uint32_t block) {
+  const std::uint32_t g = sb_.group_of(die);
+  const std::size_t i = sb_.at(g, block);
+  if (sb_.state[i] != SuperBlockTable::State::kVictim) return;
+  for (std::uint32_t k = 0; k < sb_.width; ++k) {
+    const std::uint32_t d = g * sb_.width + k;
+    if (!((sb_.members[i] >> k) & 1) || offline_[d]) continue;
+    const BlockState st = info(d, block).state;
+    if (st != BlockState::kFree && st != BlockState::kBad && st != BlockState::kSpare) return;
+  }
+  sb_.state[i] = SuperBlockTable::State::kPooled;
+  sb_.pools[g].push(block);
+}
+
+bool BlockManager::super_candidate(std::uint32_t die, std::uint32_t block, std::uint64_t& valid,
+                                   std::uint64_t& capacity, std::uint32_t& closed_seq) const {
+  const std::uint32_t g = sb_.group_of(die);
+  const std::size_t i = sb_.at(g, block);
+  if (sb_.state[i] != SuperBlockTable::State::kInUse || !sb_.member(die, block)) return false;
+  valid = capacity = 0;
+  closed_seq = 0;
+  for (std::uint32_t k = 0; k < sb_.width; ++k) {
+    const std::uint32_t d = g * sb_.width + k;
+    if (!((sb_.members[i] >> k) & 1) || offline_[d]) continue;
+    const BlockInfo& b = info(d, block);
+    if (b.state == BlockState::kBad || b.state == BlockState::kSpare) continue;
+    if (!gc_candidate(b)) return false;
+    valid += b.valid;
+    capacity += capacity_slots(b);
+    closed_seq = std::max(closed_seq, b.closed_seq);
+  }
+  return capacity > 0;
+}
+
+void BlockManager::set_die_offline(std::uint32_t die) {
+  if (!sb_.enabled()) return;
+  offline_[die] = 1;
+  const std::uint32_t g = sb_.group_of(die);
+  for (std::uint32_t b = 0; b < sb_.blocks; ++b) check_super_erased(die, b);
+  for (std::size_t s = 0; s < kStreams; ++s) trim_sequence(g, static_cast<Stream>(s));
 }
 
 BlockManager::Wear BlockManager::wear() const {

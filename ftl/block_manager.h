@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "ftl/super_blocks.h"
 #include "nand/geometry.h"
 #include "sim/prefetch.h"
 
@@ -78,6 +79,28 @@ class BlockManager {
   BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
                std::uint32_t static_slc_blocks = 0, std::uint32_t bad_reserve = 0,
                const std::vector<std::uint32_t>& factory_bad = {});
+
+  // Super-block allocation (ftl.rain.span: dies; ftl/super_blocks.h) over
+  // groups of `width` consecutive dies, from here on. Then a die's free
+  // blocks (free_blocks) are its erased blocks in service: those of the
+  // group's pooled super-blocks, of super-blocks its group opened that the
+  // die has not reached yet, and those it erased whose super-block waits
+  // for another member's erase (so that a die ahead does not collect more
+  // than it needs). The host reserve applies to the group's pool.
+  void enable_super_blocks(std::uint32_t width);
+  const SuperBlockTable& super_blocks() const { return sb_; }
+  // GC chose super-block `block` of `group` (RelocationEngine): no member
+  // collects it twice, and it returns to the pool once erased on every
+  // member in service.
+  void set_super_victim(std::uint32_t group, std::uint32_t block);
+  // True when super-block `block` of `die`'s group is a GC candidate with
+  // `die` a member: chosen by no one yet, and full in native mode on every
+  // member in service. `valid`, `capacity`: their sums; `closed_seq`: the
+  // latest member's (when the super-block became full).
+  bool super_candidate(std::uint32_t die, std::uint32_t block, std::uint64_t& valid,
+                       std::uint64_t& capacity, std::uint32_t& closed_seq) const;
+  // `die` failed: it leaves every super-block still to be erased.
+  void set_die_offline(std::uint32_t die);
 
   // Erased blocks of the normal pool (what GC keeps up).
   std::uint32_t free_blocks(std::uint32_t die) const { return pool(die, PoolKind::kNormal).count; }
@@ -211,6 +234,19 @@ class BlockManager {
   std::uint64_t unreplaced_ = 0;
   // Puts a spare of `die` in service (into the normal pool), if one is left.
   bool use_spare(std::uint32_t die);
+
+  SuperBlockTable sb_;
+  std::vector<std::uint8_t> offline_;  // per die, with super-blocks: the die failed
+  // The next block of `die`'s stream in its group's super-block sequence
+  // (taking a super-block from the pool when at its end), or kNoBlock.
+  std::uint32_t next_super_block(std::uint32_t die, Stream stream);
+  bool super_can_allocate(std::uint32_t die, Stream stream, std::uint32_t floor) const;
+  // Drops sequence entries every live member has passed.
+  void trim_sequence(std::uint32_t group, Stream stream);
+  // A member of victim super-block `block` erased (or retired) its block:
+  // back to the pool when none is left to erase.
+  void check_super_erased(std::uint32_t die, std::uint32_t block);
+  std::uint64_t live_mask(std::uint32_t group, std::uint32_t block) const;
 };
 
 }  // namespace ssdtwin

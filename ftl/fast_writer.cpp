@@ -72,9 +72,15 @@ void FastWriter::apply(Lpn lpn) {
 
 Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want,
                            std::uint32_t& got) {
+  // Parity units take no time here: programmed as soon as allocated.
+  const auto programmed = [&](const ProgramUnit& p) { core_.blocks.on_programmed(die, p.block, p.pages); };
   if (!u.open) {
-    if (stream == Stream::kHost) collect(die, core_.unit_slots);
-    const auto unit = core_.blocks.allocate_unit(die, stream, core_.pages_per_program, core_.native);
+    if (stream == Stream::kHost) {
+      collect(die, core_.unit_slots);
+      if (engine_.group_width()) make_room(die);
+    }
+    const auto unit = core_.allocate_data(die, stream, core_.pages_per_program, core_.native,
+                                          PoolKind::kNormal, programmed);
     if (!unit) throw std::logic_error("fast preconditioning: no erased block on die");
     u.unit = *unit;
     u.used = 0;
@@ -85,11 +91,7 @@ Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::u
   u.used += got;
   if (u.used == u.unit.slots) {
     close(u);
-    if (core_.rain_due(u.unit, core_.native)) {
-      const auto parity = core_.take_parity_unit(die, stream, core_.pages_per_program,
-                                                 core_.native, PoolKind::kNormal);
-      core_.blocks.on_programmed(die, parity.block, parity.pages);
-    }
+    core_.take_due_parity(u.unit, stream, core_.native, PoolKind::kNormal, programmed);
   }
   return p;
 }
@@ -144,6 +146,27 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
     // The victim done and its credit still short: the next victim earns on.
     // Else it cannot earn more (the bound on credit): take the reserve.
     if (engine_.collecting(die) && !core_.pacing.covers(die, unit_slots)) return;
+  }
+}
+
+void FastWriter::make_room(std::uint32_t die) {
+  using Sources = RelocationEngine::Sources;
+  const std::uint32_t width = engine_.group_width();
+  const std::uint32_t first = die / width * width;
+  while (!core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program)) {
+    // The group's pool waits for members to erase the victims chosen: they
+    // finish them now, as their timed GC would while this die waits.
+    bool erased = false;
+    for (std::uint32_t d = first; d < first + width; ++d) {
+      if (core_.die_offline[d]) continue;
+      while (engine_.collecting(d) || engine_.start(d, 0, Sources::kNative, false)) {
+        const Scan& g = scan(d);
+        relocate_some(d, g.end - g.next, 0);
+        erased = true;
+      }
+    }
+    // None chosen: the die chooses one, short of erased blocks it can use.
+    if (!erased && !engine_.start(die, core_.blocks.free_blocks(die) + 1, Sources::kNative, false)) return;
   }
 }
 

@@ -90,6 +90,10 @@ class FastWriter {
   // Before a host unit on `die`: runs the die's collection as far as the
   // timed path would have by then (RelocationEngine::before_host).
   void collect(std::uint32_t die, std::uint32_t unit_slots);
+  // With super-blocks (ftl.rain.span: dies), until the host stream of `die`
+  // can take a unit: the group's members collect the victims chosen, which
+  // returns their super-blocks to the pool, or `die` chooses one.
+  void make_room(std::uint32_t die);
   // Moves valid pages of the die's victim until `slots` have been scanned
   // or `credit` host slots are earned; erases the victim when done.
   void relocate_some(std::uint32_t die, std::uint32_t slots, double credit);

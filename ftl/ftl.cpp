@@ -514,9 +514,13 @@ void Ftl::flush_unit(const FlushChoice& c) {
   const bool slc = c.target != HostTarget::kNative;
   const CellMode mode = slc ? CellMode::kSlc : core_.native;
   const std::uint32_t ppp = slc ? slc_->pages_per_program() : core_.pages_per_program;
-  const auto unit = core_.blocks.allocate_unit(
-      c.die, slc ? Stream::kHostSlc : Stream::kHost, ppp, mode,
-      c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal);
+  const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
+  const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
+  const auto submit_parity = [&](const ProgramUnit& parity) {
+    core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
+    core_.host_program_started(c.die);
+  };
+  const auto unit = core_.allocate_data(c.die, stream, ppp, mode, pool, submit_parity);
   BlockInfo& block = core_.blocks.info(c.die, unit->block);
   const std::uint64_t first_entry = popped_;
   std::uint32_t taken = 0;
@@ -546,13 +550,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   core_.nand.submit(t);
   core_.host_program_started(c.die);
   core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
-  const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
-  if (core_.rain_due(*unit, mode)) {
-    const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
-    const auto parity = core_.take_parity_unit(c.die, stream, ppp, mode, pool);
-    core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
-    core_.host_program_started(c.die);
-  }
+  core_.take_due_parity(*unit, stream, mode, pool, submit_parity);
   note_free(c.die);
   gc_->check(c.die);
   starved_.set(c.die, false);
@@ -625,6 +623,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     recovery_.note_failed_block();
     for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b)
       core_.blocks.info(die, b).flags |= BlockInfo::kFailed;
+    core_.blocks.set_die_offline(die);  // super-blocks stop waiting for it
     return;
   }
   if (kind == kBlockFails) {
@@ -793,9 +792,18 @@ void Ftl::deliver(FlashTxn* t) {
       // emptied) but stay lost: reads of them fail until rewritten.
       if (t->op == TxnOp::kRead && t->status == ReadStatus::kLost)
         core_.for_owners_in_page(t->die, t->block, t->page, [&](Owner o) { core_.poison(o); });
-      if (t->op == TxnOp::kRead) gc_->on_read_done(t);
-      else if (t->op == TxnOp::kProgram) gc_->on_program_done(t);
-      else gc_->on_erase_done(t);
+      if (t->op == TxnOp::kRead) {
+        gc_->on_read_done(t);
+      } else if (t->op == TxnOp::kProgram) {
+        gc_->on_program_done(t);
+      } else {
+        // With super-blocks, an erase may return one to its group's pool,
+        // which every member may write.
+        const std::uint32_t width = core_.cfg.rain_span_dies;
+        if (width)
+          for (std::uint32_t d = t->die / width * width; d < (t->die / width + 1) * width; ++d) starved_.set(d, false);
+        gc_->on_erase_done(t);
+      }
       // A die with fewer queued operations or new free blocks may take host data.
       try_flush(false);
       return;

@@ -79,6 +79,21 @@ ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
   return r;
 }
 
+// ftl.rain.span: dies. Super-blocks are allocated in lockstep over groups
+// of `stripe` dies (ftl/super_blocks.h); what that layout does not model is
+// refused here rather than simulated wrongly.
+void check_span_dies(const ConfigNode& rain, const FtlConfig& c, const Geometry& geo) {
+  if (c.rain_stripe < 2)
+    rain.fail("span", "span: dies needs rain.stripe of at least 2 (dies per stripe)");
+  if (c.rain_stripe > 64)
+    rain.fail("stripe", "span: dies supports at most 64 dies per stripe");
+  if (geo.dies() % c.rain_stripe != 0)
+    rain.fail("stripe", "span: dies needs the die count (" + std::to_string(geo.dies()) +
+                            ") to be a multiple of rain.stripe (" + std::to_string(c.rain_stripe) + ")");
+  if (c.slc.enabled)
+    rain.fail("span", "span: dies does not model an SLC cache (ftl.slc_cache): remove one of them");
+}
+
 }  // namespace
 
 FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
@@ -136,6 +151,10 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.rain_stripe = static_cast<std::uint32_t>(rain.get_int("stripe", 0, 0, 1024));
   if (c.rain_stripe == 1) rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
+  if (rain.get_enum("span", {"block", "dies"}, "block") == "dies") {
+    c.rain_span_dies = c.rain_stripe;
+    check_span_dies(rain, c, geo);
+  }
   const ConfigNode bad = drive.child("nand").child("bad_blocks");
   c.bad_blocks.factory_rate = bad.get_double("factory", 0, 0, 0.5);
   c.bad_blocks.erase_fail_rate = bad.get_double("erase_fail", 0, 0, 1);

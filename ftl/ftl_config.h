@@ -118,6 +118,11 @@ struct FtlConfig {
   // parity (0: none; ftl/rain_stripes.h). Parity pages hold no data, so they
   // shrink the spare area.
   std::uint32_t rain_stripe = 0;
+  // Where a stripe's units lie (ftl.rain.span): `block` (0 here), the units
+  // of one block; or `dies` (the stripe width here), unit k of one
+  // super-block on each of `rain_stripe` consecutive dies, so that a stripe
+  // survives the loss of a whole die (ftl/super_blocks.h).
+  std::uint32_t rain_span_dies = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
   MapCacheConfig map;

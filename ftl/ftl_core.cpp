@@ -29,6 +29,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       host_programs(geo.dies(), 0), flush_ready(geo.dies()), pacing(cfg, blocks, unit_slots),
       stripes(c.rain_stripe), fault_rng(fault_seed(0)),
       die_offline(geo.dies(), 0) {
+  if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);
   refresh_flush_ready();
 }
@@ -52,8 +53,7 @@ ProgramUnit FtlCore::take_parity_unit(std::uint32_t die, Stream stream, std::uin
   // allocation cannot fail or move to another block.
   const auto unit = blocks.allocate_unit(die, stream, ppp, mode, pool);
   if (!unit) throw std::logic_error("RAIN parity: stream has no open slot for its stripe's parity");
-  for (std::uint32_t k = 0; k < unit->slots; ++k) map.clear_owner(unit->first + k);
-  ++stats.rain_parity_units;
+  mark_parity(*unit);
   return *unit;
 }
 

@@ -174,7 +174,14 @@ struct FtlCore {
   bool rain_due(const ProgramUnit& u, CellMode mode) const {
     if (!stripes.enabled()) return false;
     const std::uint32_t units = geo.pages_in_mode(mode) / u.pages;
+    if (cfg.rain_span_dies) return u.page / u.pages + 1 < units && parity_at(u.die, u.block, u.page / u.pages + 1);
     return stripes.parity_next(u.page / u.pages, units);
+  }
+  // Stripes across dies (ftl.rain.span: dies): unit position `pos` of
+  // `die`'s block `block` holds its super-block stripe's parity.
+  bool parity_at(std::uint32_t die, std::uint32_t block, std::uint32_t pos) const {
+    const SuperBlockTable& sb = blocks.super_blocks();
+    return sb.parity_die(sb.group_of(die), block, pos) == die;
   }
   // A program of unit `u` (not yet submitted).
   FlashTxn* program_txn(const ProgramUnit& u, TxnSource source, CellMode mode);
@@ -183,6 +190,38 @@ struct FtlCore {
   // data in the same block.
   ProgramUnit take_parity_unit(std::uint32_t die, Stream stream,
                                std::uint32_t pages_per_program, CellMode mode, PoolKind pool);
+  // The next data unit of the stream on `die`: BlockManager::allocate_unit,
+  // except that with stripes across dies a unit at the die's parity
+  // position (a block's first, which no data unit precedes) becomes parity,
+  // handed to `parity` to program, and the next unit is taken.
+  template <class Parity>
+  std::optional<ProgramUnit> allocate_data(std::uint32_t die, Stream stream, std::uint32_t ppp,
+                                           CellMode mode, PoolKind pool, Parity parity) {
+    for (;;) {
+      auto u = blocks.allocate_unit(die, stream, ppp, mode, pool);
+      if (!u || !cfg.rain_span_dies || !parity_at(die, u->block, u->page / u->pages)) return u;
+      mark_parity(*u);
+      parity(*u);
+    }
+  }
+  // The parity units due after unit `u` (rain_due), each handed to `parity`
+  // to program. In a block's stripes one follows the stripe's data; across
+  // dies a die may hold several positions in a row (members missing).
+  template <class Parity>
+  void take_due_parity(ProgramUnit u, Stream stream, CellMode mode, PoolKind pool, Parity parity) {
+    if (!cfg.rain_span_dies) {
+      if (rain_due(u, mode)) parity(take_parity_unit(u.die, stream, u.pages, mode, pool));
+      return;
+    }
+    while (rain_due(u, mode)) {
+      u = take_parity_unit(u.die, stream, u.pages, mode, pool);
+      parity(u);
+    }
+  }
+  void mark_parity(const ProgramUnit& u) {
+    for (std::uint32_t k = 0; k < u.slots; ++k) map.clear_owner(u.first + k);
+    ++stats.rain_parity_units;
+  }
 
   bool relocating_slc(std::uint32_t die) const { return folding[die] != 0; }
   // Takes flash slot `old_ppa` out of the valid set (overwrite, trim, move).

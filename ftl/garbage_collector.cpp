@@ -58,6 +58,11 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   // buffered from the last victim count with the new one.
   if (!engine_.start(die, free_target(g), RelocationEngine::Sources::kAll, g.read_out.empty())) return false;
   g.scan_page = 0;
+  // A super-block victim (ftl.rain.span: dies) is collected by every member
+  // of the group: the idle ones start on it now.
+  if (const std::uint32_t width = engine_.group_width())
+    for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d)
+      if (d != die && !engine_.collecting(d) && engine_.victim_pending(d)) check(d);
   return true;
 }
 
@@ -155,7 +160,9 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
   }
   if (current < need) return false;
   const Stream dest_stream = engine_.victim(die).dest;
-  const auto unit = core_.blocks.allocate_unit(die, dest_stream, core_.pages_per_program, core_.native);
+  const auto parity = [&](const ProgramUnit& p) { submit_program(p); };
+  const auto unit =
+      core_.allocate_data(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal, parity);
   if (!unit) return false;
   BlockInfo& dest = core_.blocks.info(die, unit->block);
   // Whole 4 KiB pages of map journal ride along with the relocated data.
@@ -180,9 +187,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     g.head = 0;
   }
   submit_program(*unit);
-  if (core_.rain_due(*unit, core_.native))
-    submit_program(
-        core_.take_parity_unit(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal));
+  core_.take_due_parity(*unit, dest_stream, core_.native, PoolKind::kNormal, parity);
   return true;
 }
 

@@ -6,8 +6,9 @@
 // a block keeps them consistent through GC and retirement: a block is erased
 // or retired whole, so a stripe never outlives one of its members. The
 // table is this rule, not stored state. It protects against page, wordline
-// and block failures; a whole-die failure takes every member with it
-// (stripes across dies need super-block allocation, not modelled).
+// and block failures; a whole-die failure takes every member with it.
+// Stripes across dies (ftl.rain.span: dies) follow another rule, on
+// super-blocks: SuperBlockTable::parity_die (ftl/super_blocks.h).
 #pragma once
 
 #include <algorithm>

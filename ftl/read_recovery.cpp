@@ -130,6 +130,10 @@ bool ReadRecovery::on_read(FlashTxn* t) {
 }
 
 void ReadRecovery::start_rebuild(FlashTxn* t) {
+  if (core_.cfg.rain_span_dies) {
+    start_rebuild_across(t);
+    return;
+  }
   const BlockInfo& b = core_.blocks.info(t->die, t->block);
   const std::uint32_t ppp = core_.nand.timing().pages_per_program(t->mode);
   const std::uint32_t units = core_.geo.pages_in_mode(t->mode) / ppp;
@@ -144,6 +148,51 @@ void ReadRecovery::start_rebuild(FlashTxn* t) {
     listener_->on_read_recovered(t);
     return;
   }
+  const std::uint32_t ctx = new_rebuild(t);
+  // The stripe's other members: the same page position in each other
+  // program unit of the stripe. Members not yet programmed are still in the
+  // controller's running parity, so they need no read.
+  for (std::uint32_t v = core_.stripes.first(unit); v < core_.stripes.end(unit, units); ++v) {
+    const std::uint32_t page = v * ppp + t->page % ppp;
+    if (v == unit || page >= b.programmed) continue;
+    read_member(ctx, *t, t->die, page);
+  }
+  if (rebuilds_[ctx].pending == 0) member_done(ctx);
+}
+
+void ReadRecovery::start_rebuild_across(FlashTxn* t) {
+  // Stripes across dies (ftl/super_blocks.h): the members are the same page
+  // of the same block on the other member dies of the super-block.
+  const SuperBlockTable& sb = core_.blocks.super_blocks();
+  const std::uint32_t ppp = core_.nand.timing().pages_per_program(t->mode);
+  const std::uint32_t g = sb.group_of(t->die);
+  const std::uint32_t holder = sb.parity_die(g, t->block, t->page / ppp);
+  // The parity: on flash, or (its block still being written) the
+  // controller's running XOR; none when its die failed or closed the block
+  // before writing it. Once GC chose the super-block, members may have been
+  // erased already (each collects its block in its own time): what is left
+  // of a victim has no parity. Data members not yet written are not in it.
+  bool whole = holder != UINT32_MAX && !core_.die_offline[holder] && sb.in_use(t->die, t->block);
+  if (whole) {
+    const BlockInfo& p = core_.blocks.info(holder, t->block);
+    whole = t->page < p.programmed || p.state == BlockState::kOpen || p.state == BlockState::kFree;
+  }
+  if (!whole) {
+    t->status = ReadStatus::kLost;
+    ++core_.stats.reads_lost;
+    listener_->on_read_recovered(t);
+    return;
+  }
+  const std::uint32_t ctx = new_rebuild(t);
+  for (std::uint32_t k = 0; k < sb.width; ++k) {
+    const std::uint32_t d = g * sb.width + k;
+    if (d == t->die || !sb.member(d, t->block)) continue;
+    if (t->page < core_.blocks.info(d, t->block).programmed) read_member(ctx, *t, d, t->page);
+  }
+  if (rebuilds_[ctx].pending == 0) member_done(ctx);
+}
+
+std::uint32_t ReadRecovery::new_rebuild(FlashTxn* t) {
   std::uint32_t ctx = free_;
   if (ctx != kNone) {
     free_ = rebuilds_[ctx].next_free;
@@ -154,27 +203,24 @@ void ReadRecovery::start_rebuild(FlashTxn* t) {
   Rebuild& r = rebuilds_[ctx];
   r = Rebuild{};
   r.read = t;
-  // The stripe's other members: the same page position in each other
-  // program unit of the stripe. Members not yet programmed are still in the
-  // controller's running parity, so they need no read.
-  for (std::uint32_t v = core_.stripes.first(unit); v < core_.stripes.end(unit, units); ++v) {
-    const std::uint32_t page = v * ppp + t->page % ppp;
-    if (v == unit || page >= b.programmed) continue;
-    FlashTxn* m = core_.txns.get();
-    m->op = TxnOp::kRead;
-    m->source = TxnSource::kRecovery;
-    m->mode = t->mode;
-    m->die = t->die;
-    m->block = t->block;
-    m->page = page;
-    m->bytes = t->bytes;
-    m->owner = ctx;
-    ++r.pending;
-    ++r.members;
-    ++core_.stats.rain_member_reads;
-    core_.nand.submit(m);
-  }
-  if (r.pending == 0) member_done(ctx);
+  return ctx;
+}
+
+void ReadRecovery::read_member(std::uint32_t ctx, const FlashTxn& t, std::uint32_t die, std::uint32_t page) {
+  Rebuild& r = rebuilds_[ctx];
+  FlashTxn* m = core_.txns.get();
+  m->op = TxnOp::kRead;
+  m->source = TxnSource::kRecovery;
+  m->mode = t.mode;
+  m->die = die;
+  m->block = t.block;
+  m->page = page;
+  m->bytes = t.bytes;
+  m->owner = ctx;
+  ++r.pending;
+  ++r.members;
+  ++core_.stats.rain_member_reads;
+  core_.nand.submit(m);
 }
 
 void ReadRecovery::on_member_read(FlashTxn* t) {

@@ -97,6 +97,12 @@ class ReadRecovery : public EventTarget {
   // (clean, retried, or uncorrectable: status kLost for now).
   bool decode(FlashTxn* t);
   void start_rebuild(FlashTxn* t);
+  // start_rebuild with stripes across dies (ftl.rain.span: dies).
+  void start_rebuild_across(FlashTxn* t);
+  // A rebuild context for failed read `t`.
+  std::uint32_t new_rebuild(FlashTxn* t);
+  // Reads member `page` of `t`'s block on `die` for rebuild `ctx`.
+  void read_member(std::uint32_t ctx, const FlashTxn& t, std::uint32_t die, std::uint32_t page);
   void member_done(std::uint32_t ctx);
   void check_reclaim(const FlashTxn& t, const BlockInfo& b);
   // The error stream's seed in power cycle `cycle`.

@@ -8,7 +8,58 @@ namespace ssdtwin {
 
 RelocationEngine::RelocationEngine(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy)
     : core_(core), slc_(slc), policy_(std::move(policy)), victims_(core.geo.dies()),
-      reclaim_(core.geo.dies()), max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0) {}
+      reclaim_(core.geo.dies()), max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0),
+      super_(core.cfg.rain_span_dies) {
+  if (!super_) return;
+  group_victims_.resize(core.geo.dies() / super_);
+  group_base_.assign(group_victims_.size(), 0);
+  victim_cursor_.assign(core.geo.dies(), 0);
+}
+
+bool RelocationEngine::start_super(std::uint32_t die, std::uint32_t target, bool native_only) {
+  if (take_pending(die)) return true;
+  bool power_on = false;
+  std::uint32_t v = native_only ? kNoBlock : reclaim_victim(die, power_on);
+  if (v != kNoBlock && !power_on) ++core_.stats.reclaim_blocks;
+  if (v == kNoBlock) {
+    if (native_only && !core_.pacing.short_of(die, target)) return false;
+    v = choose_victim(die, target);
+  }
+  if (v == kNoBlock) return false;
+  const std::uint32_t g = die / super_;
+  core_.blocks.set_super_victim(g, v);
+  group_victims_[g].push_back(v);
+  return take_pending(die);
+}
+
+bool RelocationEngine::take_pending(std::uint32_t die) {
+  const std::uint32_t g = die / super_;
+  std::deque<std::uint32_t>& q = group_victims_[g];
+  while (victim_pending(die)) {
+    const std::uint32_t b = q[victim_cursor_[die]++ - group_base_[g]];
+    // Drop what every live member has taken up.
+    std::uint64_t least = UINT64_MAX;
+    for (std::uint32_t d = g * super_; d < (g + 1) * super_; ++d)
+      if (!core_.die_offline[d]) least = std::min(least, victim_cursor_[d]);
+    while (!q.empty() && group_base_[g] < least) {
+      q.pop_front();
+      ++group_base_[g];
+    }
+    // A member's block is still full; one whose die skipped the
+    // super-block, or whose block failed, has nothing to collect.
+    if (core_.blocks.super_blocks().member(die, b) && core_.blocks.info(die, b).state == BlockState::kFull) {
+      begin(die, b, false);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RelocationEngine::candidate(std::uint32_t die, std::uint32_t block) const {
+  if (!super_) return core_.blocks.gc_candidate(core_.blocks.info(die, block));
+  VictimCandidate c;
+  return core_.blocks.super_candidate(die, block, c.valid, c.capacity, c.closed_seq);
+}
 
 bool RelocationEngine::start_native(std::uint32_t die, std::uint32_t target) {
   if (!core_.pacing.short_of(die, target)) return false;
@@ -111,13 +162,16 @@ std::uint32_t RelocationEngine::reclaim_victim(std::uint32_t die, bool& power_on
   for (std::size_t i = 0; i < q.size();) {
     const std::uint32_t b = q[i] & ~kPowerOnReclaim;
     const BlockState st = core_.blocks.info(die, b).state;
-    if (st == BlockState::kOpen) {
+    // With super-blocks, one whose other members are still being written
+    // waits too: the whole super-block is the next victim once it is full.
+    if (st == BlockState::kOpen ||
+        (super_ && st == BlockState::kFull && !candidate(die, b) && core_.blocks.super_blocks().in_use(die, b))) {
       ++i;
       continue;
     }
     power_on = (q[i] & kPowerOnReclaim) != 0;
     q.erase(q.begin() + static_cast<std::ptrdiff_t>(i));
-    if (st == BlockState::kFull) return b;
+    if (st == BlockState::kFull && (!super_ || candidate(die, b))) return b;
   }
   return kNoBlock;
 }
@@ -126,7 +180,8 @@ std::uint32_t RelocationEngine::choose_victim(std::uint32_t die, std::uint32_t t
   const std::uint32_t wl = wear_victim(die);
   if (wl != kNoBlock) return wl;
   if (!core_.pacing.short_of(die, target)) return kNoBlock;
-  return policy_->select_victim(core_.blocks, die, core_.rng);
+  if (super_) return policy_->select_victim(SuperCandidates{core_.blocks, die}, core_.rng);
+  return policy_->select_victim(DieCandidates{core_.blocks, die}, core_.rng);
 }
 
 std::uint32_t RelocationEngine::wear_victim(std::uint32_t die) {
@@ -140,7 +195,7 @@ std::uint32_t RelocationEngine::wear_victim(std::uint32_t die) {
   std::uint32_t coldest = kNoBlock, cold_erases = 0;
   for (std::uint32_t b = 0; b < core_.blocks.blocks_per_die(); ++b) {
     const BlockInfo& info = core_.blocks.info(die, b);
-    if (!core_.blocks.gc_candidate(info)) continue;
+    if (!candidate(die, b)) continue;
     if (coldest == kNoBlock || info.erase_count < cold_erases) {
       coldest = b;
       cold_erases = info.erase_count;

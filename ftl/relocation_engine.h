@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -82,12 +83,25 @@ class RelocationEngine {
   // reclaim queued, no wear-levelling look due, erased blocks enough, no
   // SLC cache to reclaim or fold.
   bool nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
-    return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) && !core_.pacing.short_of(die, target);
+    return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) && !core_.pacing.short_of(die, target) &&
+           !victim_pending(die);
   }
+  // GC by super-block (ftl.rain.span: dies): victims are chosen per group of
+  // dies, and each member collects its own block of every victim, in the
+  // order chosen. So a super-block returns to its group's pool once all its
+  // members erased it, and no stripe ever outlives one of its members: the
+  // parity of the stripes a victim leaves costs nothing to keep (no stripe
+  // is left). True when the group chose a victim `die` has not taken up.
+  bool victim_pending(std::uint32_t die) const {
+    return super_ && victim_cursor_[die] < group_base_[die / super_] + group_victims_[die / super_].size();
+  }
+  // Dies per super-block group (0: victims are blocks of one die).
+  std::uint32_t group_width() const { return super_; }
   // Picks the next victim of `die` from `sources` (folding only when
   // `may_fold`: whether the cache needs more is known once the last folded
   // block is erased) and starts it. False when there is none.
   bool start(std::uint32_t die, std::uint32_t target, Sources sources, bool may_fold) {
+    if (super_) return start_super(die, target, sources == Sources::kNative);
     if (sources == Sources::kNative) return start_native(die, target);
     return !nothing_to_collect(die, target) && search(die, target, may_fold);
   }
@@ -143,6 +157,14 @@ class RelocationEngine {
   // always stops at (nothing to collect) does not pay for its frame.
   [[gnu::noinline]] bool search(std::uint32_t die, std::uint32_t target, bool may_fold);
   bool start_native(std::uint32_t die, std::uint32_t target);
+  // start() with super-block victims: the group's next victim `die` has not
+  // taken up, else a new one for the group (read reclaim, unless
+  // `native_only`; wear levelling; the policy when `die` is short).
+  bool start_super(std::uint32_t die, std::uint32_t target, bool native_only);
+  bool take_pending(std::uint32_t die);
+  // `block` of `die` may be chosen: a full native block, or with
+  // super-blocks one of a candidate super-block.
+  bool candidate(std::uint32_t die, std::uint32_t block) const;
   void begin(std::uint32_t die, std::uint32_t block, bool fold);
 
   FtlCore& core_;
@@ -154,6 +176,12 @@ class RelocationEngine {
   // the last look for a cold block.
   std::vector<std::uint32_t> max_erase_;
   std::vector<std::uint32_t> wl_erases_;
+  // Super-block victims: per group, the victims chosen, the first at
+  // `group_base_`; per die, the next position it takes up.
+  std::uint32_t super_ = 0;
+  std::vector<std::deque<std::uint32_t>> group_victims_;
+  std::vector<std::uint64_t> group_base_;
+  std::vector<std::uint64_t> victim_cursor_;
 };
 
 }  // namespace ssdtwin

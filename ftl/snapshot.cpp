@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <string_view>
 #include <utility>
 
@@ -173,6 +174,16 @@ void Verifier::archive(StateArchive& ar) {
   ar.pod(last_);
 }
 
+namespace {
+void archive_deques(StateArchive& ar, std::vector<std::deque<std::uint32_t>>& qs) {
+  for (auto& q : qs) {
+    std::vector<std::uint32_t> v(q.begin(), q.end());
+    ar.vec(v);
+    if (ar.loading()) q.assign(v.begin(), v.end());
+  }
+}
+}  // namespace
+
 void BlockManager::archive(StateArchive& ar) {
   ar.vec(blocks_, true);
   ar.vec(history_, true);
@@ -186,6 +197,17 @@ void BlockManager::archive(StateArchive& ar) {
   ar.vec(spares_, true);
   ar.vec(unreplaced_die_, true);
   ar.pods(closed_seq_, free_total_, bad_total_, unreplaced_);
+  if (!sb_.enabled()) return;  // block-spanning stripes: the format is unchanged
+  ar.vec(sb_.state, true);
+  ar.vec(sb_.members, true);
+  for (SuperBlockTable::Pool& p : sb_.pools) {
+    ar.vec(p.ring, true);
+    ar.pods(p.head, p.count);
+  }
+  archive_deques(ar, sb_.sequence);
+  ar.vec(sb_.base, true);
+  ar.vec(sb_.cursor, true);
+  ar.vec(offline_, true);
 }
 
 void GcPacing::archive(StateArchive& ar) { ar.vec(credit_, true); }
@@ -214,6 +236,10 @@ void RelocationEngine::archive(StateArchive& ar) {
   for (auto& q : reclaim_) ar.vec(q);
   ar.vec(max_erase_, true);
   ar.vec(wl_erases_, true);
+  if (!super_) return;
+  archive_deques(ar, group_victims_);
+  ar.vec(group_base_, true);
+  ar.vec(victim_cursor_, true);
 }
 
 void ReadRecovery::archive(StateArchive& ar) {

@@ -103,6 +103,8 @@ class PlaceBatch {
 }  // namespace
 
 std::string steady_blocker(const FtlCore& core) {
+  if (core.cfg.rain_span_dies)
+    return "ftl.rain.span: dies collects super-blocks, which counted writes do not model: use fast: exact";
   if (core.verifier.enabled())
     return "write verification follows each page's contents, which counted writes do not keep";
   if (core.mapped_pages != core.map.logical_pages())

@@ -39,30 +39,28 @@ struct Score {
 // is below 2^33 * cap^2: exact in 128 bits for any block under 2^47 slots.
 bool greater(const Score& a, const Score& b) { return a.num * b.den > b.num * a.den; }
 
-class CostBenefitGc final : public GcPolicy {
- public:
-  std::uint32_t select_victim(const BlockManager& blocks, std::uint32_t die, Rng&) override {
+struct CostBenefit {
+  template <class Candidates>
+  std::uint32_t operator()(const Candidates& cands, Rng&) const {
     bool any = false;
     std::uint32_t newest = 0;
-    for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
-      const BlockInfo& info = blocks.info(die, b);
-      if (!blocks.gc_candidate(info)) continue;
-      if (!any || info.closed_seq > newest) newest = info.closed_seq;
+    VictimCandidate c;
+    for (std::uint32_t b = 0; b < cands.size(); ++b) {
+      if (!cands.get(b, c)) continue;
+      if (!any || c.closed_seq > newest) newest = c.closed_seq;
       any = true;
     }
     if (!any) return kNoBlock;
 
     std::uint32_t best = kNoBlock;
     Score best_score;
-    for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
-      const BlockInfo& info = blocks.info(die, b);
-      if (!blocks.gc_candidate(info)) continue;
-      const std::uint64_t cap = blocks.capacity_slots(info);
-      if (info.valid >= cap) continue;  // u = 1: nothing to gain
-      const std::uint64_t age = std::uint64_t{newest} + 1 - info.closed_seq;
+    for (std::uint32_t b = 0; b < cands.size(); ++b) {
+      if (!cands.get(b, c)) continue;
+      if (c.valid >= c.capacity) continue;  // u = 1: nothing to gain
+      const std::uint64_t age = std::uint64_t{newest} + 1 - c.closed_seq;
       Score s;
-      s.num = u128{cap - info.valid} * age;
-      s.den = u128{cap} + info.valid;
+      s.num = u128{c.capacity - c.valid} * age;
+      s.den = u128{c.capacity} + c.valid;
       if (best == kNoBlock || greater(s, best_score)) {
         best = b;
         best_score = s;
@@ -74,6 +72,6 @@ class CostBenefitGc final : public GcPolicy {
 
 }  // namespace
 
-std::unique_ptr<GcPolicy> make_cost_benefit_gc() { return std::make_unique<CostBenefitGc>(); }
+std::unique_ptr<GcPolicy> make_cost_benefit_gc() { return std::make_unique<GcPolicyOf<CostBenefit>>(); }
 
 }  // namespace ssdtwin

@@ -8,17 +8,17 @@ namespace ssdtwin {
 
 namespace {
 
-class FifoGc final : public GcPolicy {
- public:
-  std::uint32_t select_victim(const BlockManager& blocks, std::uint32_t die, Rng&) override {
+struct Fifo {
+  template <class Candidates>
+  std::uint32_t operator()(const Candidates& cands, Rng&) const {
     std::uint32_t best = kNoBlock;
     std::uint32_t best_seq = 0;
-    for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
-      const BlockInfo& info = blocks.info(die, b);
-      if (!blocks.gc_candidate(info)) continue;
-      if (best == kNoBlock || info.closed_seq < best_seq) {
+    VictimCandidate c;
+    for (std::uint32_t b = 0; b < cands.size(); ++b) {
+      if (!cands.get(b, c)) continue;
+      if (best == kNoBlock || c.closed_seq < best_seq) {
         best = b;
-        best_seq = info.closed_seq;
+        best_seq = c.closed_seq;
       }
     }
     return best;
@@ -27,6 +27,6 @@ class FifoGc final : public GcPolicy {
 
 }  // namespace
 
-std::unique_ptr<GcPolicy> make_fifo_gc() { return std::make_unique<FifoGc>(); }
+std::unique_ptr<GcPolicy> make_fifo_gc() { return std::make_unique<GcPolicyOf<Fifo>>(); }
 
 }  // namespace ssdtwin

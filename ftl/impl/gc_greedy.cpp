@@ -8,27 +8,25 @@ namespace ssdtwin {
 
 namespace {
 
-class GreedyGc final : public GcPolicy {
- public:
-  std::uint32_t select_victim(const BlockManager& blocks, std::uint32_t die, Rng&) override {
+struct Greedy {
+  template <class Candidates>
+  std::uint32_t operator()(const Candidates& cands, Rng&) const {
     std::uint32_t best = kNoBlock;
-    std::uint32_t best_valid = 0;
-    for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
-      const BlockInfo& info = blocks.info(die, b);
-      if (!blocks.gc_candidate(info)) continue;
-      if (best == kNoBlock || info.valid < best_valid) {
+    VictimCandidate best_c, c;
+    for (std::uint32_t b = 0; b < cands.size(); ++b) {
+      if (!cands.get(b, c)) continue;
+      if (best == kNoBlock || c.valid < best_c.valid) {
         best = b;
-        best_valid = info.valid;
+        best_c = c;
       }
     }
     if (best == kNoBlock) return kNoBlock;
-    const BlockInfo& info = blocks.info(die, best);
-    return info.valid < blocks.capacity_slots(info) ? best : kNoBlock;
+    return best_c.valid < best_c.capacity ? best : kNoBlock;
   }
 };
 
 }  // namespace
 
-std::unique_ptr<GcPolicy> make_greedy_gc() { return std::make_unique<GreedyGc>(); }
+std::unique_ptr<GcPolicy> make_greedy_gc() { return std::make_unique<GcPolicyOf<Greedy>>(); }
 
 }  // namespace ssdtwin

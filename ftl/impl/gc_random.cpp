@@ -15,25 +15,21 @@ namespace ssdtwin {
 
 namespace {
 
-class RandomGc final : public GcPolicy {
- public:
-  std::uint32_t select_victim(const BlockManager& blocks, std::uint32_t die, Rng& rng) override {
+struct Random {
+  template <class Candidates>
+  std::uint32_t operator()(const Candidates& cands, Rng& rng) {
     candidates_.clear();
-    for (std::uint32_t b = 0; b < blocks.blocks_per_die(); ++b) {
-      const BlockInfo& info = blocks.info(die, b);
-      if (blocks.gc_candidate(info) && info.valid < blocks.capacity_slots(info))
-        candidates_.push_back(b);
-    }
+    VictimCandidate c;
+    for (std::uint32_t b = 0; b < cands.size(); ++b)
+      if (cands.get(b, c) && c.valid < c.capacity) candidates_.push_back(b);
     if (candidates_.empty()) return kNoBlock;  // no draw: the Rng sequence is untouched
     return candidates_[rng.below(candidates_.size())];
   }
-
- private:
   std::vector<std::uint32_t> candidates_;  // reused between calls
 };
 
 }  // namespace
 
-std::unique_ptr<GcPolicy> make_random_gc() { return std::make_unique<RandomGc>(); }
+std::unique_ptr<GcPolicy> make_random_gc() { return std::make_unique<GcPolicyOf<Random>>(); }
 
 }  // namespace ssdtwin
