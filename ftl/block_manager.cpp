@@ -343,6 +343,8 @@ bool BlockManager::super_candidate(std::uint32_t die, std::uint32_t block, std::
   closed_seq = 0;
   for (std::uint32_t k = 0; k < sb_.width; ++k) {
     const std::uint32_t d = g * sb_.width + k;
+    // A failed member's data is rebuilt elsewhere, not collected: its
+    // members wait for that before they erase (RelocationEngine::may_erase).
     if (!((sb_.members[i] >> k) & 1) || offline_[d]) continue;
     const BlockInfo& b = info(d, block);
     if (b.state == BlockState::kBad || b.state == BlockState::kSpare) continue;

@@ -624,6 +624,8 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b)
       core_.blocks.info(die, b).flags |= BlockInfo::kFailed;
     core_.blocks.set_die_offline(die);  // super-blocks stop waiting for it
+    // Stripes across dies hold the die's data on the other members.
+    if (core_.cfg.rain_span_dies) recovery_.rebuild_die(die);
     return;
   }
   if (kind == kBlockFails) {
@@ -735,6 +737,10 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
     ++core_.stats.rewrite_slots;
     push_firmware_write(o, first + k);
   }
+  // A failed die's page moved off: members of its super-block may now
+  // erase theirs (RelocationEngine::may_erase).
+  if (const std::uint32_t width = core_.cfg.rain_span_dies; width && core_.die_offline[die])
+    for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d) gc_->check(d);
 }
 
 void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }

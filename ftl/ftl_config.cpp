@@ -73,6 +73,7 @@ ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
     if (r.retry.size() > 32) ecc.fail("retry", "expected at most 32 read-retry steps");
   }
   r.xor_bytes_per_s = rain.get_double("xor_rate", 1.6e9, 1e6, 1e12);
+  r.die_rebuilds_in_flight = static_cast<std::uint32_t>(rain.get_int("rebuild_in_flight", 4, 1, 256));
   r.reclaim_reads = static_cast<std::uint32_t>(reclaim.get_int("reads", 0, 0, 1 << 30));
   r.reclaim_retry_step = static_cast<std::uint32_t>(
       reclaim.get_int("retry_step", 0, 0, static_cast<std::int64_t>(r.retry.size())));

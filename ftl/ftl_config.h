@@ -48,6 +48,9 @@ struct ReadRecoveryConfig {
   };
   std::vector<RetryStep> retry;
   double xor_bytes_per_s = 1.6e9;  // RAIN rebuild: the controller's XOR engine
+  // A failed die's rebuild (ftl.rain.span: dies): die-pages rebuilt at once
+  // in the background (ftl.rain.rebuild_in_flight).
+  std::uint32_t die_rebuilds_in_flight = 4;
   // Read reclaim: a block read this often since its erase, or whose read
   // needed this many retry steps, is relocated (0: off).
   std::uint32_t reclaim_reads = 0;

@@ -106,6 +106,9 @@ struct FtlCore {
   // Dies that stopped working (a workload fault) [durable]: no host data or
   // relocation goes there any more; what they held is lost.
   std::vector<std::uint8_t> die_offline;
+  // A failed die's data is being rebuilt from stripes across dies
+  // (ReadRecovery::rebuild_die) [volatile].
+  bool die_rebuild_running = false;
   // Logical pages whose data was lost (an uncorrectable read with no
   // rebuild): reads of them fail until they are written again [durable:
   // firmware records them]. A bitset, sized at the first loss.

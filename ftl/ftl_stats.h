@@ -38,6 +38,14 @@ struct FtlStats {
   std::uint64_t reads_uncorrectable = 0;  // failed every retry step
   std::uint64_t rain_member_reads = 0;    // reads of stripe members for rebuilds
   std::uint64_t pages_rebuilt = 0;        // uncorrectable die-pages rebuilt from RAIN
+  // A failed die's background rebuild (ftl.rain.span: dies): its die-pages
+  // holding valid data when it failed; of them, those rebuilt (also in
+  // pages_rebuilt), overwritten by the host before their turn, and lost (a
+  // stripe without its parity).
+  std::uint64_t die_rebuild_pages = 0;
+  std::uint64_t die_pages_rebuilt = 0;
+  std::uint64_t die_pages_skipped = 0;
+  std::uint64_t die_pages_lost = 0;
   std::uint64_t reads_lost = 0;           // uncorrectable and not rebuilt: data lost
   std::uint64_t host_reads_failed = 0;    // host reads (flash reads, or 4 KiB pages known lost) failed
   std::uint64_t rewrite_slots = 0;        // pages written again after a rebuild or a failed program

@@ -87,7 +87,7 @@ void GarbageCollector::advance(std::uint32_t die) {
   if (g.erasing || g.read_out.empty()) return;
   const std::uint32_t block = g.read_out.front();
   const BlockInfo& b = core_.blocks.info(die, block);
-  if (b.valid != 0) return;
+  if (b.valid != 0 || !engine_.may_erase(die, block)) return;
   g.erasing = true;
   FlashTxn* t = core_.txns.get();
   t->op = TxnOp::kErase;
@@ -96,6 +96,14 @@ void GarbageCollector::advance(std::uint32_t die) {
   t->die = die;
   t->block = block;
   core_.nand.submit(t);
+  // The members of a super-block waiting for this one's data to move erase
+  // theirs too.
+  if (const std::uint32_t width = engine_.group_width())
+    for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d) {
+      const DieGc& o = dies_[d];
+      if (d != die && !o.erasing && !o.read_out.empty() && o.read_out.front() == block && !core_.die_offline[d])
+        advance(d);
+    }
 }
 
 void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {

@@ -131,7 +131,10 @@ bool ReadRecovery::on_read(FlashTxn* t) {
 
 void ReadRecovery::start_rebuild(FlashTxn* t) {
   if (core_.cfg.rain_span_dies) {
-    start_rebuild_across(t);
+    if (rebuild_across(t) != kNone) return;
+    t->status = ReadStatus::kLost;
+    ++core_.stats.reads_lost;
+    listener_->on_read_recovered(t);
     return;
   }
   const BlockInfo& b = core_.blocks.info(t->die, t->block);
@@ -160,7 +163,7 @@ void ReadRecovery::start_rebuild(FlashTxn* t) {
   if (rebuilds_[ctx].pending == 0) member_done(ctx);
 }
 
-void ReadRecovery::start_rebuild_across(FlashTxn* t) {
+std::uint32_t ReadRecovery::rebuild_across(FlashTxn* t) {
   // Stripes across dies (ftl/super_blocks.h): the members are the same page
   // of the same block on the other member dies of the super-block.
   const SuperBlockTable& sb = core_.blocks.super_blocks();
@@ -177,12 +180,7 @@ void ReadRecovery::start_rebuild_across(FlashTxn* t) {
     const BlockInfo& p = core_.blocks.info(holder, t->block);
     whole = t->page < p.programmed || p.state == BlockState::kOpen || p.state == BlockState::kFree;
   }
-  if (!whole) {
-    t->status = ReadStatus::kLost;
-    ++core_.stats.reads_lost;
-    listener_->on_read_recovered(t);
-    return;
-  }
+  if (!whole) return kNone;
   const std::uint32_t ctx = new_rebuild(t);
   for (std::uint32_t k = 0; k < sb.width; ++k) {
     const std::uint32_t d = g * sb.width + k;
@@ -190,6 +188,75 @@ void ReadRecovery::start_rebuild_across(FlashTxn* t) {
     if (t->page < core_.blocks.info(d, t->block).programmed) read_member(ctx, *t, d, t->page);
   }
   if (rebuilds_[ctx].pending == 0) member_done(ctx);
+  return ctx;
+}
+
+void ReadRecovery::rebuild_die(std::uint32_t die) {
+  // Die-pages still being programmed when the die failed are in controller
+  // memory (the buffer, or GC's): their data is written again from there.
+  // GC victims first: their other members wait for them to erase.
+  const SuperBlockTable& sb = core_.blocks.super_blocks();
+  for (const bool victims : {true, false})
+    for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b) {
+      const BlockInfo& info = core_.blocks.info(die, b);
+      if (info.valid == 0 || sb.in_use(die, b) == victims) continue;
+      for (std::uint32_t page = 0; page < info.programmed; ++page) {
+        bool valid = false;
+        core_.for_owners_in_page(die, b, page, [&](Owner) { valid = true; });
+        if (!valid) continue;
+        die_pages_.push_back(DiePage{die, b, page});
+        ++core_.stats.die_rebuild_pages;
+      }
+    }
+  while (die_rebuilds_ < cfg_.die_rebuilds_in_flight && !die_pages_.empty()) next_die_rebuild();
+  core_.die_rebuild_running = !die_pages_.empty() || die_rebuilds_ > 0;
+}
+
+void ReadRecovery::next_die_rebuild() {
+  while (!die_pages_.empty()) {
+    const DiePage p = die_pages_.front();
+    die_pages_.pop_front();
+    bool valid = false;
+    core_.for_owners_in_page(p.die, p.block, p.page, [&](Owner) { valid = true; });
+    if (!valid) {  // overwritten, or rebuilt by a read, since the failure
+      ++core_.stats.die_pages_skipped;
+      continue;
+    }
+    FlashTxn* t = core_.txns.get();
+    t->op = TxnOp::kRead;
+    t->source = TxnSource::kRecovery;
+    t->mode = core_.blocks.info(p.die, p.block).mode;
+    t->die = p.die;
+    t->block = p.block;
+    t->page = p.page;
+    t->bytes = core_.layout.slots_per_page() * kSectorBytes;
+    const std::uint32_t ctx = rebuild_across(t);
+    if (ctx == kNone) {
+      core_.for_owners_in_page(p.die, p.block, p.page, [&](Owner o) { core_.poison(o); });
+      ++core_.stats.die_pages_lost;
+      core_.txns.put(t);
+      continue;
+    }
+    rebuilds_[ctx].background = true;
+    ++die_rebuilds_;
+    return;
+  }
+}
+
+void ReadRecovery::die_rebuild_done(const Rebuild& r) {
+  FlashTxn* t = r.read;
+  if (r.lost) {
+    core_.for_owners_in_page(t->die, t->block, t->page, [&](Owner o) { core_.poison(o); });
+    ++core_.stats.die_pages_lost;
+  } else {
+    ++core_.stats.pages_rebuilt;
+    ++core_.stats.die_pages_rebuilt;
+    listener_->rewrite_page(t->die, t->block, t->page);
+  }
+  core_.txns.put(t);
+  --die_rebuilds_;
+  next_die_rebuild();
+  core_.die_rebuild_running = !die_pages_.empty() || die_rebuilds_ > 0;
 }
 
 std::uint32_t ReadRecovery::new_rebuild(FlashTxn* t) {
@@ -243,6 +310,14 @@ void ReadRecovery::on_event(std::uint32_t, std::uint64_t arg) {
   const auto ctx = static_cast<std::uint32_t>(arg);
   Rebuild& r = rebuilds_[ctx];
   FlashTxn* t = r.read;
+  if (r.background) {
+    const Rebuild done = r;
+    r.read = nullptr;
+    r.next_free = free_;
+    free_ = ctx;
+    die_rebuild_done(done);
+    return;
+  }
   if (r.lost) {
     t->status = ReadStatus::kLost;
     ++core_.stats.reads_lost;

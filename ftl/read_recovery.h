@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "ftl/address.h"
@@ -78,6 +79,12 @@ class ReadRecovery : public EventTarget {
   bool on_read(FlashTxn* t);
   // A rebuild's read of another stripe member finished.
   void on_member_read(FlashTxn* t);
+  // `die` failed, with stripes across dies (ftl.rain.span: dies): every
+  // die-page of it holding valid data is rebuilt in the background (the
+  // same page read on the stripe's other members, XORed) and its data
+  // written again on the live dies, ftl.rain.rebuild_in_flight at a time.
+  // Reads of its pages meanwhile are served degraded (rebuilt on the fly).
+  void rebuild_die(std::uint32_t die);
 
   // The RBER a read of `t`'s block sees now.
   double rber_of(const FlashTxn& t) const;
@@ -91,14 +98,25 @@ class ReadRecovery : public EventTarget {
     std::uint32_t pending = 0;  // member reads still out
     std::uint32_t members = 0;
     bool lost = false;          // another member failed too
+    bool background = false;    // a failed die's rebuild, not a read's
     std::uint32_t next_free = 0;
   };
   // Decides, or advances, a read's retries. True when the read is finished
   // (clean, retried, or uncorrectable: status kLost for now).
   bool decode(FlashTxn* t);
   void start_rebuild(FlashTxn* t);
-  // start_rebuild with stripes across dies (ftl.rain.span: dies).
-  void start_rebuild_across(FlashTxn* t);
+  // Starts the rebuild of `t`'s die-page with stripes across dies
+  // (ftl.rain.span: dies): its context, or kNone when the stripe cannot
+  // rebuild it.
+  std::uint32_t rebuild_across(FlashTxn* t);
+  // Starts the next die-page of a failed die's rebuild.
+  void next_die_rebuild();
+  void die_rebuild_done(const Rebuild& r);
+  struct DiePage {
+    std::uint32_t die, block, page;
+  };
+  std::deque<DiePage> die_pages_;  // a failed die's die-pages still to rebuild
+  std::uint32_t die_rebuilds_ = 0;  // of them, in flight
   // A rebuild context for failed read `t`.
   std::uint32_t new_rebuild(FlashTxn* t);
   // Reads member `page` of `t`'s block on `die` for rebuild `ctx`.

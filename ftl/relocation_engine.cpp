@@ -55,6 +55,16 @@ bool RelocationEngine::take_pending(std::uint32_t die) {
   return false;
 }
 
+bool RelocationEngine::super_empty(std::uint32_t die, std::uint32_t block) const {
+  const SuperBlockTable& sb = core_.blocks.super_blocks();
+  const std::uint32_t first = die / super_ * super_;
+  for (std::uint32_t d = first; d < first + super_; ++d)
+    if (d != die && sb.member(d, block) && core_.blocks.info(d, block).valid > 0 &&
+        (!core_.die_offline[d] || core_.die_rebuild_running))
+      return false;
+  return true;
+}
+
 bool RelocationEngine::candidate(std::uint32_t die, std::uint32_t block) const {
   if (!super_) return core_.blocks.gc_candidate(core_.blocks.info(die, block));
   VictimCandidate c;

@@ -97,6 +97,13 @@ class RelocationEngine {
   }
   // Dies per super-block group (0: victims are blocks of one die).
   std::uint32_t group_width() const { return super_; }
+  // `die`'s read-out victim `block` may be erased: always for a block of
+  // one die; for a super-block, once no member holds valid data in it (a
+  // failed member's data not yet rebuilt included). Erasing in lockstep so
+  // keeps every stripe whole while any of its members is still read.
+  bool may_erase(std::uint32_t die, std::uint32_t block) const {
+    return !super_ || super_empty(die, block);
+  }
   // Picks the next victim of `die` from `sources` (folding only when
   // `may_fold`: whether the cache needs more is known once the last folded
   // block is erased) and starts it. False when there is none.
@@ -165,6 +172,7 @@ class RelocationEngine {
   // `block` of `die` may be chosen: a full native block, or with
   // super-blocks one of a candidate super-block.
   bool candidate(std::uint32_t die, std::uint32_t block) const;
+  bool super_empty(std::uint32_t die, std::uint32_t block) const;
   void begin(std::uint32_t die, std::uint32_t block, bool fold);
 
   FtlCore& core_;

@@ -17,9 +17,19 @@
 // program failure closes it early) simply stops contributing units, and the
 // stripes it would have held the parity of have none.
 //
-// Erase: a super-block returns to the group's pool once every member still
-// in service has erased its block (ftl/relocation_engine.h collects victims
-// by super-block, so no stripe ever outlives one of its members).
+// Erase: a member erases its block of a victim only when no member holds
+// valid data in the super-block any more (RelocationEngine::may_erase), and
+// the super-block returns to the group's pool once every member still in
+// service has erased its block (ftl/relocation_engine.h collects victims by
+// super-block), so no stripe ever outlives one of its members.
+//
+// A failed die: it leaves every super-block (never a member again, so the
+// group's stripes have one member fewer from then on; parity rotates over
+// the others); super-blocks it held data in wait, before their members
+// erase, until its rebuild has moved that data (ReadRecovery::rebuild_die).
+// The drive's flash shrinks by the die: its free blocks stay counted in
+// free_blocks(die) but nothing is written there, and the user data the
+// live dies must hold eats into their spare area.
 #pragma once
 
 #include <cstdint>

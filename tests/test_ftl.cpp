@@ -2688,6 +2688,66 @@ workload:
   CHECK(rec.lost_pages == img.account.allowed_loss());
 }
 
+TEST_CASE("rain span dies: a failed die is rebuilt from the other members, nothing lost",
+          "[ftl][errors][rain][span]") {
+  const std::vector<std::string> sets = {"drive.user_capacity=500MB", "drive.ftl.rain.stripe=4"};
+  // Idle long enough for the background rebuild to finish before the reads.
+  std::string idle_then_read = kIdleThenRead64;
+  idle_then_read.replace(idle_then_read.find("10ms"), 4, "300ms");
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), /*verify=*/true);
+  Drive& d = *t.drive;
+  run_quiet(d, make_workload(kFill64, d.user_bytes()));
+  d.ftl.fail_die_at(d.engine.now() + kMs, 1);
+  run_quiet(d, make_workload(idle_then_read, d.user_bytes()));
+  const FtlStats& s = d.ftl.stats();
+  CHECK(s.failed_dies == 1);
+  // A quarter of the 64 MiB was on die 1, in 32 KiB die-pages (parity aside).
+  CHECK(s.die_rebuild_pages >= (16u << 20) / (32u << 10) * 3 / 4);
+  CHECK(s.die_pages_rebuilt == s.die_rebuild_pages);
+  CHECK(s.die_pages_lost == 0);
+  CHECK(s.rain_member_reads >= 2 * s.die_pages_rebuilt);  // the stripe's other members
+  CHECK(s.host_reads_failed == 0);
+  CHECK(s.reads_lost == 0);
+  CHECK(s.verify_errors == 0);
+  CHECK(s.verify_checks > 0);
+  // Nothing valid is left on the failed die; later writes avoid it.
+  std::uint64_t left = 0;
+  for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(1, b).valid;
+  CHECK(left == 0);
+  const std::uint32_t free_on_dead = d.ftl.blocks().free_blocks(1);
+  run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: rewrite, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 150%}
+    - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)",
+                             d.user_bytes()));
+  CHECK(d.ftl.blocks().free_blocks(1) == free_on_dead);
+  CHECK(d.ftl.stats().gc_erases > 0);
+  CHECK(d.ftl.stats().host_reads_failed == 0);
+  CHECK(d.ftl.stats().verify_errors == 0);
+
+  // Reads racing the rebuild (10 ms idle): served degraded, rebuilt on the
+  // fly from the other members, never failed.
+  auto r = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), true);
+  run_quiet(*r.drive, make_workload(kFill64, r.drive->user_bytes()));
+  r.drive->ftl.fail_die_at(r.drive->engine.now() + kMs, 1);
+  run_quiet(*r.drive, make_workload(kIdleThenRead64, r.drive->user_bytes()));
+  CHECK(r.drive->ftl.stats().die_pages_rebuilt < r.drive->ftl.stats().die_rebuild_pages);
+  CHECK(r.drive->ftl.stats().host_reads_failed == 0);
+  CHECK(r.drive->ftl.stats().reads_lost == 0);
+  CHECK(r.drive->ftl.stats().verify_errors == 0);
+
+  // Stripes inside a block: the same failure loses the die's data.
+  auto b = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=block"), true);
+  run_quiet(*b.drive, make_workload(kFill64, b.drive->user_bytes()));
+  b.drive->ftl.fail_die_at(b.drive->engine.now() + kMs, 1);
+  run_quiet(*b.drive, make_workload(idle_then_read, b.drive->user_bytes()));
+  CHECK(b.drive->ftl.stats().host_reads_failed > 0);
+  CHECK(b.drive->ftl.stats().die_pages_rebuilt == 0);
+  CHECK(b.drive->ftl.stats().verify_errors == 0);
+}
+
 // ---------------------------------------------------------------------------
 // MapCache bookkeeping against a plain model: residency, dirt, the per-page
 // checks, and what an eviction reports (the victims are the policy's).
