@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "ftl/drive_failure.h"
 #include "ftl/fast_writer.h"
 #include "ftl/steady_layout.h"
 #include "ftl/garbage_collector.h"
@@ -625,7 +627,10 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
       core_.blocks.info(die, b).flags |= BlockInfo::kFailed;
     core_.blocks.set_die_offline(die);  // super-blocks stop waiting for it
     // Stripes across dies hold the die's data on the other members.
-    if (core_.cfg.rain_span_dies) recovery_.rebuild_die(die);
+    if (core_.cfg.rain_span_dies) {
+      check_rebuild_fits(die);
+      recovery_.rebuild_die(die);
+    }
     return;
   }
   if (kind == kBlockFails) {
@@ -748,6 +753,39 @@ void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { reclaim_on(die
 void Ftl::reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on) {
   starved_.set(die, false);  // a victim taken up may pay the host at once
   gc_->reclaim(die, block, power_on);
+}
+
+void Ftl::check_rebuild_fits(std::uint32_t die) const {
+  // What the live dies can hold once the die is gone: per die, its blocks in
+  // service less GC's working space (the trigger, and a block open per
+  // stream), at its group's data share ((live members - 1) / live members
+  // of each stripe; parity takes the rest). The host may write its whole
+  // capacity: if that does not fit, the lockstep groups run out of erased
+  // super-blocks while GC still has victims to move, and real firmware
+  // reports the drive failed (read-only) instead of rebuilding.
+  const BlockManager& bm = core_.blocks;
+  const std::uint32_t width = core_.cfg.rain_span_dies;
+  const std::uint64_t per_block = core_.layout.slots_per_block();
+  const std::uint32_t working = core_.cfg.gc_trigger_free_blocks + 2;
+  std::uint64_t room = 0;
+  for (std::uint32_t d = 0; d < bm.dies(); ++d) {
+    if (core_.die_offline[d]) continue;
+    std::uint32_t live = 0;
+    for (std::uint32_t m = d / width * width; m < (d / width + 1) * width; ++m) live += core_.die_offline[m] ? 0 : 1;
+    std::uint32_t in_service = 0;
+    for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b) {
+      const BlockState st = bm.info(d, b).state;
+      in_service += (st != BlockState::kBad && st != BlockState::kSpare) ? 1 : 0;
+    }
+    if (in_service <= working) continue;
+    // A member left alone writes no parity (nothing to protect it with).
+    room += std::uint64_t{in_service - working} * per_block * (live < 2 ? 1 : live - 1) / (live < 2 ? 1 : live);
+  }
+  const std::uint64_t need = core_.map.logical_pages();
+  if (need <= room) return;
+  throw DriveFailure("die " + std::to_string(die) + " failed and its rebuild ran out of spare: the live dies hold " +
+                     std::to_string(room) + " data pages after parity and GC's working space, the user capacity is " +
+                     std::to_string(need) + " (ftl.rain.span: dies); a real drive goes read-only here");
 }
 
 void Ftl::fail_die_at(Tick at, std::uint32_t die) {

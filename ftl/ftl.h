@@ -177,6 +177,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // and the FTL stops writing there; what it held is lost (RAIN stripes do
   // not cross dies), the other dies carry on with less spare area.
   void fail_die_at(Tick at, std::uint32_t die);
+  // ftl.rain.span: dies: throws DriveFailure when the live dies cannot hold
+  // the user capacity once `die` is gone (its rebuild has no spare to go to).
+  void check_rebuild_fits(std::uint32_t die) const;
   // Every die has failed: nothing can be read or written any more.
   bool all_dies_failed() const { return core_.stats.failed_dies >= core_.geo.dies(); }
   // Injected read faults (ftl/read_recovery.h), and those not yet hit.

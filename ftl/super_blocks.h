@@ -84,7 +84,11 @@ struct SuperBlockTable {
   }
   // The member die holding the parity of unit position `pos` of super-block
   // `block` of `group`: member (block + pos) % width, RAID-5-like rotation;
-  // if that die is not a member, the next member after it (cyclically).
+  // if that die is not a member, its turn in round pos / width goes to the
+  // (round % members)-th member after it (cyclically), so the members share
+  // a missing one's parity evenly (a failed die is missing from every
+  // super-block: one member taking all its turns would fill its blocks
+  // faster than the rest and stall the group's lockstep allocation).
   // None (UINT32_MAX) with fewer than two members: a stripe of one unit has
   // nothing to protect it with.
   std::uint32_t parity_die(std::uint32_t group, std::uint32_t block, std::uint32_t pos) const;

@@ -3020,3 +3020,51 @@ TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
     }
   }
 }
+
+TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or fails the drive, never hangs",
+          "[ftl][errors][rain][span]") {
+  // Die 2 of 4 (one group) fails 20 ms into random writes at queue depth 32.
+  // On three dies, parity takes a third of each stripe: 500 MB still fit,
+  // with spare for GC, and the rebuild completes; 750 MB do not, and the
+  // drive reports it failed. Before, both stalled the group (the watchdog).
+  for (const std::string cap : {"500MB", "750MB"}) {
+    INFO("user capacity " << cap);
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"},
+                        /*verify=*/true);
+    Drive& d = *t.drive;
+    run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+)", d.user_bytes()));
+    // The die's valid die-pages when it fails: counted at the failure.
+    d.ftl.fail_die_at(d.engine.now() + 20 * kMs, 2);
+    const RunReport r = run_quiet(d, make_workload(R"(
+workload:
+  watchdog: 2s
+  phases:
+    - {name: rand, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
+    - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)", d.user_bytes()));
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.failed_dies == 1);
+    CHECK(r.failure.find("watchdog") == std::string::npos);
+    if (cap == "500MB") {
+      CHECK(r.failure.empty());
+      CHECK(s.die_rebuild_pages > 0);
+      CHECK(s.die_pages_rebuilt + s.die_pages_skipped == s.die_rebuild_pages);
+      CHECK(s.die_pages_lost == 0);
+      CHECK(s.verify_checks >= d.ftl.user_pages());
+      CHECK(s.verify_errors == 0);
+      CHECK(s.host_reads_failed == 0);
+      std::uint64_t left = 0;
+      for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(2, b).valid;
+      CHECK(left == 0);
+    } else {
+      CHECK_THAT(r.failure, Catch::Contains("die 2 failed and its rebuild ran out of spare"));
+      CHECK(s.die_pages_rebuilt == 0);
+      CHECK(s.verify_errors == 0);
+    }
+  }
+}
