@@ -409,6 +409,16 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
 }
 
 bool Ftl::pick_flush(bool pad, FlushChoice& out) {
+  // The host programs in flight are tracked in the order their entries left
+  // the buffer, and a finished one leaves the ring only behind every older
+  // one. One program held back on a die (a survivor of a failed die, its
+  // reads rebuilding the group first) keeps the ring from draining while the
+  // other dies go on: no more programs start until it finishes, when a
+  // completion calls again (deliver clears flush_need_).
+  if (programs_.count == programs_.begin.size()) {
+    flush_need_ = UINT32_MAX;
+    return false;
+  }
   // No die to visit (every die's queue full, as after the unit a program's
   // completion let in): the search below would find none.
   if (!core_.flush_ready.any_outside(starved_)) {
@@ -702,7 +712,11 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     recovery_.on_programmed(*t);
     core_.blocks.history(t->die, t->block).last_program = ++core_.program_seq;
     const double fail = core_.cfg.bad_blocks.program_fail_rate;
-    if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
+    // A program the die was still working on when it failed holds nothing
+    // readable, and the die's rebuild (listed at the failure) does not know
+    // it: its data, still in controller memory, is written again elsewhere.
+    if (core_.die_offline[t->die]) rewrite_program(*t, /*failed_page=*/false);
+    else if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
   }
   deliver(t);
 }
@@ -712,6 +726,13 @@ void Ftl::program_failed(const FlashTxn& t) {
   // now): it is written again elsewhere, the block takes no more units, and
   // read reclaim moves the rest of its data before it is retired.
   ++core_.stats.program_failures;
+  rewrite_program(t, /*failed_page=*/true);
+  core_.blocks.info(t.die, t.block).flags |= BlockInfo::kRetire;
+  core_.blocks.close_early(t.die, t.block);
+  reclaim_on(t.die, t.block);
+}
+
+void Ftl::rewrite_program(const FlashTxn& t, bool failed_page) {
   // A host program's entries (t.owner: its tag) stop counting as durable
   // until their rewrite is on flash.
   const bool host = t.source == TxnSource::kHostWrite && t.owner != 0;
@@ -724,12 +745,11 @@ void Ftl::program_failed(const FlashTxn& t) {
       push_firmware_write(o, p, host);
     }
     // The failed page holds nothing readable (what a scan after a power cut
-    // would find there).
-    if (core_.verifier.enabled()) core_.verifier.set_slot(p, Verifier::kNone);
+    // would find there). On a failed die the slot keeps its version: a
+    // rewrite deferred for buffer space takes it from there, and the die is
+    // not read again.
+    if (failed_page && core_.verifier.enabled()) core_.verifier.set_slot(p, Verifier::kNone);
   }
-  core_.blocks.info(t.die, t.block).flags |= BlockInfo::kRetire;
-  core_.blocks.close_early(t.die, t.block);
-  reclaim_on(t.die, t.block);
 }
 
 void Ftl::on_read_recovered(FlashTxn* t) { deliver(t); }
@@ -760,14 +780,20 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
   // service less GC's working space (the trigger, and a block open per
   // stream), at its group's data share ((live members - 1) / live members
   // of each stripe; parity takes the rest). The host may write its whole
-  // capacity: if that does not fit, the lockstep groups run out of erased
-  // super-blocks while GC still has victims to move, and real firmware
-  // reports the drive failed (read-only) instead of rebuilding.
+  // capacity, and the flush spreads it evenly over the live dies (round
+  // robin): each must hold its share, so the die with the least room
+  // decides, not the sum (a group left with one member has more room per
+  // die than a group still writing parity, which the sum let through: its
+  // dies then ran GC-bound until no host IO completed). If that does not
+  // fit, the lockstep groups run out of erased super-blocks while GC still
+  // has victims to move, and real firmware reports the drive failed
+  // (read-only) instead of rebuilding.
   const BlockManager& bm = core_.blocks;
   const std::uint32_t width = core_.cfg.rain_span_dies;
   const std::uint64_t per_block = core_.layout.slots_per_block();
   const std::uint32_t working = core_.cfg.gc_trigger_free_blocks + 2;
-  std::uint64_t room = 0;
+  std::uint64_t least = UINT64_MAX;
+  std::uint32_t live_dies = 0;
   for (std::uint32_t d = 0; d < bm.dies(); ++d) {
     if (core_.die_offline[d]) continue;
     std::uint32_t live = 0;
@@ -777,14 +803,19 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
       const BlockState st = bm.info(d, b).state;
       in_service += (st != BlockState::kBad && st != BlockState::kSpare) ? 1 : 0;
     }
-    if (in_service <= working) continue;
+    ++live_dies;
     // A member left alone writes no parity (nothing to protect it with).
-    room += std::uint64_t{in_service - working} * per_block * (live < 2 ? 1 : live - 1) / (live < 2 ? 1 : live);
+    const std::uint64_t die_room =
+        in_service <= working
+            ? 0
+            : std::uint64_t{in_service - working} * per_block * (live < 2 ? 1 : live - 1) / (live < 2 ? 1 : live);
+    least = std::min(least, die_room);
   }
+  const std::uint64_t room = live_dies == 0 ? 0 : least * live_dies;
   const std::uint64_t need = core_.map.logical_pages();
   if (need <= room) return;
   throw DriveFailure("die " + std::to_string(die) + " failed and its rebuild ran out of spare: the live dies hold " +
-                     std::to_string(room) + " data pages after parity and GC's working space, the user capacity is " +
+                     std::to_string(room) + " data pages after parity and GC's working space (their even shares), the user capacity is " +
                      std::to_string(need) + " (ftl.rain.span: dies); a real drive goes read-only here");
 }
 

@@ -241,6 +241,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // for FlashTxn::owner (ring index + 1; RAIN parity programs carry 0).
   std::uint64_t program_started(std::uint64_t begin);
   void program_finished(std::uint64_t tag);
+  // Writes a program's still-current data again elsewhere from controller
+  // memory (a failed program, or one on a die that failed under it).
+  void rewrite_program(const FlashTxn& t, bool failed_page);
   void check_durable();
   // The oldest waiting entry of the buffer was overwritten while it waited.
   bool front_stale() const;

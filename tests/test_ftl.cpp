@@ -3021,6 +3021,25 @@ TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
   }
 }
 
+// Fills the drive, fails `die` 20 ms into random 4 KiB writes at queue
+// depth 32 over the whole capacity, then reads everything back (the die's
+// valid die-pages are counted at the failure).
+RunReport fail_die_under_random_writes(Drive& d, std::uint32_t die) {
+  run_quiet(d, make_workload(R"(
+workload:
+  phases:
+    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+)", d.user_bytes()));
+  d.ftl.fail_die_at(d.engine.now() + 20 * kMs, die);
+  return run_quiet(d, make_workload(R"(
+workload:
+  watchdog: 2s
+  phases:
+    - {name: rand, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
+    - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
+)", d.user_bytes()));
+}
+
 TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or fails the drive, never hangs",
           "[ftl][errors][rain][span]") {
   // Die 2 of 4 (one group) fails 20 ms into random writes at queue depth 32.
@@ -3033,20 +3052,7 @@ TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or 
                         {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"},
                         /*verify=*/true);
     Drive& d = *t.drive;
-    run_quiet(d, make_workload(R"(
-workload:
-  phases:
-    - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
-)", d.user_bytes()));
-    // The die's valid die-pages when it fails: counted at the failure.
-    d.ftl.fail_die_at(d.engine.now() + 20 * kMs, 2);
-    const RunReport r = run_quiet(d, make_workload(R"(
-workload:
-  watchdog: 2s
-  phases:
-    - {name: rand, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
-    - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)", d.user_bytes()));
+    const RunReport r = fail_die_under_random_writes(d, 2);
     const FtlStats& s = d.ftl.stats();
     CHECK(s.failed_dies == 1);
     CHECK(r.failure.find("watchdog") == std::string::npos);
@@ -3065,6 +3071,43 @@ workload:
       CHECK_THAT(r.failure, Catch::Contains("die 2 failed and its rebuild ran out of spare"));
       CHECK(s.die_pages_rebuilt == 0);
       CHECK(s.verify_errors == 0);
+    }
+  }
+}
+
+TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or fails the drive and never overflows",
+          "[ftl][errors][rain][span]") {
+  // Stripe 2: groups of two dies, die 0 fails 20 ms into random writes at
+  // queue depth 32. Its group is left without parity on one live die, whose
+  // programs wait behind the rebuild's reads while the other dies go on.
+  // Each capacity must either complete with every page read back or end in
+  // the drive failure; before, 480 MB stopped with "host program ring
+  // overflow" (and, past that, ran GC-bound into the watchdog: the other
+  // group's dies, still writing parity, cannot hold an even share of it).
+  for (const std::string cap : {"380MB", "450MB", "480MB"}) {
+    INFO("user capacity " << cap);
+    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=2", "drive.ftl.rain.span=dies"},
+                        /*verify=*/true);
+    Drive& d = *t.drive;
+    RunReport r;
+    REQUIRE_NOTHROW(r = fail_die_under_random_writes(d, 0));
+    const FtlStats& s = d.ftl.stats();
+    CHECK(s.failed_dies == 1);
+    CHECK(r.failure.find("watchdog") == std::string::npos);
+    CHECK(s.verify_errors == 0);
+    if (r.failure.empty()) {
+      CHECK(s.die_rebuild_pages > 0);
+      CHECK(s.die_pages_rebuilt + s.die_pages_skipped == s.die_rebuild_pages);
+      CHECK(s.die_pages_lost == 0);
+      CHECK(s.verify_checks >= d.ftl.user_pages());
+      CHECK(s.host_reads_failed == 0);
+      std::uint64_t left = 0;
+      for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(0, b).valid;
+      CHECK(left == 0);
+    } else {
+      CHECK_THAT(r.failure, Catch::Contains("die 0 failed and its rebuild ran out of spare"));
+      CHECK(s.die_pages_rebuilt == 0);
     }
   }
 }
