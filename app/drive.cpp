@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ftl/ftl_kinds.h"
 #include "ftl/snapshot.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
@@ -41,9 +42,10 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
       hif_cfg(HostIfConfig::from_config(root.child("host"))),
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
                                      hmb_round_trip(hif_cfg, root.child("host")))),
-      ftl(engine, nand, ftl_cfg, verify, errors.get()),
+      translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
+      ftl(*page_mapped(*translation)),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
-      controller(engine, ftl, ctrl_cfg),
+      controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
   if (auto pc = PowerConfig::from_config(root)) {

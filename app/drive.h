@@ -47,7 +47,10 @@ class Drive {
   std::unique_ptr<ErrorModel> errors;  // nand.errors (null: none)
   HostIfConfig hif_cfg;
   FtlConfig ftl_cfg;
-  Ftl ftl;
+  // The FTL the controller talks to (ftl.kind), and the page-mapped FTL
+  // whose figures and fast paths the procedures use (the only kind yet).
+  std::unique_ptr<FlashTranslation> translation;
+  Ftl& ftl;
   ControllerConfig ctrl_cfg;
   Controller controller;
   HostInterface hif;

@@ -27,6 +27,7 @@
 #include "app/run_inputs.h"
 #include "app/runner.h"
 #include "app/sweep.h"
+#include "ftl/ftl_kinds.h"
 #include "ftl/gc_policy.h"
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
@@ -287,6 +288,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a.command == "policies") {
+      for (const auto& p : ftl_kinds()) std::printf("ftl.kind %-19s %s\n", p.name, p.description);
       for (const auto& p : gc_policies())
         std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
       for (const auto& p : map_evictions())

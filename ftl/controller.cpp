@@ -24,11 +24,11 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   return c;
 }
 
-Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg)
+Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const ControllerConfig& cfg)
     : engine_(engine), ftl_(ftl), cfg_(cfg), cores_(cfg.cores),
       processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
-  plp_ = ftl_.config().power_loss.protection;
+  plp_ = ftl_.durable_buffer();
   if (cfg_.gc_move_time > 0) ftl_.set_gc_firmware(&cores_, cfg_.gc_move_time);
 }
 
@@ -71,7 +71,7 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     // posted, so that command waits for the flash work it set off.
     ops_in_handler_ = 0;
     in_data_in_ = true;
-    for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
+    ftl_.write(first + c.arrived, n, c.placement);
     in_data_in_ = false;
     c.arrived += n;
     if (c.arrived != pages) return;

@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "ftl/firmware_cores.h"
-#include "ftl/ftl.h"
 #include "ftl/host_command.h"
+#include "ftl/translation.h"
+#include "nand/nand_array.h"
 #include "sim/activity.h"
 #include "sim/event_engine.h"
 #include "sim/fifo.h"
@@ -62,7 +63,7 @@ struct ControllerConfig {
 
 class Controller : public EventTarget, public FtlListener, public NandObserver {
  public:
-  Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
+  Controller(EventEngine& engine, FlashTranslation& ftl, const ControllerConfig& cfg);
   void set_host(HostPort* host) { host_ = host; }
   // Told of firmware work on the cores and ECC decodes (power); null: none.
   void set_activity(ActivityObserver* a) {
@@ -104,7 +105,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   void complete_when_durable(std::uint32_t id, std::uint64_t seq);
 
   EventEngine& engine_;
-  Ftl& ftl_;
+  FlashTranslation& ftl_;
   ControllerConfig cfg_;
   HostPort* host_ = nullptr;
   ActivityObserver* activity_ = nullptr;

@@ -6,6 +6,7 @@
 
 #include "ftl/drive_failure.h"
 #include "ftl/fast_writer.h"
+#include "ftl/ftl_kinds.h"
 #include "ftl/steady_layout.h"
 #include "ftl/garbage_collector.h"
 #include "ftl/relocation_engine.h"
@@ -57,7 +58,7 @@ inline void Ftl::flush_if_ready() {
   if (front_stale() || flush_due(false) || forcing()) try_flush(false);
 }
 
-void Ftl::write(Lpn lpn) {
+void Ftl::write_page(Lpn lpn, PlacementHandle) {
   ++core_.stats.host_write_slots;
   core_.clear_poison(lpn);
   if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
@@ -891,6 +892,14 @@ void Ftl::deliver(FlashTxn* t) {
       return;
     }
   }
+}
+
+}  // namespace ssdtwin
+
+namespace ssdtwin {
+
+std::unique_ptr<FlashTranslation> make_page_mapped_ftl(const FtlParts& p) {
+  return std::make_unique<Ftl>(p.engine, p.nand, p.cfg, p.verify, p.errors);
 }
 
 }  // namespace ssdtwin

@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string>
 
+#include "ftl/ftl_kinds.h"
 #include "ftl/gc_policy.h"
 #include "ftl/mapping_table.h"
 #include "ftl/slc_policy.h"
@@ -111,6 +112,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.flush_idle = ctrl.get_time("flush_idle", 0);
 
   const ConfigNode ftl = drive.child("ftl");
+  c.kind = ftl.get_enum("kind", ftl_kind_names(), "page_mapped");
   c.programs_queued_per_die =
       static_cast<std::uint32_t>(ftl.get_int("programs_queued_per_die", 2, 1, 64));
   const ConfigNode gc = ftl.child("gc");

@@ -75,6 +75,7 @@ struct FtlConfig {
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
   Tick flush_idle = 0;                       // pad and flush a partial unit after this idle time (0: never)
   std::uint32_t programs_queued_per_die = 2; // host programs in flight per die before the flush moves on
+  std::string kind = "page_mapped";  // ftl.kind (ftl/ftl_kinds.h)
   std::string gc_policy = "greedy";
   std::uint32_t gc_trigger_free_blocks = 8;  // per die
   std::uint32_t gc_reserved_blocks = 2;      // per die, never given to host writes
