@@ -44,10 +44,13 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
                                      hmb_round_trip(hif_cfg, root.child("host")))),
       translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
       ftl(*page_mapped(*translation)),
+      namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, 1)),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
+  controller.set_namespaces(&namespaces);
+  ftl.count_by_namespace(namespaces);
   if (auto pc = PowerConfig::from_config(root)) {
     power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
     power_meter = std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);

@@ -7,6 +7,7 @@
 
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
+#include "ftl/namespaces.h"
 #include "host/host_interface.h"
 #include "nand/error_model.h"
 #include "nand/nand_array.h"
@@ -51,6 +52,8 @@ class Drive {
   // whose figures and fast paths the procedures use (the only kind yet).
   std::unique_ptr<FlashTranslation> translation;
   Ftl& ftl;
+  // drive.namespaces (one of the whole capacity when absent).
+  Namespaces namespaces;
   ControllerConfig ctrl_cfg;
   Controller controller;
   HostInterface hif;

@@ -110,7 +110,8 @@ int run(const Args& a) {
     for (const auto& s : a.sets)
       if (s.rfind("workload.", 0) == 0)
         throw ConfigError("--set " + s + ": an fio job file takes no workload overrides (use ${VAR} in it)");
-    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env));
+    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env,
+                                                             drive->namespaces.bytes_by_id()));
     workload = fio->workload;
     if (!fio->ignored.empty()) {
       std::string list;

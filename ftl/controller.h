@@ -12,6 +12,7 @@
 
 #include "ftl/firmware_cores.h"
 #include "ftl/host_command.h"
+#include "ftl/namespaces.h"
 #include "ftl/translation.h"
 #include "nand/nand_array.h"
 #include "sim/activity.h"
@@ -71,6 +72,11 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     cores_.set_activity(a);
   }
 
+  // The drive's namespaces: a command's offset is in the namespace its nsid
+  // names, its placement an index in the namespace's placement handles
+  // (checked when the workload starts). Null: the drive's whole space.
+  void set_namespaces(const Namespaces* ns) { namespaces_ = ns; }
+
   // A command fetched from a submission queue (or NCQ tag) starts here.
   void submit(std::uint32_t id);
 
@@ -99,6 +105,14 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     return std::min(cfg_.write_chunk_pages, pages - done);
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
+  // The command's first page in the FTL's space, and its write stream.
+  Lpn first_page(const HostCommand& c) const {
+    const Lpn in_ns = static_cast<Lpn>(c.offset / kSectorBytes);
+    return namespaces_ ? namespaces_->find(c.nsid)->first + in_ns : in_ns;
+  }
+  PlacementHandle handle(const HostCommand& c) const {
+    return namespaces_ ? namespaces_->find(c.nsid)->handles[c.placement] : 0;
+  }
   // A Flush, or a FUA write whose data is in, completes once the write
   // buffer's entries up to `seq` are on flash (at once on a drive with
   // power-loss protection: its buffer is durable).
@@ -108,6 +122,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   FlashTranslation& ftl_;
   ControllerConfig cfg_;
   HostPort* host_ = nullptr;
+  const Namespaces* namespaces_ = nullptr;
   ActivityObserver* activity_ = nullptr;
   FirmwareCores cores_;
   // Commands finish on the cores in nearly the order they came, and write

@@ -39,6 +39,20 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
 
 Ftl::~Ftl() = default;
 
+void Ftl::count_by_namespace(const Namespaces& ns) {
+  core_.ns_first.clear();
+  core_.ns_order.clear();
+  if (ns.size() < 2) return;
+  std::vector<std::uint8_t> order(ns.size());
+  for (std::size_t i = 0; i < ns.size(); ++i) order[i] = static_cast<std::uint8_t>(i);
+  std::sort(order.begin(), order.end(),
+            [&](std::uint8_t a, std::uint8_t b) { return ns.list()[a].first < ns.list()[b].first; });
+  for (const std::uint8_t i : order) {
+    core_.ns_first.push_back(ns.list()[i].first);
+    core_.ns_order.push_back(i);
+  }
+}
+
 std::uint64_t Ftl::table_bytes() const {
   return core_.map.bytes() +
          std::uint64_t{core_.geo.die_blocks()} * (sizeof(BlockInfo) + sizeof(BlockHistory));
@@ -549,6 +563,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
     }
     const Ppa ppa = unit->first + taken++;
     core_.map.place(lpn, ppa);
+    core_.note_host_placed(lpn);
     core_.place(block);
     if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/namespaces.h"
 #include "ftl/power_loss.h"
 #include "ftl/read_recovery.h"
 #include "ftl/translation.h"
@@ -57,6 +58,9 @@ class Ftl final : public FlashTranslation,
   void set_gc_firmware(FirmwareCores* cores, Tick move_time) override;
 
   std::uint64_t user_pages() const { return core_.map.logical_pages(); }
+  // Counts flash writes by namespace (FtlStats::ns_host_slots and
+  // ns_moved_slots) when more than one is declared.
+  void count_by_namespace(const Namespaces& ns);
   bool verifying() const { return core_.verifier.enabled(); }
 
   // Write path: reserve buffer space for a command's pages before its data

@@ -64,6 +64,21 @@ struct FtlCore {
   Verifier verifier;        // [durable] per-slot sequence numbers; [volatile] the host's truth
   TxnPool txns;             // [volatile]
   FtlStats stats;           // counters of the run, not drive state
+  // [fixed] With more than one namespace: the first logical page of each
+  // (in the drive's list order), so that flash writes count by namespace.
+  std::vector<Lpn> ns_first;
+  std::size_t ns_of(Lpn lpn) const {
+    std::size_t i = 0;
+    while (i + 1 < ns_first.size() && lpn >= ns_first[i + 1]) ++i;
+    return ns_order[i];
+  }
+  std::vector<std::uint8_t> ns_order;  // index in the list of ns_first's i-th
+  void note_host_placed(Lpn lpn) {
+    if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
+  }
+  void note_moved(Owner o) {
+    if (!ns_first.empty() && !is_tpage(o)) ++stats.ns_moved_slots[ns_of(o)];
+  }
   Rng rng;                  // [volatile]
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
@@ -247,6 +262,7 @@ struct FtlCore {
     invalidate(from);
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
+    note_moved(o);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
   }

@@ -58,6 +58,12 @@ struct FtlStats {
   std::uint64_t checkpoint_tpages = 0;    // translation pages they wrote
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
+  // By namespace (index in the drive's list), with more than one declared:
+  // host pages programmed, and pages GC or folding moved (each namespace's
+  // share of the media writes; parity, padding and map pages are the drive's).
+  static constexpr std::size_t kMaxNamespaces = 16;
+  std::uint64_t ns_host_slots[kMaxNamespaces] = {};
+  std::uint64_t ns_moved_slots[kMaxNamespaces] = {};
 };
 
 }  // namespace ssdtwin
