@@ -16,21 +16,6 @@
 
 namespace ssdtwin {
 
-namespace {
-
-// A map lookup in the Host Memory Buffer is a PCIe memory read of one cache
-// line: the request TLP up, the completion with the data down, plus the
-// host's memory and root-complex latency.
-Tick hmb_round_trip(const HostIfConfig& hif, const ConfigNode& host) {
-  if (hif.kind != LinkKind::kPcie) return 0;
-  const HostLink link(hif.link);
-  const Tick memory = host.child("pcie").get_time("host_memory_latency", 600);
-  const Tick request = transfer_time(hif.link.packet_overhead, hif.link.raw_bytes_per_s);
-  return request + link.duration(64) + memory;
-}
-
-}  // namespace
-
 Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> given_errors)
     : name(root.get_string("name")),
       geo(Geometry::from_config(root.child("nand"))),
@@ -40,7 +25,7 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
                           : make_error_model(root.child("nand").child("errors"))),
       hif_cfg(HostIfConfig::from_config(root.child("host"))),
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
-                                     hmb_round_trip(hif_cfg, root.child("host")))),
+                                     hif_cfg.hmb_round_trip)),
       ftl(engine, nand, ftl_cfg, verify, errors.get()),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, ftl, ctrl_cfg),
