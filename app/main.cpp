@@ -31,6 +31,7 @@
 #include "ftl/gc_policy.h"
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
+#include "host/arbitration.h"
 #include "host/protocol.h"
 #include "host/workload/workload.h"
 #include "nand/error_model.h"
@@ -302,6 +303,8 @@ int main(int argc, char** argv) {
         std::printf("nand.errors.model %-13s %s\n", p.name, p.description);
       for (const auto& p : host_protocols())
         std::printf("host.interface %-16s %s\n", p.name, p.description);
+      for (const auto& p : arbiters())
+        std::printf("host.nvme.arbitration %-9s %s\n", p.name, p.description);
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

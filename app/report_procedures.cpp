@@ -473,6 +473,86 @@ void write_recovery(const std::filesystem::path& dir, const Drive& drive, const 
   charts.draw(c, (dir / "degrade_recover.png").string());
 }
 
+// The noisy-neighbor procedure: the watched tenant (each phase's first
+// stream) alone, beside a neighbor, and beside it in a higher arbitration
+// class; one row per phase, in workload order.
+struct TenantReads {
+  std::string tenant;
+  SqPriority priority;
+  std::uint64_t reads;
+  double iops, p50_us, p99_us, p999_us;
+};
+
+TenantReads tenant_reads(const PhaseReport& p) {
+  const PhaseSpec& s = *p.spec;
+  const bool own = !p.result.streams.empty();
+  const auto read = static_cast<std::size_t>(IoOp::kRead);
+  const LatencyHistogram& h = own ? p.result.streams[0].latency[read] : p.result.latency[read];
+  const std::uint64_t n = own ? p.result.streams[0].ios[read] : p.result.ios[read];
+  const Tick span = own ? p.result.streams[0].end - p.result.streams[0].start : p.result.end - p.result.start;
+  const double secs = to_seconds(span);
+  return {s.stream_names.empty() ? s.name : s.stream_names[0],
+          s.priority,
+          n,
+          secs > 0 ? static_cast<double>(n) / secs : 0.0,
+          static_cast<double>(h.percentile(0.50)) / 1e3,
+          static_cast<double>(h.percentile(0.99)) / 1e3,
+          static_cast<double>(h.percentile(0.999)) / 1e3};
+}
+
+Json noisy_neighbor_json(const RunReport& report) {
+  Json rows = Json::array();
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kNoisyNeighbor) continue;
+    const TenantReads t = tenant_reads(p);
+    Json row;
+    row["phase"] = p.spec->name;
+    row["tenant"] = t.tenant;
+    row["priority"] = sq_priority_name(t.priority);
+    row["streams"] = p.spec->streams();
+    row["reads"] = t.reads;
+    row["read_iops"] = t.iops;
+    row["read_p50_us"] = t.p50_us;
+    row["read_p99_us"] = t.p99_us;
+    row["read_p99_9_us"] = t.p999_us;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void write_noisy_neighbor(const std::filesystem::path& dir, const Drive& drive,
+                          const WorkloadSpec& workload, const RunReport& report, ChartBatch& charts) {
+  const std::string csv = (dir / "noisy_neighbor.csv").string();
+  OutputFile f = open_csv(csv, "scenario,phase,tenant,priority,streams,reads,read_iops,"
+                               "read_p50_us,read_p99_us,read_p99_9_us");
+  std::string scenarios;
+  char line[320];
+  int k = 0;
+  for (const auto& p : report.phases) {
+    if (p.spec->report != PhaseReportKind::kNoisyNeighbor) continue;
+    const TenantReads t = tenant_reads(p);
+    std::snprintf(line, sizeof line, "%d,%s,%s,%s,%zu,%llu,%.1f,%.3f,%.3f,%.3f\n", ++k,
+                  p.spec->name.c_str(), t.tenant.c_str(), sq_priority_name(t.priority),
+                  p.spec->streams(), static_cast<unsigned long long>(t.reads), t.iops, t.p50_us,
+                  t.p99_us, t.p999_us);
+    f << line;
+    scenarios += (scenarios.empty() ? "" : ", ") + std::to_string(k) + " " + p.spec->name;
+  }
+  f.commit();
+  // Percentiles a decade or more apart (a read behind GC waits for a whole
+  // program or erase): a log axis keeps p50 visible beside p99.9.
+  Chart c{"Noisy neighbor, watched tenant's reads: " + drive.name + ", " + workload.name,
+          "scenario (" + scenarios + ")", "read latency (us, log scale)", {}, false};
+  c.log_y = true;
+  const char* const kNames[] = {"p50", "p99", "p99.9"};
+  for (int i = 0; i < 3; ++i) {
+    ChartSeries s{csv, 1, 8 + i, kNames[i], ""};
+    s.marked = true;
+    c.series.push_back(s);
+  }
+  charts.draw(c, (dir / "noisy_neighbor.png").string());
+}
+
 }  // namespace
 
 std::vector<double> interval_iops(const PhaseReport& p) { return interval_rates(p, Rate::kIops); }
@@ -511,14 +591,17 @@ void add_procedure_summary_json(const RunReport& report, Json& summary) {
   if (load) summary["load_curve"] = load_curve_json(report);
   if (!sizes.empty()) summary["size_sweep"] = sizes;
   if (roles) summary["recovery"] = recovery_json(report);
+  const Json noisy = noisy_neighbor_json(report);
+  if (!noisy.empty()) summary["noisy_neighbor"] = noisy;
 }
 
 void write_procedure_results(const std::filesystem::path& dir, const Drive& drive,
                              const WorkloadSpec& workload, const RunReport& report,
                              ChartBatch& charts) {
-  bool sweep = false, sizes = false, roles = false, load = false;
+  bool sweep = false, sizes = false, roles = false, load = false, noisy = false;
   for (const auto& p : report.phases) {
     sweep |= p.spec->report == PhaseReportKind::kQdSweep;
+    noisy |= p.spec->report == PhaseReportKind::kNoisyNeighbor;
     load |= p.spec->report == PhaseReportKind::kLoadCurve;
     sizes |= p.spec->report == PhaseReportKind::kSizeSweep;
     roles |= p.spec->role != RecoveryRole::kNone;
@@ -529,6 +612,7 @@ void write_procedure_results(const std::filesystem::path& dir, const Drive& driv
   if (sizes) write_sweep(dir, drive, workload, report, kSizeSweep, charts);
   if (load) write_sweep(dir, drive, workload, report, kLoadCurve, charts);
   if (roles) write_recovery(dir, drive, report, charts);
+  if (noisy) write_noisy_neighbor(dir, drive, workload, report, charts);
 }
 
 }  // namespace ssdtwin

@@ -4,6 +4,8 @@
 //   report: qd_sweep   qd_sweep.csv, qd_sweep.png IOPS, MB/s, latency per queue depth (E)
 //   report: bandwidth  bandwidth.csv, .png        MB/s per interval, MB/s per pass (F)
 //   report: size_sweep size_sweep.csv, .png       MB/s, IOPS, latency per transfer size (ATTO)
+//   report: noisy_neighbor noisy_neighbor.csv, .png  the first job's read latency p50/p99/p99.9
+//                                                 per phase: a tenant alone, beside others (issue 31)
 //   role: fob|degrade|steady|recovered            degrade_recover.csv, .png and the
 //                                                 recovered/FOB ratio (F)
 //   until_steady                                  the round that reached steady state
@@ -28,7 +30,8 @@ std::vector<double> interval_iops(const PhaseReport& p);
 void add_procedure_phase_json(const PhaseReport& p, nlohmann::ordered_json& phase);
 
 // Adds the blocks that span phases: `qd_sweep` and `size_sweep` (one row per
-// phase of the sweep) and `recovery` (role phases and their scores).
+// phase of the sweep), `recovery` (role phases and their scores) and
+// `noisy_neighbor` (one row per phase).
 void add_procedure_summary_json(const RunReport& report, nlohmann::ordered_json& summary);
 
 // Writes the CSVs and charts above for the phases that ask for them; the

@@ -19,6 +19,9 @@ struct HostCommand {
   // the placement handle (NVMe FDP: the reclaim unit handle its placement
   // identifier selects; 0 without placement). `offset` is in the namespace.
   std::uint16_t placement = 0;
+  // The submission queue the host placed it in (NVMe: the controller's
+  // arbitration picks among the queues' heads; SATA has one).
+  std::uint16_t sq = 0;
   std::uint32_t nsid = 1;
   std::uint64_t offset = 0;  // bytes, 4 KiB aligned
   std::uint32_t bytes = 0;

@@ -20,16 +20,21 @@ void HostIfConfig::read_latencies(const ConfigNode& block) {
 
 HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)
     : engine_(engine), cfg_(cfg), protocol_(*cfg_.protocol), controller_(controller), link_(cfg.link),
-      fetch_lane_(engine.add_lane()), completion_lane_(engine.add_lane()) {
+      fetch_lane_(engine.add_lane()), completion_lane_(engine.add_lane()),
+      arbiter_(make_arbiter(cfg_.arbitration)) {
   controller_.set_host(this);
+  arbiter_->set_queues(cfg_.queues);
+  sq_head_.assign(cfg_.queues, kNone);
+  sq_tail_.assign(cfg_.queues, kNone);
+  sq_waiting_.assign(cfg_.queues, 0);
 }
 
 void HostInterface::set_command_slots(std::uint32_t n) {
   if (in_device_ != 0 || wait_count_ != 0)
     throw std::logic_error("command table resized with commands outstanding");
   commands_.assign(n, HostCommand{});
-  waiting_.assign(n, 0);
-  wait_head_ = wait_count_ = 0;
+  next_waiting_.assign(n, kNone);
+  arbiter_->set_queues(cfg_.queues);
 }
 
 bool HostInterface::may_admit(std::uint32_t id) const {
@@ -44,8 +49,27 @@ void HostInterface::issue(std::uint32_t id) {
     admit(id);
     return;
   }
-  waiting_[(wait_head_ + wait_count_) % waiting_.size()] = id;
+  enqueue(id);
+}
+
+void HostInterface::enqueue(std::uint32_t id) {
+  const std::uint32_t sq = commands_[id].sq;
+  if (sq >= cfg_.queues) throw std::logic_error("command placed in a submission queue the drive lacks");
+  next_waiting_[id] = kNone;
+  if (sq_tail_[sq] == kNone) sq_head_[sq] = id;
+  else next_waiting_[sq_tail_[sq]] = id;
+  sq_tail_[sq] = id;
+  ++sq_waiting_[sq];
   ++wait_count_;
+}
+
+std::uint32_t HostInterface::dequeue(std::uint32_t sq) {
+  const std::uint32_t id = sq_head_[sq];
+  sq_head_[sq] = next_waiting_[id];
+  if (sq_head_[sq] == kNone) sq_tail_[sq] = kNone;
+  --sq_waiting_[sq];
+  --wait_count_;
+  return id;
 }
 
 void HostInterface::admit(std::uint32_t id) {
@@ -78,11 +102,13 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
   --in_device_;
   if (protocol_.non_queued(commands_[id].op)) non_queued_in_device_ = false;
   last_completed_ = engine_.now();
-  while (wait_count_ > 0 && may_admit(waiting_[wait_head_])) {
-    const std::uint32_t next = waiting_[wait_head_];
-    wait_head_ = (wait_head_ + 1) % waiting_.size();
-    --wait_count_;
-    admit(next);
+  // A non-queued command (SATA's FLUSH CACHE, on its one queue) at the
+  // head waits for the device to drain; the arbiter's turn moves on anyway,
+  // which on one queue changes nothing.
+  while (wait_count_ > 0 && in_device_ < cfg_.device_slots && !non_queued_in_device_) {
+    const std::uint32_t sq = arbiter_->next(sq_waiting_);
+    if (!may_admit(sq_head_[sq])) break;
+    admit(dequeue(sq));
   }
   if (power_ && in_device_ == 0) power_->on_device_idle(engine_.now());
   sink_->on_complete(id);

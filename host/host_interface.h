@@ -2,9 +2,11 @@
 // admitted into the device, framed and moved on the HostLink, completed.
 //
 // It bounds how many commands the device holds at once (NVMe: queues x
-// (queue_depth - 1) entries; SATA: 32 NCQ tags); commands beyond that wait
-// in the host's software queue, and their wait counts in the latency the
-// workload sees, as it does for fio. Protocol latency covers doorbell,
+// (queue_depth - 1) entries, or the controller's `max_outstanding`; SATA:
+// 32 NCQ tags); commands beyond that wait in their submission queue (and
+// the host's software queue behind it), and their wait counts in the
+// latency the workload sees, as it does for fio. When a slot frees, the
+// arbiter (host/arbitration.h) picks the queue whose head enters next. Protocol latency covers doorbell,
 // command fetch and completion/interrupt; data moves on the HostLink. What
 // differs between protocols (the link time of each command's own framing,
 // e.g. SATA's FISes, and commands that run alone, e.g. SATA's FLUSH CACHE)
@@ -18,6 +20,7 @@
 
 #include "ftl/controller.h"
 #include "ftl/host_command.h"
+#include "host/arbitration.h"
 #include "host/host_link.h"
 #include "host/protocol.h"
 #include "sim/event_engine.h"
@@ -39,6 +42,7 @@ struct HostIfConfig {
   std::uint32_t queues = 1;
   std::uint32_t queue_depth = 1024;
   std::uint32_t device_slots = 1023;  // commands the device can hold
+  ArbitrationConfig arbitration;      // which queue's head enters next
   Tick submission_latency = 0;        // doorbell -> command fetched by the controller
   Tick completion_latency = 0;        // completion entry/FIS -> host sees it
   LinkParams link;
@@ -54,8 +58,12 @@ class HostInterface : public HostPort, public EventTarget {
  public:
   HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller);
 
-  // Command table used by the workload: ids 0..n-1.
+  // Command table used by the workload: ids 0..n-1. The queues are
+  // created afresh with it, all of medium priority.
   void set_command_slots(std::uint32_t n);
+  // The class of submission queue `sq` (< config().queues), as the host
+  // gives it when it creates the queue.
+  void set_queue_priority(std::uint32_t sq, SqPriority p) { arbiter_->set_priority(sq, p); }
   void set_sink(CompletionSink* sink) { sink_ = sink; }
   // Power states: a command may wait for the drive to wake, and the drive
   // is told when it holds no command; null: always awake.
@@ -83,6 +91,8 @@ class HostInterface : public HostPort, public EventTarget {
   enum Kind : std::uint32_t { kFetched, kCompleted };
   void admit(std::uint32_t id);
   bool may_admit(std::uint32_t id) const;
+  void enqueue(std::uint32_t id);
+  std::uint32_t dequeue(std::uint32_t sq);
 
   EventEngine& engine_;
   HostIfConfig cfg_;
@@ -95,8 +105,14 @@ class HostInterface : public HostPort, public EventTarget {
   CompletionSink* sink_ = nullptr;
   PowerGate* power_ = nullptr;
   std::vector<HostCommand> commands_;
-  std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
-  std::size_t wait_head_ = 0, wait_count_ = 0;
+  std::unique_ptr<Arbiter> arbiter_;
+  // Commands waiting for a device slot, a FIFO per submission queue linked
+  // through the command ids (no allocation per command): each queue's head
+  // and tail, and each waiting command's successor.
+  static constexpr std::uint32_t kNone = ~0u;
+  std::vector<std::uint32_t> sq_head_, sq_tail_, next_waiting_;
+  std::vector<std::uint32_t> sq_waiting_;  // commands waiting per queue
+  std::size_t wait_count_ = 0;
   std::uint32_t in_device_ = 0;
   bool non_queued_in_device_ = false;  // a non-queued command (SATA FLUSH CACHE) holds the device
   Tick last_completed_ = 0, busy_since_ = 0;

@@ -196,6 +196,84 @@ workload:
   CHECK(once() == once());
 }
 
+namespace {
+
+// Reads completed by each job of the run's last phase.
+std::vector<double> job_reads(const RunReport& r) {
+  std::vector<double> n;
+  for (const auto& s : r.phases.back().result.streams)
+    n.push_back(static_cast<double>(s.ios[static_cast<int>(IoOp::kRead)]));
+  return n;
+}
+
+}  // namespace
+
+// The controller holds 4 commands and each job keeps 32 outstanding, so
+// every free slot is arbitrated between saturated queues: each job's share
+// of the completions is its share of the fetches. Tolerance: 3% of the
+// total (the phase's start and drain are not in steady turn-taking).
+TEST_CASE("arbitration weights give each saturated queue its share of the commands", "[e2e]") {
+  const char* jobs = R"(
+workload:
+  phases:
+    - name: shares
+      jobs:
+        - {name: hi, priority: high, rw: randread, bs: 4KiB, iodepth: 32, runtime: 40ms}
+        - {name: mid, priority: medium, rw: randread, bs: 4KiB, iodepth: 32, runtime: 40ms}
+        - {name: lo, priority: low, rw: randread, bs: 4KiB, iodepth: 32, runtime: 40ms}
+)";
+  const std::vector<std::string> limited = {"drive.host.nvme.max_outstanding=4"};
+  SECTION("round robin: a third each") {
+    auto t = make_drive(kTlc, limited);
+    const auto n = job_reads(run_quiet(*t.drive, make_workload(jobs, t.drive->user_bytes())));
+    REQUIRE(n.size() == 3);
+    const double total = n[0] + n[1] + n[2];
+    REQUIRE(total > 1000);
+    for (const double k : n) CHECK(std::abs(k / total - 1.0 / 3) <= 0.03);
+  }
+  SECTION("weighted round robin 4:2:1") {
+    auto sets = limited;
+    sets.push_back("drive.host.nvme.arbitration=weighted_round_robin");
+    sets.push_back("drive.host.nvme.weights={high: 4, medium: 2, low: 1}");
+    auto t = make_drive(kTlc, sets);
+    const auto n = job_reads(run_quiet(*t.drive, make_workload(jobs, t.drive->user_bytes())));
+    REQUIRE(n.size() == 3);
+    const double total = n[0] + n[1] + n[2];
+    REQUIRE(total > 1000);
+    CHECK(std::abs(n[0] / total - 4.0 / 7) <= 0.03);
+    CHECK(std::abs(n[1] / total - 2.0 / 7) <= 0.03);
+    CHECK(std::abs(n[2] / total - 1.0 / 7) <= 0.03);
+  }
+}
+
+TEST_CASE("the default arbitration keys leave a run as it was", "[e2e]") {
+  auto once = [](const std::vector<std::string>& sets) {
+    auto t = make_drive(kTlc, sets);
+    const auto w = make_workload(R"(
+workload:
+  seed: 5
+  phases:
+    - {name: fill, rw: write, bs: 64KiB, iodepth: 8, io_size: 40%}
+    - name: two
+      jobs:
+        - {name: r, rw: randread, bs: 4KiB, iodepth: 4, size: 40%, number_ios: 5000}
+        - {name: w, rw: randwrite, bs: 4KiB, iodepth: 16, number_ios: 5000}
+)",
+                                 t.drive->user_bytes());
+    const auto r = run_quiet(*t.drive, w);
+    std::ostringstream o;
+    for (const auto& p : r.phases)
+      for (int op = 0; op < 3; ++op)
+        o << p.result.ios[op] << ',' << p.result.latency[op].mean() << ','
+          << p.result.latency[op].max() << ',' << p.result.end << ';';
+    o << t.drive->engine.now() << ',' << t.drive->ftl.stats().gc_moved_slots;
+    return o.str();
+  };
+  // test_tlc_1gb: 4 queues of 256 entries, 1020 commands.
+  CHECK(once({}) == once({"drive.host.nvme.arbitration=round_robin", "drive.host.nvme.arbitration_burst=1",
+                          "drive.host.nvme.max_outstanding=1020"}));
+}
+
 TEST_CASE("a SATA drive holds at most 32 commands and the rest wait on the host", "[e2e]") {
   auto t = make_drive(kSata);
   Drive& d = *t.drive;

@@ -2,6 +2,8 @@
 // the host protocols (NVMe, SATA) and their framing,
 // link reservations, and workload specifications.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <catch2/catch.hpp>
 
 #include <map>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "host/arbitration.h"
 #include "host/host_interface.h"
 #include "host/host_link.h"
 #include "host/protocol.h"
@@ -377,6 +380,136 @@ TEST_CASE("SATA frames each command in FISes on its half-duplex link; FLUSH CACH
   next = p.frame_completion(link, IoOp::kRead, at);
   CHECK(next == at + link.duration(8));
   CHECK(p.frame_completion(link, IoOp::kFlush, next) == next + link.duration(20));
+}
+
+// ---- Arbitration (host/arbitration.h): which submission queue is served next ----
+
+namespace {
+
+// Commands the arbiter takes from each SQ in `n` picks, every SQ saturated
+// (never empty) unless `waiting` says otherwise.
+std::vector<std::uint32_t> shares(ssdtwin::Arbiter& a, std::vector<std::uint32_t> waiting, int n) {
+  std::vector<std::uint32_t> got(waiting.size(), 0);
+  for (int i = 0; i < n; ++i) ++got.at(a.next(waiting));
+  return got;
+}
+
+std::unique_ptr<ssdtwin::Arbiter> arbiter(const std::string& policy, std::uint32_t burst = 1,
+                                         std::array<std::uint32_t, 3> weights = {1, 1, 1}) {
+  ssdtwin::ArbitrationConfig c;
+  c.policy = policy;
+  c.burst = burst;
+  c.weights = weights;
+  return ssdtwin::make_arbiter(c);
+}
+
+}  // namespace
+
+TEST_CASE("arbitration policies are listed and chosen by name") {
+  CHECK(ssdtwin::arbiter_names() == std::vector<std::string>{"round_robin", "weighted_round_robin"});
+  for (const auto& row : ssdtwin::arbiters()) CHECK(std::string(arbiter(row.name)->name()) == row.name);
+  CHECK_THROWS_AS(arbiter("lottery"), std::invalid_argument);
+}
+
+// Tolerance: 1% of the picks. Saturated queues leave the policies nothing
+// to skip, so the shares are exact up to the last, incomplete round.
+TEST_CASE("round robin gives each of N saturated queues 1/N of the commands, whatever its class") {
+  for (const std::uint32_t burst : {1u, 4u}) {
+    INFO("burst " << burst);
+    auto a = arbiter("round_robin", burst);
+    a->set_queues(5);
+    a->set_priority(0, ssdtwin::SqPriority::kUrgent);  // ignored by round robin
+    const int n = 10000;
+    const auto got = shares(*a, std::vector<std::uint32_t>(5, 1), n);
+    for (const auto g : got) CHECK(std::abs(static_cast<double>(g) - n / 5.0) <= 0.01 * n);
+  }
+  // The burst: runs of `burst` commands from one queue, then the next.
+  auto a = arbiter("round_robin", 4);
+  a->set_queues(2);
+  std::vector<std::uint32_t> seq;
+  for (int i = 0; i < 10; ++i) seq.push_back(a->next({1, 1}));
+  CHECK(seq == std::vector<std::uint32_t>{1, 1, 1, 1, 0, 0, 0, 0, 1, 1});
+  // An empty queue's turn passes to the next with commands.
+  CHECK(shares(*a, {0, 1}, 100) == std::vector<std::uint32_t>{0, 100});
+}
+
+TEST_CASE("weighted round robin shares commands by class weight (4:2:1) within 1%, urgent first") {
+  auto a = arbiter("weighted_round_robin", 1, {4, 2, 1});
+  // Two queues per class: each class's share splits evenly between them.
+  a->set_queues(7);
+  const ssdtwin::SqPriority cls[7] = {ssdtwin::SqPriority::kHigh,   ssdtwin::SqPriority::kHigh,
+                                      ssdtwin::SqPriority::kMedium, ssdtwin::SqPriority::kMedium,
+                                      ssdtwin::SqPriority::kLow,    ssdtwin::SqPriority::kLow,
+                                      ssdtwin::SqPriority::kUrgent};
+  for (std::uint32_t sq = 0; sq < 7; ++sq) a->set_priority(sq, cls[sq]);
+  const int n = 70000;
+  // The urgent queue (6) empty: the weighted classes share 4:2:1.
+  const auto got = shares(*a, {1, 1, 1, 1, 1, 1, 0}, n);
+  const double expect[7] = {2.0 / 7, 2.0 / 7, 1.0 / 7, 1.0 / 7, 0.5 / 7, 0.5 / 7, 0};
+  for (int sq = 0; sq < 7; ++sq) {
+    INFO("queue " << sq);
+    CHECK(std::abs(static_cast<double>(got[sq]) / n - expect[sq]) <= 0.01);
+  }
+  // With a command in the urgent queue, it is taken before any other.
+  CHECK(shares(*a, {1, 1, 1, 1, 1, 1, 1}, 50) == std::vector<std::uint32_t>{0, 0, 0, 0, 0, 0, 50});
+  // A class with nothing waiting leaves its share to the others.
+  const auto low_only = shares(*a, {0, 0, 1, 0, 1, 0, 0}, 3000);
+  CHECK(std::abs(static_cast<double>(low_only[2]) - 2000) <= 30);
+  CHECK(std::abs(static_cast<double>(low_only[4]) - 1000) <= 30);
+}
+
+TEST_CASE("arbitration keys: defaults, and bad values are config errors at the key") {
+  const HostIfConfig d = host_from("nvme", minimal_host("nvme"));
+  CHECK(d.arbitration.policy == "round_robin");
+  CHECK(d.arbitration.burst == 1u);
+  CHECK(d.device_slots == 63u);  // max_outstanding: every queue entry
+  const HostIfConfig w = host_from(
+      "nvme",
+      "    nvme: {queues: 4, queue_depth: 64, arbitration: weighted_round_robin, arbitration_burst: 8,"
+      " max_outstanding: 32, weights: {high: 8, medium: 4, low: 2}}\n    pcie: {gen: 3, lanes: 4}\n");
+  CHECK(w.arbitration.policy == "weighted_round_robin");
+  CHECK(w.arbitration.burst == 8u);
+  CHECK(w.arbitration.weights == std::array<std::uint32_t, 3>{8, 4, 2});
+  CHECK(w.device_slots == 32u);
+  auto bad = [](const std::string& nvme) {
+    return error_of([&] { host_from("nvme", "    nvme: {queue_depth: 64, " + nvme + "}\n    pcie: {gen: 3, lanes: 4}\n"); });
+  };
+  const std::string unknown = bad("arbitration: lottery");
+  CHECK_THAT(unknown, StartsWith("host.yaml:4:"));
+  CHECK_THAT(unknown, Contains("drive.host.nvme.arbitration:"));
+  CHECK_THAT(unknown, Contains("weighted_round_robin"));
+  const std::string burst = bad("arbitration_burst: 3");
+  CHECK_THAT(burst, StartsWith("host.yaml:4:"));
+  CHECK_THAT(burst, Contains("drive.host.nvme.arbitration_burst:"));
+  CHECK_THAT(burst, Contains("power of two"));
+  CHECK_THAT(bad("arbitration_burst: 128"), Contains("drive.host.nvme.arbitration_burst:"));
+  const std::string weight = bad("arbitration: weighted_round_robin, weights: {high: 300}");
+  CHECK_THAT(weight, StartsWith("host.yaml:4:"));
+  CHECK_THAT(weight, Contains("drive.host.nvme.weights.high:"));
+  CHECK_THAT(bad("arbitration: weighted_round_robin, weights: {low: 0}"), Contains("drive.host.nvme.weights.low:"));
+  CHECK_THAT(bad("weights: {low: 2}"), Contains("drive.host.nvme.weights:"));
+  CHECK_THAT(bad("max_outstanding: 64"), Contains("drive.host.nvme.max_outstanding:"));
+  CHECK_THAT(bad("max_outstanding: 0"), Contains("drive.host.nvme.max_outstanding:"));
+}
+
+TEST_CASE("a job's priority names its submission queue's class") {
+  const WorkloadSpec w = WorkloadSpec::from_config(
+      ConfigDoc::parse("workload:\n  phases:\n    - name: two\n      report: noisy_neighbor\n      jobs:\n"
+                       "        - {name: a, priority: urgent, rw: randread, runtime: 1s}\n"
+                       "        - {name: b, rw: randwrite, runtime: 1s}\n",
+                       "w.yaml", "workload", {})->root(),
+      1ull << 30);
+  REQUIRE(w.phases.size() == 1);
+  CHECK(w.phases[0].report == ssdtwin::PhaseReportKind::kNoisyNeighbor);
+  CHECK(w.phases[0].stream(0).priority == ssdtwin::SqPriority::kUrgent);
+  CHECK(w.phases[0].stream(1).priority == ssdtwin::SqPriority::kMedium);
+  CHECK_THAT(error_of([] {
+               WorkloadSpec::from_config(
+                   ConfigDoc::parse("workload:\n  phases:\n    - {rw: randread, runtime: 1s, priority: top}\n",
+                                    "w.yaml", "workload", {})->root(),
+                   1ull << 30);
+             }),
+             StartsWith("w.yaml:3:"));
 }
 
 // ---- WorkloadSpec ----

@@ -2,7 +2,8 @@
 // fetched and completions posted by the controller as PCIe memory
 // transfers the protocol latencies stand for, so no command framing
 // occupies the link. Flush queues as any command. PCIe is full duplex, and
-// the drive reaches host memory (the Host Memory Buffer).
+// the drive reaches host memory (the Host Memory Buffer). The controller
+// arbitrates between the submission queues (host/arbitration.h).
 #include <string>
 
 #include "host/host_interface.h"
@@ -58,7 +59,11 @@ class Nvme final : public HostProtocol {
     c.queues = static_cast<std::uint32_t>(nvme.get_int("queues", 1, 1, 65535));
     c.queue_depth = static_cast<std::uint32_t>(nvme.get_int("queue_depth", 2, 65536));
     // A queue of N entries holds N-1 commands (head == tail means empty).
-    c.device_slots = c.queues * (c.queue_depth - 1);
+    // The controller may take fewer at once (its command slots): then the
+    // rest wait in their queues, and arbitration decides which enters next.
+    const std::int64_t entries = std::int64_t{c.queues} * (c.queue_depth - 1);
+    c.device_slots = static_cast<std::uint32_t>(nvme.get_int("max_outstanding", entries, 1, entries));
+    c.arbitration = ArbitrationConfig::from_config(nvme);
     c.read_latencies(nvme);
     const ConfigNode pcie = host.child("pcie");
     c.link = pcie_link(pcie);

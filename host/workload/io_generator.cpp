@@ -69,6 +69,7 @@ struct IoGenerator::Stream {
   std::uint32_t first_id = 0;
   std::uint64_t issued_ios = 0, issued_bytes = 0, writes = 0;
   std::uint64_t next_placement = 0;  // round-robin over spec.placements
+  std::uint16_t sq = 0;              // its submission queue
   std::uint32_t outstanding = 0;
   Tick start = 0, measure_from = 0;
   bool begun = false, stopped = false, thinking = false, done = false;
@@ -120,6 +121,7 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
     const PhaseSpec& s = spec.stream(k);
     auto st = std::make_unique<Stream>(s, rng);
     st->index = k;
+    st->sq = static_cast<std::uint16_t>(k % hif.config().queues);
     st->first_id = next_id;
     next_id += s.iodepth;
     st->start = phase_start_ + s.start_delay;
@@ -143,9 +145,14 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
 
 IoGenerator::~IoGenerator() = default;
 
-void IoGenerator::start() {
+void IoGenerator::open_queues() {
   hif_->set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
   hif_->set_sink(this);
+  for (const auto& st : streams_) hif_->set_queue_priority(st->sq, st->spec.priority);
+}
+
+void IoGenerator::start() {
+  open_queues();
   for (const auto& st : streams_) {
     if (st->spec.start_delay > 0) engine_->schedule_at(st->start, this, kStart, st->index);
     else begin(*st);
@@ -189,6 +196,7 @@ void IoGenerator::issue_flush(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   c = HostCommand{};
   c.op = IoOp::kFlush;
+  c.sq = s.sq;
   c.nsid = s.spec.nsid;
   c.issued = engine_->now();
   c.in_use = true;
@@ -239,6 +247,7 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
     io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
   }
   c.op = io.op;
+  c.sq = s.sq;
   c.nsid = s.spec.nsid;
   c.placement = s.spec.placement;
   if (!s.spec.placements.empty()) {
@@ -471,8 +480,7 @@ void IoGenerator::attach(EventEngine& engine, HostInterface& hif, Tick down) {
   // Runtime and ramp count powered time, as the cut times do.
   phase_start_ += down;
   measure_from_ += down;
-  hif_->set_command_slots(static_cast<std::uint32_t>(stream_of_id_.size()));
-  hif_->set_sink(this);
+  open_queues();
   const Tick now = engine_->now();
   for (const auto& st : streams_) {
     Stream& s = *st;

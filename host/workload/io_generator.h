@@ -14,6 +14,8 @@
 // the host's command slots, its own pattern, stop conditions, start delay
 // and think time, and the phase ends when the last stream has. The phase's
 // result sums them all; with stream_results each also gets its own.
+// Each stream issues into its own submission queue (stream k: queue k
+// modulo the drive's queues), of the class its `priority` gives.
 #pragma once
 
 #include <cstdint>
@@ -99,7 +101,11 @@ class IoGenerator : public CompletionSink, public EventTarget {
   void flush_done(Stream& s, std::uint32_t id);
   void fill(Stream& s);         // issue into free slots while allowed
   void stream_stopped(Stream& s);  // issues no more; done once its commands are
+  // The host interface's command table and queues for this phase: each
+  // stream's submission queue with its class.
+  void open_queues();
   void finish();                // the last command of the last stream has completed
+
   Tick next_gap(Stream& s);
   void stop_arrivals(Stream& s);
 

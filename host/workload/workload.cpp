@@ -136,7 +136,8 @@ std::string human_bytes(std::uint64_t b) { return std::to_string(b) + " bytes"; 
 // Report kinds by their workload-file names, in the order of PhaseReportKind.
 const std::vector<std::string> kReportNames = {"none",        "fill_curve", "working_set",
                                                "consistency", "latency",    "qd_sweep",
-                                               "bandwidth",   "size_sweep",  "load_curve"};
+                                               "bandwidth",   "size_sweep",  "load_curve",
+                                               "noisy_neighbor"};
 
 // A transfer size as a phase-name suffix: 512KiB, 1MiB, 12KiB.
 std::string size_label(std::uint64_t b) {
@@ -215,6 +216,9 @@ PhaseSpec read_jobs(const ConfigNode& n, std::size_t index, const std::vector<st
   const std::string name = n.get_string("name", "phase" + std::to_string(index));
   const bool precondition = n.get_bool("precondition", false);
   const Tick idle_after = n.get_time("idle_after", 0);
+  // Only the reports that read per-stream results belong to a whole jobs phase.
+  const auto report =
+      enum_of<PhaseReportKind>(kReportNames, n.get_enum("report", {"none", "noisy_neighbor"}, "none"));
   PhaseSpec p;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     PhaseSpec j = read_phase(jobs[k], k, ns_bytes, depths, sizes, load_steps);
@@ -237,6 +241,7 @@ PhaseSpec read_jobs(const ConfigNode& n, std::size_t index, const std::vector<st
   p.source_index = index;
   p.precondition = precondition;
   p.idle_after = idle_after;
+  p.report = report;
   p.stream_results = true;
   depths.assign(1, p.iodepth);
   sizes.assign(1, p.bs);
@@ -267,6 +272,7 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
     p.placement_random =
         n.get_enum("placement_select", {"roundrobin", "random"}, "roundrobin") == "random";
   }
+  p.priority = parse_sq_priority(n.get_enum("priority", sq_priority_names(), "medium"));
   p.precondition = n.get_bool("precondition", false);
   p.rw = parse_rw(
       n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace"}));

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "host/arbitration.h"
 #include "host/trace/trace_phase.h"
 #include "sim/time.h"
 
@@ -55,6 +56,7 @@ enum class PhaseReportKind : std::uint8_t {
   kBandwidth,
   kSizeSweep,
   kLoadCurve,
+  kNoisyNeighbor,
 };
 
 // A phase's part in the degrade-and-recover procedure (Myce): the results
@@ -164,6 +166,10 @@ struct PhaseSpec {
   // in turn, or one drawn at random (fdp_pli_select); empty: `placement`.
   std::vector<std::uint16_t> placements;
   bool placement_random = false;
+  // The class of the stream's submission queue (NVMe weighted round robin
+  // arbitration; streams take queues in order, modulo the drive's queues,
+  // and streams sharing a queue share the last one's class).
+  SqPriority priority = SqPriority::kMedium;
   std::uint64_t offset = 0;    // start of the LBA range, bytes
   std::uint64_t span = 0;      // size of the LBA range, bytes
   double read_share = 0.5;     // randrw: share of reads (rwmixread / 100)
@@ -182,7 +188,9 @@ struct PhaseSpec {
   // qd_sweep: one row of qd_sweep.csv per phase (IOPS, MB/s, latency by
   // queue depth). bandwidth: bandwidth.csv (MB/s per interval).
   // size_sweep: one row of size_sweep.csv per phase (MB/s, IOPS, latency by
-  // transfer size, as ATTO charts it).
+  // transfer size, as ATTO charts it). noisy_neighbor: one row of
+  // noisy_neighbor.csv per phase (the first stream's read latency
+  // p50/p99/p99.9: the tenant watched, alone or beside others).
   // fill_curve, consistency, latency and bandwidth write one file each, so
   // at most one phase of a workload may ask for each of them.
   PhaseReportKind report = PhaseReportKind::kNone;
