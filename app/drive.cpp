@@ -10,26 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ftl/ftl_kinds.h"
 #include "ftl/snapshot.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 
 namespace ssdtwin {
-
-namespace {
-
-// A map lookup in the Host Memory Buffer is a PCIe memory read of one cache
-// line: the request TLP up, the completion with the data down, plus the
-// host's memory and root-complex latency.
-Tick hmb_round_trip(const HostIfConfig& hif, const ConfigNode& host) {
-  if (hif.kind != LinkKind::kPcie) return 0;
-  const HostLink link(hif.link);
-  const Tick memory = host.child("pcie").get_time("host_memory_latency", 600);
-  const Tick request = transfer_time(hif.link.packet_overhead, hif.link.raw_bytes_per_s);
-  return request + link.duration(64) + memory;
-}
-
-}  // namespace
 
 Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> given_errors)
     : name(root.get_string("name")),
@@ -40,12 +26,16 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
                           : make_error_model(root.child("nand").child("errors"))),
       hif_cfg(HostIfConfig::from_config(root.child("host"))),
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
-                                     hmb_round_trip(hif_cfg, root.child("host")))),
-      ftl(engine, nand, ftl_cfg, verify, errors.get()),
+                                     hif_cfg.hmb_round_trip)),
+      translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
+      ftl(*page_mapped(*translation)),
+      namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, ftl_cfg.fdp.handles())),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
-      controller(engine, ftl, ctrl_cfg),
+      controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
+  controller.set_namespaces(&namespaces);
+  ftl.count_by_namespace(namespaces);
   if (auto pc = PowerConfig::from_config(root)) {
     power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
     power_meter = std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
@@ -71,7 +61,7 @@ namespace {
 // The file starts with these 8 bytes and a format version; a reader of
 // another version refuses the file rather than guess at its layout.
 constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
-constexpr std::uint32_t kSnapshotVersion = 3;  // 2: mapping tables stored plus one; 3: map cache by slot
+constexpr std::uint32_t kSnapshotVersion = 4;  // 2: mapping tables stored plus one; 3: map cache by slot; 4: flash writes by namespace
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

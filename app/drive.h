@@ -7,6 +7,7 @@
 
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
+#include "ftl/namespaces.h"
 #include "host/host_interface.h"
 #include "nand/error_model.h"
 #include "nand/nand_array.h"
@@ -47,7 +48,12 @@ class Drive {
   std::unique_ptr<ErrorModel> errors;  // nand.errors (null: none)
   HostIfConfig hif_cfg;
   FtlConfig ftl_cfg;
-  Ftl ftl;
+  // The FTL the controller talks to (ftl.kind), and the page-mapped FTL
+  // whose figures and fast paths the procedures use (the only kind yet).
+  std::unique_ptr<FlashTranslation> translation;
+  Ftl& ftl;
+  // drive.namespaces (one of the whole capacity when absent).
+  Namespaces namespaces;
   ControllerConfig ctrl_cfg;
   Controller controller;
   HostInterface hif;

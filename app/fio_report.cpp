@@ -324,7 +324,7 @@ Json disk_util_json(const Drive& drive, const RunReport& report) {
     busy += p.result.busy;
   }
   Json d;
-  d["name"] = drive.hif_cfg.kind == LinkKind::kPcie ? "nvme0n1" : "sda";
+  d["name"] = drive.hif_cfg.protocol->block_device();
   d["read_ios"] = ios[0];
   d["write_ios"] = ios[1];
   d["read_merges"] = 0;

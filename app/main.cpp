@@ -27,9 +27,11 @@
 #include "app/run_inputs.h"
 #include "app/runner.h"
 #include "app/sweep.h"
+#include "ftl/ftl_kinds.h"
 #include "ftl/gc_policy.h"
 #include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
+#include "host/protocol.h"
 #include "host/workload/workload.h"
 #include "nand/error_model.h"
 #include "sim/config.h"
@@ -109,7 +111,8 @@ int run(const Args& a) {
     for (const auto& s : a.sets)
       if (s.rfind("workload.", 0) == 0)
         throw ConfigError("--set " + s + ": an fio job file takes no workload overrides (use ${VAR} in it)");
-    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env));
+    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env,
+                                                             drive->namespaces.bytes_by_id()));
     workload = fio->workload;
     if (!fio->ignored.empty()) {
       std::string list;
@@ -287,6 +290,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a.command == "policies") {
+      for (const auto& p : ftl_kinds()) std::printf("ftl.kind %-19s %s\n", p.name, p.description);
       for (const auto& p : gc_policies())
         std::printf("ftl.gc.policy %-14s %s\n", p.name, p.description);
       for (const auto& p : map_evictions())
@@ -296,6 +300,8 @@ int main(int argc, char** argv) {
       std::printf("nand.errors.model %-13s %s\n", "none", "reads never see bit errors (default)");
       for (const auto& p : error_models())
         std::printf("nand.errors.model %-13s %s\n", p.name, p.description);
+      for (const auto& p : host_protocols())
+        std::printf("host.interface %-16s %s\n", p.name, p.description);
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

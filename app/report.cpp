@@ -130,6 +130,79 @@ Json trace_json(const PhaseReport& p) {
   return j;
 }
 
+// Host figures of one stream or namespace: IOs, IOPS, MB/s and latency
+// (mean, p50, p99, p99.9, max in us) per op over `seconds`.
+Json host_figures_json(const LatencyHistogram* latency, const std::uint64_t* ios,
+                       const std::uint64_t* bytes, double seconds) {
+  static const char* kOpNames[] = {"read", "write", "trim"};
+  Json j = Json::object();
+  for (int op = 0; op < PhaseResult::kOps; ++op) {
+    if (ios[op] == 0) continue;
+    Json o;
+    o["ios"] = ios[op];
+    o["iops"] = seconds > 0 ? static_cast<double>(ios[op]) / seconds : 0.0;
+    o["mb_per_s"] = seconds > 0 ? static_cast<double>(bytes[op]) / seconds / 1e6 : 0.0;
+    Json l = latency_us_json(latency[op]);
+    l["p99_9"] = static_cast<double>(latency[op].percentile(0.999)) / 1e3;
+    o["latency_us"] = l;
+    j[kOpNames[op]] = o;
+  }
+  return j;
+}
+
+// A `jobs` phase: each job's own figures (tenants of a shared drive).
+Json jobs_json(const PhaseReport& p) {
+  const PhaseSpec& s = *p.spec;
+  Json list = Json::array();
+  for (std::size_t k = 0; k < s.streams() && k < p.result.streams.size(); ++k) {
+    const StreamResult& r = p.result.streams[k];
+    Json j;
+    j["name"] = k < s.stream_names.size() ? s.stream_names[k] : s.stream(k).name;
+    j["namespace"] = s.stream(k).nsid;
+    j["placement"] = s.stream(k).placement;
+    j.update(host_figures_json(r.latency, r.ios, r.bytes, to_seconds(r.end - r.start)));
+    list.push_back(j);
+  }
+  return list;
+}
+
+// Per namespace, on a drive that declares several: the host figures of the
+// streams that addressed it, and the flash writes its data caused (its host
+// pages programmed and the pages GC moved), with their ratio to what the
+// host wrote to it.
+Json namespaces_json(const Drive& drive, const PhaseReport& p) {
+  const PhaseSpec& s = *p.spec;
+  Json list = Json::array();
+  const double seconds = to_seconds(p.result.end - p.result.start);
+  for (std::size_t i = 0; i < drive.namespaces.size(); ++i) {
+    const Namespace& ns = drive.namespaces.list()[i];
+    LatencyHistogram latency[PhaseResult::kOps];
+    std::uint64_t ios[PhaseResult::kOps] = {}, bytes[PhaseResult::kOps] = {};
+    for (std::size_t k = 0; k < s.streams(); ++k) {
+      if (s.stream(k).nsid != ns.id) continue;
+      const bool own = k < p.result.streams.size();
+      for (int op = 0; op < PhaseResult::kOps; ++op) {
+        latency[op].merge(own ? p.result.streams[k].latency[op] : p.result.latency[op]);
+        ios[op] += own ? p.result.streams[k].ios[op] : p.result.ios[op];
+        bytes[op] += own ? p.result.streams[k].bytes[op] : p.result.bytes[op];
+      }
+    }
+    Json j;
+    j["id"] = ns.id;
+    j["bytes"] = ns.bytes();
+    j.update(host_figures_json(latency, ios, bytes, seconds));
+    const std::uint64_t host = p.ftl_after.ns_host_slots[i] - p.ftl_before.ns_host_slots[i];
+    const std::uint64_t moved = p.ftl_after.ns_moved_slots[i] - p.ftl_before.ns_moved_slots[i];
+    j["flash_host_bytes"] = host * kSectorBytes;
+    j["flash_moved_bytes"] = moved * kSectorBytes;
+    j["write_amplification"] =
+        bytes[1] > 0 ? Json(static_cast<double>((host + moved) * kSectorBytes) / static_cast<double>(bytes[1]))
+                     : Json(nullptr);
+    list.push_back(j);
+  }
+  return list;
+}
+
 Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
   Json j;
@@ -155,6 +228,8 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
     j["power"]["time_in_state_s"] = by_name;
   }
   if (p.trace) j["trace"] = trace_json(p);
+  if (!s.stream_names.empty()) j["jobs"] = jobs_json(p);
+  if (drive.namespaces.size() > 1) j["namespaces"] = namespaces_json(drive, p);
   add_procedure_phase_json(p, j);
   return j;
 }

@@ -1,5 +1,6 @@
 #include "app/run_inputs.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "app/runner.h"
@@ -17,7 +18,8 @@ RunInputs read_drive(const std::string& drive_file, const std::vector<std::strin
 
 void read_workload(RunInputs& in, const std::string& workload_file, const std::vector<std::string>& sets) {
   in.workload_doc = ConfigDoc::load(workload_file, "workload", sets);
-  in.workload = WorkloadSpec::from_config(in.workload_doc->root(), in.drive->user_bytes());
+  in.workload = WorkloadSpec::from_config(in.workload_doc->root(), in.drive->user_bytes(),
+                                          in.drive->namespaces.bytes_by_id());
   in.workload_doc->check_unused();
 }
 
@@ -38,6 +40,23 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
     if (workload.die_faults[i].die >= drive.geo.dies())
       in.workload_doc->root().child("faults").children("fail_die")[i].fail(
           "die", "expected a die below " + std::to_string(drive.geo.dies()) + " (the drive's geometry)");
+  // Placement identifiers index the namespace's placement handles.
+  for (const PhaseSpec& p : workload.phases)
+    for (std::size_t k = 0; k < p.streams(); ++k) {
+      const PhaseSpec& st = p.stream(k);
+      const Namespace* ns = drive.namespaces.find(st.nsid);
+      std::uint16_t top = st.placement;
+      for (const std::uint16_t pl : st.placements) top = std::max(top, pl);
+      if (ns && top < ns->handles.size()) continue;
+      const std::string what = ns ? "expected a placement identifier below " + std::to_string(ns->handles.size()) +
+                                        " (namespace " + std::to_string(st.nsid) + "'s placement handles)"
+                                  : "expected a namespace the drive declares";
+      if (!in.workload_doc)  // an fio job file: the job is named
+        throw ConfigError("job '" + st.name + "': " + (ns ? "placement: " : "namespace: ") + what);
+      ConfigNode node = in.workload_doc->root().children("phases")[p.source_index];
+      if (node.has("jobs")) node = node.children("jobs")[k];
+      node.fail(ns ? "placement" : "namespace", what);
+    }
   for (const auto& s : sets) {
     if (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0)
       throw ConfigError("--set " + s + ": expected a key starting with drive. or workload.");

@@ -194,6 +194,7 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   pr.nand_before = drive.nand.stats();
   pr.ftl_before = drive.ftl.stats();
   IoPattern pattern(spec, rng);
+  const Lpn base = drive.namespaces.find(spec.nsid)->first;
   std::uint64_t ios = 0, bytes = 0;
   auto more = [&] {
     return (spec.io_bytes == 0 || bytes < spec.io_bytes) && (spec.ios == 0 || ios < spec.ios);
@@ -215,7 +216,7 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   }
   while (!spec.steady && more()) {
     const IoPattern::Io io = pattern.next();
-    const Lpn first = static_cast<Lpn>(io.offset / kSectorBytes);
+    const Lpn first = base + static_cast<Lpn>(io.offset / kSectorBytes);
     for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
       if (io.op == IoOp::kTrim) drive.ftl.fast_trim(first + i);
       else drive.ftl.fast_write(first + i);
@@ -494,12 +495,14 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
   const std::optional<TraceFormat> format =
       t.format ? t.format : std::optional<TraceFormat>(detect_trace_format(t.file, t.read));
   TraceReplaySpec replay = t.replay;
+  replay.nsid = spec.nsid;
   if (replay.map.mode == MapMode::kScale && !t.span_given)
     replay.map.trace_span = traces.scan(t.file, *format, t.read).max_end;  // one pre-pass
   const auto reader = traces.open(t.file, *format, t.read);
   pr.trace = std::make_unique<TraceReplayStats>();
   pr.trace_format = trace_format_name(*format);
-  TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.user_bytes(), workload.interval,
+  TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.namespaces.find(spec.nsid)->bytes(),
+                  workload.interval,
                   workload.per_bytes, pr.result, *pr.trace, gauge);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   Watchdog watchdog(workload.watchdog, drive);

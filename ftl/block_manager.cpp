@@ -11,7 +11,7 @@ BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
                            const std::vector<std::uint32_t>& factory_bad)
     : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
       blocks_(geo.die_blocks()), history_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
-      write_point_(std::size_t{geo.dies()} * kStreams, kNoBlock), dynamic_slc_(geo.dies(), 0),
+      write_point_(std::size_t{geo.dies()} * streams_.size(), kNoBlock), dynamic_slc_(geo.dies(), 0),
       dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0), unreplaced_die_(geo.dies(), 0) {
   if (static_slc_ + bad_reserve >= geo.blocks_per_plane)
     throw std::invalid_argument("static SLC pool and bad-block reserve too large");
@@ -108,8 +108,10 @@ void BlockManager::close_early(std::uint32_t die, std::uint32_t block) {
   BlockInfo& b = info(die, block);
   if (b.state != BlockState::kOpen) return;
   b.flags |= BlockInfo::kClosedEarly;
-  for (std::size_t s = 0; s < kStreams; ++s)
-    if (write_point(die, static_cast<Stream>(s)) == block) write_point(die, static_cast<Stream>(s)) = kNoBlock;
+  for (std::size_t s = 0; s < streams_.size(); ++s) {
+    const Stream st{static_cast<std::uint8_t>(s)};
+    if (write_point(die, st) == block) write_point(die, st) = kNoBlock;
+  }
 }
 
 void BlockManager::retire(std::uint32_t die, std::uint32_t block) {
@@ -152,7 +154,7 @@ bool BlockManager::has_open_room(std::uint32_t die, Stream stream,
 bool BlockManager::can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
                                 PoolKind k) const {
   if (has_open_room(die, stream, pages_per_program)) return true;
-  const std::uint32_t floor = (k == PoolKind::kNormal && !is_relocation(stream)) ? reserved_ : 0;
+  const std::uint32_t floor = (k == PoolKind::kNormal && !streams_.is_relocation(stream)) ? reserved_ : 0;
   if (sb_.enabled()) return super_can_allocate(die, stream, floor);
   return pool(die, k).count > floor;
 }
@@ -225,6 +227,11 @@ void BlockManager::on_erased(std::uint32_t die, std::uint32_t block) {
   if (sb_.enabled()) check_super_erased(die, block);
 }
 
+void BlockManager::set_streams(const StreamTable& t) {
+  streams_ = t;
+  write_point_.assign(std::size_t{geo_.dies()} * streams_.size(), kNoBlock);
+}
+
 void BlockManager::enable_super_blocks(std::uint32_t width) {
   using State = SuperBlockTable::State;
   const std::uint32_t groups = geo_.dies() / width;
@@ -233,9 +240,9 @@ void BlockManager::enable_super_blocks(std::uint32_t width) {
   sb_.state.assign(std::size_t{groups} * sb_.blocks, State::kIdle);
   sb_.members.assign(sb_.state.size(), 0);
   sb_.pools.assign(groups, SuperBlockTable::Pool{});
-  sb_.sequence.assign(std::size_t{groups} * kStreams, {});
+  sb_.sequence.assign(std::size_t{groups} * streams_.size(), {});
   sb_.base.assign(sb_.sequence.size(), 0);
-  sb_.cursor.assign(std::size_t{geo_.dies()} * kStreams, 0);
+  sb_.cursor.assign(std::size_t{geo_.dies()} * streams_.size(), 0);
   offline_.assign(geo_.dies(), 0);
   for (std::uint32_t g = 0; g < groups; ++g) {
     SuperBlockTable::Pool& p = sb_.pools[g];
@@ -261,9 +268,9 @@ std::uint64_t BlockManager::live_mask(std::uint32_t group, std::uint32_t block) 
 
 std::uint32_t BlockManager::next_super_block(std::uint32_t die, Stream stream) {
   const std::uint32_t g = sb_.group_of(die);
-  const std::size_t gs = std::size_t{g} * kStreams + static_cast<std::size_t>(stream);
+  const std::size_t gs = std::size_t{g} * streams_.size() + stream.index();
   std::deque<std::uint32_t>& seq = sb_.sequence[gs];
-  std::uint64_t& cur = sb_.cursor[std::size_t{die} * kStreams + static_cast<std::size_t>(stream)];
+  std::uint64_t& cur = sb_.cursor[std::size_t{die} * streams_.size() + stream.index()];
   for (;;) {
     if (cur < sb_.base[gs] + seq.size()) {
       const std::uint32_t b = seq[cur - sb_.base[gs]];
@@ -291,9 +298,9 @@ std::uint32_t BlockManager::next_super_block(std::uint32_t die, Stream stream) {
 
 bool BlockManager::super_can_allocate(std::uint32_t die, Stream stream, std::uint32_t floor) const {
   const std::uint32_t g = sb_.group_of(die);
-  const std::size_t gs = std::size_t{g} * kStreams + static_cast<std::size_t>(stream);
+  const std::size_t gs = std::size_t{g} * streams_.size() + stream.index();
   const std::deque<std::uint32_t>& seq = sb_.sequence[gs];
-  const std::uint64_t cur = sb_.cursor[std::size_t{die} * kStreams + static_cast<std::size_t>(stream)];
+  const std::uint64_t cur = sb_.cursor[std::size_t{die} * streams_.size() + stream.index()];
   for (std::uint64_t pos = cur; pos < sb_.base[gs] + seq.size(); ++pos) {
     const std::uint32_t b = seq[pos - sb_.base[gs]];
     if (sb_.member(die, b) && info(die, b).state == BlockState::kFree) return true;
@@ -302,12 +309,12 @@ bool BlockManager::super_can_allocate(std::uint32_t die, Stream stream, std::uin
 }
 
 void BlockManager::trim_sequence(std::uint32_t group, Stream stream) {
-  const std::size_t gs = std::size_t{group} * kStreams + static_cast<std::size_t>(stream);
+  const std::size_t gs = std::size_t{group} * streams_.size() + stream.index();
   std::uint64_t least = UINT64_MAX;
   for (std::uint32_t k = 0; k < sb_.width; ++k) {
     const std::uint32_t d = group * sb_.width + k;
     if (!offline_[d])
-      least = std::min(least, sb_.cursor[std::size_t{d} * kStreams + static_cast<std::size_t>(stream)]);
+      least = std::min(least, sb_.cursor[std::size_t{d} * streams_.size() + stream.index()]);
   }
   std::deque<std::uint32_t>& seq = sb_.sequence[gs];
   while (!seq.empty() && sb_.base[gs] < least) {
@@ -361,7 +368,7 @@ void BlockManager::set_die_offline(std::uint32_t die) {
   offline_[die] = 1;
   const std::uint32_t g = sb_.group_of(die);
   for (std::uint32_t b = 0; b < sb_.blocks; ++b) check_super_erased(die, b);
-  for (std::size_t s = 0; s < kStreams; ++s) trim_sequence(g, static_cast<Stream>(s));
+  for (std::size_t s = 0; s < streams_.size(); ++s) trim_sequence(g, Stream{static_cast<std::uint8_t>(s)});
 }
 
 BlockManager::Wear BlockManager::wear() const {

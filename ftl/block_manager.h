@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ftl/address.h"
+#include "ftl/streams.h"
 #include "ftl/super_blocks.h"
 #include "nand/geometry.h"
 #include "sim/prefetch.h"
@@ -26,11 +27,6 @@ namespace ssdtwin {
 // kSpare: held in the bad-block reserve, put in service when a block goes
 // bad; kBad: factory-marked or retired, never used again.
 enum class BlockState : std::uint8_t { kFree, kOpen, kFull, kVictim, kSpare, kBad };
-// kGcCold: data relocated a second time (it outlived a whole GC cycle: cold),
-// kept apart from first-time relocations when ftl.gc.separate_cold is set.
-enum class Stream : std::uint8_t { kHost = 0, kGc = 1, kHostSlc = 2, kGcCold = 3 };
-constexpr std::size_t kStreams = 4;
-inline bool is_relocation(Stream s) { return s == Stream::kGc || s == Stream::kGcCold; }
 enum class PoolKind : std::uint8_t { kNormal = 0, kStaticSlc = 1 };
 constexpr std::uint32_t kNoBlock = 0xFFFFFFFFu;
 
@@ -88,6 +84,10 @@ class BlockManager {
   // for another member's erase (so that a die ahead does not collect more
   // than it needs). The host reserve applies to the group's pool.
   void enable_super_blocks(std::uint32_t width);
+  // The write streams (ftl/streams.h): placement handle 0's four unless
+  // set, before any block is allocated.
+  const StreamTable& streams() const { return streams_; }
+  void set_streams(const StreamTable& t);
   const SuperBlockTable& super_blocks() const { return sb_; }
   // GC chose super-block `block` of `group` (RelocationEngine): no member
   // collects it twice, and it returns to the pool once erased on every
@@ -210,20 +210,21 @@ class BlockManager {
   Pool& pool(std::uint32_t die, PoolKind k) { return pools_[die * 2 + static_cast<std::size_t>(k)]; }
   std::uint32_t take_free(std::uint32_t die, PoolKind k);
   std::uint32_t& write_point(std::uint32_t die, Stream s) {
-    return write_point_[die * kStreams + static_cast<std::size_t>(s)];
+    return write_point_[die * streams_.size() + s.index()];
   }
   std::uint32_t write_point(std::uint32_t die, Stream s) const {
-    return write_point_[die * kStreams + static_cast<std::size_t>(s)];
+    return write_point_[die * streams_.size() + s.index()];
   }
 
   Geometry geo_;
+  StreamTable streams_;
   Layout layout_;
   std::uint32_t reserved_;
   std::uint32_t static_slc_;
   std::vector<BlockInfo> blocks_;
   std::vector<BlockHistory> history_;       // beside blocks_, same index
   std::vector<Pool> pools_;                 // [die * 2 + PoolKind]
-  std::vector<std::uint32_t> write_point_;  // [die * kStreams + stream] -> block
+  std::vector<std::uint32_t> write_point_;  // [die * streams + stream] -> block
   std::vector<std::uint32_t> dynamic_slc_;  // per die
   std::vector<std::uint32_t> dead_slc_;     // per die: full SLC blocks with no valid data
   std::vector<std::uint32_t> spares_;       // per die: blocks left in the bad-block reserve

@@ -24,11 +24,11 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   return c;
 }
 
-Controller::Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg)
+Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const ControllerConfig& cfg)
     : engine_(engine), ftl_(ftl), cfg_(cfg), cores_(cfg.cores),
       processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
-  plp_ = ftl_.config().power_loss.protection;
+  plp_ = ftl_.durable_buffer();
   if (cfg_.gc_move_time > 0) ftl_.set_gc_firmware(&cores_, cfg_.gc_move_time);
 }
 
@@ -42,13 +42,14 @@ void Controller::submit(std::uint32_t id) {
                         processed_lane_);
     return;
   }
-  ftl_.prefetch_entries(static_cast<Lpn>(c.offset / kSectorBytes), pages, c.op == IoOp::kWrite);
+  const Lpn first = first_page(c);
+  ftl_.prefetch_entries(first, pages, c.op == IoOp::kWrite);
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
   const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;
   const Tick command = c.op == IoOp::kWrite ? cfg_.write_command_time : cfg_.command_time;
   const Tick work = command + per_page +
-                    ftl_.map_access_time(static_cast<Lpn>(c.offset / kSectorBytes), pages);
+                    ftl_.map_access_time(first, pages);
   const Tick done = cores_.run(engine_.now(), work);
   engine_.schedule_at(done, this, kProcessed, id, processed_lane_);
 }
@@ -62,7 +63,7 @@ void Controller::on_submit(const FlashTxn&) {
 void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   const auto id = static_cast<std::uint32_t>(arg);
   HostCommand& c = host_->command(id);
-  const Lpn first = static_cast<Lpn>(c.offset / kSectorBytes);
+  const Lpn first = first_page(c);
   const std::uint32_t pages = c.bytes / kSectorBytes;
   if (kind == kWriteDataIn) {  // one chunk, in order
     const std::uint32_t n = chunk_pages(pages, c.arrived);
@@ -71,7 +72,7 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     // posted, so that command waits for the flash work it set off.
     ops_in_handler_ = 0;
     in_data_in_ = true;
-    for (std::uint32_t i = 0; i < n; ++i) ftl_.write(first + c.arrived + i);
+    ftl_.write(first + c.arrived, n, handle(c));
     in_data_in_ = false;
     c.arrived += n;
     if (c.arrived != pages) return;
@@ -157,7 +158,7 @@ bool Controller::admit_chunks(std::uint32_t id) {
     if (!ftl_.reserve_buffer(n)) return false;
     // Once, when the first chunk gets in (a write waiting for buffer space
     // is retried at every program's completion, and loads nothing then).
-    if (c.admitted == 0) ftl_.prefetch_old_blocks(static_cast<Lpn>(c.offset / kSectorBytes), pages);
+    if (c.admitted == 0) ftl_.prefetch_old_blocks(first_page(c), pages);
     c.admitted += n;
     // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).
     const Tick end = host_->transfer_to_device(std::uint64_t{n} * kSectorBytes, engine_.now());

@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "ftl/firmware_cores.h"
-#include "ftl/ftl.h"
 #include "ftl/host_command.h"
+#include "ftl/namespaces.h"
+#include "ftl/translation.h"
+#include "nand/nand_array.h"
 #include "sim/activity.h"
 #include "sim/event_engine.h"
 #include "sim/fifo.h"
@@ -62,13 +64,18 @@ struct ControllerConfig {
 
 class Controller : public EventTarget, public FtlListener, public NandObserver {
  public:
-  Controller(EventEngine& engine, Ftl& ftl, const ControllerConfig& cfg);
+  Controller(EventEngine& engine, FlashTranslation& ftl, const ControllerConfig& cfg);
   void set_host(HostPort* host) { host_ = host; }
   // Told of firmware work on the cores and ECC decodes (power); null: none.
   void set_activity(ActivityObserver* a) {
     activity_ = a;
     cores_.set_activity(a);
   }
+
+  // The drive's namespaces: a command's offset is in the namespace its nsid
+  // names, its placement an index in the namespace's placement handles
+  // (checked when the workload starts). Null: the drive's whole space.
+  void set_namespaces(const Namespaces* ns) { namespaces_ = ns; }
 
   // A command fetched from a submission queue (or NCQ tag) starts here.
   void submit(std::uint32_t id);
@@ -98,15 +105,24 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     return std::min(cfg_.write_chunk_pages, pages - done);
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
+  // The command's first page in the FTL's space, and its write stream.
+  Lpn first_page(const HostCommand& c) const {
+    const Lpn in_ns = static_cast<Lpn>(c.offset / kSectorBytes);
+    return namespaces_ ? namespaces_->find(c.nsid)->first + in_ns : in_ns;
+  }
+  PlacementHandle handle(const HostCommand& c) const {
+    return namespaces_ ? namespaces_->find(c.nsid)->handles[c.placement] : 0;
+  }
   // A Flush, or a FUA write whose data is in, completes once the write
   // buffer's entries up to `seq` are on flash (at once on a drive with
   // power-loss protection: its buffer is durable).
   void complete_when_durable(std::uint32_t id, std::uint64_t seq);
 
   EventEngine& engine_;
-  Ftl& ftl_;
+  FlashTranslation& ftl_;
   ControllerConfig cfg_;
   HostPort* host_ = nullptr;
+  const Namespaces* namespaces_ = nullptr;
   ActivityObserver* activity_ = nullptr;
   FirmwareCores cores_;
   // Commands finish on the cores in nearly the order they came, and write

@@ -66,6 +66,7 @@ void FastWriter::apply(Lpn lpn) {
   }
   const Ppa p = next_host_slot();
   core_.map.place(lpn, p);
+  core_.note_host_placed(lpn);
   core_.place(core_.blocks.info_of(p));
   if (core_.verifier.enabled()) core_.verifier.set_slot(p, core_.verifier.on_write(lpn));
 }

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/namespaces.h"
 #include "ftl/power_loss.h"
 #include "ftl/read_recovery.h"
+#include "ftl/translation.h"
 #include "ftl/write_buffer.h"
 #include "sim/flat_map.h"
 
@@ -28,34 +30,14 @@ class GarbageCollector;
 class RelocationEngine;
 class SlcCache;
 enum class HostTarget : std::uint8_t;
+struct FtlParts;
 
-// What the FTL tells the controller.
-class FtlListener {
- public:
-  virtual ~FtlListener() = default;
-  // A flash read issued for host command `cmd` has its `bytes` in controller memory.
-  virtual void on_read_data(std::uint64_t cmd, std::uint32_t bytes) = 0;
-  // Write-buffer space was released: reservations that failed may succeed now.
-  virtual void on_buffer_space() = 0;
-  // A part of read `cmd` that waited for its mapping (ReadPlan::deferred)
-  // has it now; `plan` is that part's flash reads and immediate data.
-  virtual void on_read_resumed(std::uint64_t cmd, const struct ReadPlan& plan) = 0;
-  // durable_seq() reached what make_durable last asked for.
-  virtual void on_durable() {}
-};
-
-struct ReadPlan {
-  std::uint32_t flash_txns = 0;        // completions to wait for (on_read_data)
-  std::uint32_t immediate_bytes = 0;   // data already in controller memory
-  std::uint32_t deferred = 0;          // parts waiting for their mapping (on_read_resumed)
-  void add(const ReadPlan& o) {
-    flash_txns += o.flash_txns;
-    immediate_bytes += o.immediate_bytes;
-    deferred += o.deferred;
-  }
-};
-
-class Ftl : public TxnSink, public EventTarget, public MapUpdater, public RecoveryListener {
+// The page-mapped FTL (`ftl.kind: page_mapped`).
+class Ftl final : public FlashTranslation,
+                  public TxnSink,
+                  public EventTarget,
+                  public MapUpdater,
+                  public RecoveryListener {
  public:
   // Pages of a command whose old blocks prefetch_old_blocks loads (a
   // sequential write's old copies share a few blocks).
@@ -69,17 +51,21 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
       const ErrorModel* errors = nullptr);
   ~Ftl() override;
-  void set_listener(FtlListener* l) { listener_ = l; }
+  void set_listener(FtlListener* l) override { listener_ = l; }
+  bool durable_buffer() const override { return core_.cfg.power_loss.protection; }
   // GC's moves take `move_time` per slot on the controller's firmware cores
   // (controller.gc_move_time); without this call they take none.
-  void set_gc_firmware(FirmwareCores* cores, Tick move_time);
+  void set_gc_firmware(FirmwareCores* cores, Tick move_time) override;
 
   std::uint64_t user_pages() const { return core_.map.logical_pages(); }
+  // Counts flash writes by namespace (FtlStats::ns_host_slots and
+  // ns_moved_slots) when more than one is declared.
+  void count_by_namespace(const Namespaces& ns);
   bool verifying() const { return core_.verifier.enabled(); }
 
   // Write path: reserve buffer space for a command's pages before its data
   // crosses the link; then hand each page over.
-  bool reserve_buffer(std::uint32_t pages) { return buffer_.reserve(pages); }
+  bool reserve_buffer(std::uint32_t pages) override { return buffer_.reserve(pages); }
   // Start loading what a command on [first, first + pages) will touch, so
   // that the work between its arrival and its processing hides the cache
   // misses of a large drive's tables: the forward-map entries on arrival,
@@ -87,7 +73,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // and the map-cache index entries its map updates probe. (These are
   // loaded at admission, as the data starts crossing the link, not on
   // arrival: a write that waits for buffer space would find them evicted.)
-  void prefetch_entries(Lpn first, std::uint32_t pages, bool write) {
+  void prefetch_entries(Lpn first, std::uint32_t pages, bool write) override {
     if (write) {
       core_.map.prefetch_entry_for_write(first);
       if (pages > 1) core_.map.prefetch_entry_for_write(first + pages - 1);
@@ -96,7 +82,7 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     core_.map.prefetch_entry(first);
     if (pages > 1) core_.map.prefetch_entry(first + pages - 1);
   }
-  void prefetch_old_blocks(Lpn first, std::uint32_t pages) const {
+  void prefetch_old_blocks(Lpn first, std::uint32_t pages) const override {
     for (std::uint32_t i = 0; i < pages && i < kPrefetchPages; ++i) {
       const std::uint32_t old = core_.map.lookup(first + i);
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
@@ -105,7 +91,9 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     const MapCache& mc = core_.map_cache;
     mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
-  void write(Lpn lpn);
+  void write(Lpn first, std::uint32_t count, PlacementHandle handle) override {
+    for (std::uint32_t i = 0; i < count; ++i) write_page(first + i, handle);
+  }
   // Durability (host Flush and FUA writes). Entries enter the write buffer
   // numbered in order: buffered_seq() have so far. Every entry numbered
   // below durable_seq() is on flash (its program finished) or was dropped
@@ -115,13 +103,13 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   // and firmware does not reopen a programmed page), and calls the
   // listener's on_durable() once durable_seq() reaches the lowest `seq`
   // asked for since the last call.
-  std::uint64_t buffered_seq() const { return pushed_; }
-  std::uint64_t durable_seq() const { return std::min(programmed_seq(), rescue_from_); }
-  void make_durable(std::uint64_t seq);
+  std::uint64_t buffered_seq() const override { return pushed_; }
+  std::uint64_t durable_seq() const override { return std::min(programmed_seq(), rescue_from_); }
+  void make_durable(std::uint64_t seq) override;
   // Deallocates [first, first+count): the pages read as zeroes after, their
   // flash copies become invalid (GC reclaims them for free), and each map
   // segment touched is updated once, as firmware marks a range.
-  void trim(Lpn first, std::uint32_t count);
+  void trim(Lpn first, std::uint32_t count) override;
 
   // Fast preconditioning (ftl/fast_writer.h). While the FTL is quiescent
   // (nothing buffered, no NAND operation or relocation in flight), writes
@@ -188,10 +176,10 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
 
   // Read path: issues flash reads for [first, first+count) on behalf of
   // host command `cmd`.
-  ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count);
+  ReadPlan read(std::uint64_t cmd, Lpn first, std::uint32_t count) override;
   // Time the controller spends looking up the mapping of [first, first+count)
   // in its map cache's memory (SRAM/DRAM latency, or HMB round trips).
-  Tick map_access_time(Lpn first, std::uint32_t count) const;
+  Tick map_access_time(Lpn first, std::uint32_t count) const override;
   void map_update(Lpn lpn) override;
 
   const FtlStats& stats() const { return core_.stats; }
@@ -223,12 +211,27 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
     std::uint32_t die;
     HostTarget target;
     std::uint32_t unit_slots;
+    std::uint32_t lane = 0;  // the write-buffer lane (FDP handle) it takes
   };
+  // FDP: one write-buffer lane per reclaim unit handle (else one lane).
+  bool lanes() const { return !core_.host_stream.empty(); }
+  std::uint32_t lane_of(Owner o) const {
+    return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0;
+  }
+  // FDP: the lane a unit of `unit` slots is taken from: the one whose oldest
+  // entry is oldest among those holding a unit (any data when padding);
+  // UINT32_MAX for none.
+  std::uint32_t pick_lane(std::uint32_t unit, bool pad) const;
+  // FDP: the oldest entry number still waiting or in flight.
+  std::uint64_t lanes_programmed_seq() const;
+  void write_page(Lpn lpn, PlacementHandle handle);
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
   // A Flush or FUA write waits for entries still in the buffer: flushes pad.
-  bool forcing() const { return popped_ < force_until_; }
+  bool forcing() const {
+    return (lanes() ? buffer_.oldest_waiting(pushed_) : popped_) < force_until_;
+  }
   // Host programs in flight, in the order their entries left the buffer:
   // the first entry number of each, and whether it has finished. Sized for
   // the most there can be (each holds at least one buffer slot), once.
@@ -372,7 +375,13 @@ class Ftl : public TxnSink, public EventTarget, public MapUpdater, public Recove
   void settle_rescue();
   // Entries below it are on flash or were dropped stale (a failed program's
   // rescue aside): the oldest host program in flight's first entry.
-  std::uint64_t programmed_seq() const { return programs_.count ? programs_.begin[programs_.head] : popped_; }
+  std::uint64_t programmed_seq() const {
+    if (lanes()) return lanes_programmed_seq();
+    return programs_.count ? programs_.begin[programs_.head] : popped_;
+  }
 };
+
+// The `page_mapped` row of the FTL kinds (ftl/ftl_kinds.cpp).
+std::unique_ptr<FlashTranslation> make_page_mapped_ftl(const FtlParts& parts);
 
 }  // namespace ssdtwin

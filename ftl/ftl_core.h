@@ -16,6 +16,7 @@
 #include "ftl/ftl_stats.h"
 #include "ftl/gc_pacing.h"
 #include "ftl/map_cache.h"
+#include "ftl/translation.h"
 #include "ftl/mapping_table.h"
 #include "ftl/rain_stripes.h"
 #include "ftl/verifier.h"
@@ -64,6 +65,47 @@ struct FtlCore {
   Verifier verifier;        // [durable] per-slot sequence numbers; [volatile] the host's truth
   TxnPool txns;             // [volatile]
   FtlStats stats;           // counters of the run, not drive state
+  // [fixed] With more than one namespace: the first logical page of each
+  // (in the drive's list order), so that flash writes count by namespace.
+  std::vector<Lpn> ns_first;
+  std::size_t ns_of(Lpn lpn) const {
+    std::size_t i = 0;
+    while (i + 1 < ns_first.size() && lpn >= ns_first[i + 1]) ++i;
+    return ns_order[i];
+  }
+  std::vector<std::uint8_t> ns_order;  // index in the list of ns_first's i-th
+  // [fixed] NVMe FDP (ftl.fdp): each handle's host write stream, and per
+  // stream id where GC moves its blocks' data (a persistently isolated
+  // handle's stays in its own GC stream; the rest share Stream::kGc). Empty
+  // without FDP.
+  std::vector<Stream> host_stream;
+  std::vector<Stream> gc_dest;
+  // [volatile] FDP: the handle whose data each logical page holds, so that
+  // media writes count by handle through GC; and each handle's slots
+  // written into its current reclaim unit.
+  std::vector<std::uint8_t> lpn_handle;
+  std::vector<std::uint64_t> ru_written;
+  void note_fdp_host(Lpn lpn, PlacementHandle h) {
+    lpn_handle[lpn] = static_cast<std::uint8_t>(h);
+    ++stats.fdp_host_slots[h];
+    // A write into a full reclaim unit moves its handle to a fresh one.
+    if (++ru_written[h] == cfg.fdp.reclaim_unit_slots) {
+      ru_written[h] = 0;
+      ++stats.fdp_ru_filled[h];
+    }
+  }
+  void note_host_placed(Lpn lpn) {
+    if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
+    if (!lpn_handle.empty()) ++stats.fdp_media_slots[lpn_handle[lpn]];
+  }
+  void note_moved(Owner o) {
+    if (is_tpage(o)) return;
+    if (!ns_first.empty()) ++stats.ns_moved_slots[ns_of(o)];
+    if (!lpn_handle.empty()) {
+      ++stats.fdp_media_slots[lpn_handle[o]];
+      ++stats.fdp_moved_slots[lpn_handle[o]];
+    }
+  }
   Rng rng;                  // [volatile]
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
@@ -247,6 +289,7 @@ struct FtlCore {
     invalidate(from);
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
+    note_moved(o);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
   }

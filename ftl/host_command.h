@@ -15,6 +15,11 @@ enum class IoOp : std::uint8_t { kRead, kWrite, kTrim, kFlush };
 
 struct HostCommand {
   IoOp op = IoOp::kRead;
+  // NVMe namespace (1 on a drive that declares none, and on SATA), and
+  // the placement handle (NVMe FDP: the reclaim unit handle its placement
+  // identifier selects; 0 without placement). `offset` is in the namespace.
+  std::uint16_t placement = 0;
+  std::uint32_t nsid = 1;
   std::uint64_t offset = 0;  // bytes, 4 KiB aligned
   std::uint32_t bytes = 0;
   Tick issued = 0;          // when the workload issued it (latency starts)

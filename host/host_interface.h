@@ -1,27 +1,25 @@
-// The host side of the drive's front end: NVMe (submission/completion
-// queues over PCIe) or SATA (NCQ tags over a 6 Gb/s link).
+// The host side of the drive's front end: commands queued by the host,
+// admitted into the device, framed and moved on the HostLink, completed.
 //
 // It bounds how many commands the device holds at once (NVMe: queues x
 // (queue_depth - 1) entries; SATA: 32 NCQ tags); commands beyond that wait
 // in the host's software queue, and their wait counts in the latency the
 // workload sees, as it does for fio. Protocol latency covers doorbell,
-// command fetch and completion/interrupt; data moves on the HostLink. On
-// SATA the command's own FISes also occupy the (half-duplex) link: each
-// NCQ command sends a Register FIS and gets one back, each data transfer is
-// preceded by a DMA Setup FIS (and, for writes, a DMA Activate per Data
-// FIS), and the completion is a Set Device Bits FIS. That is why SATA
-// drives top out near 100k IOPS of 4 KiB, well below the link's payload rate.
-// SATA's FLUSH CACHE is not an NCQ command: it enters only an idle device
-// and nothing enters while it runs (NVMe's Flush queues as any command).
+// command fetch and completion/interrupt; data moves on the HostLink. What
+// differs between protocols (the link time of each command's own framing,
+// e.g. SATA's FISes, and commands that run alone, e.g. SATA's FLUSH CACHE)
+// is the HostProtocol's (host/protocol.h, host/protocols/).
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ftl/controller.h"
 #include "ftl/host_command.h"
 #include "host/host_link.h"
+#include "host/protocol.h"
 #include "sim/event_engine.h"
 #include "sim/power_gate.h"
 
@@ -36,14 +34,20 @@ class CompletionSink {
 };
 
 struct HostIfConfig {
-  LinkKind kind = LinkKind::kPcie;
+  // `host.interface`; shared by the copies of the config (it is stateless).
+  std::shared_ptr<const HostProtocol> protocol;
   std::uint32_t queues = 1;
   std::uint32_t queue_depth = 1024;
   std::uint32_t device_slots = 1023;  // commands the device can hold
   Tick submission_latency = 0;        // doorbell -> command fetched by the controller
   Tick completion_latency = 0;        // completion entry/FIS -> host sees it
   LinkParams link;
+  // A map lookup in the Host Memory Buffer; 0: the protocol cannot reach
+  // host memory.
+  Tick hmb_round_trip = 0;
   static HostIfConfig from_config(const ConfigNode& host);
+  // The two latencies every protocol has, from its block (`host.nvme`, `host.sata`).
+  void read_latencies(const ConfigNode& block);
 };
 
 class HostInterface : public HostPort, public EventTarget {
@@ -82,6 +86,7 @@ class HostInterface : public HostPort, public EventTarget {
 
   EventEngine& engine_;
   HostIfConfig cfg_;
+  const HostProtocol& protocol_;  // cfg_.protocol's
   Controller& controller_;
   HostLink link_;
   // Fetches follow the doorbells in time, completions the link's transfers:
@@ -93,7 +98,7 @@ class HostInterface : public HostPort, public EventTarget {
   std::vector<std::uint32_t> waiting_;  // ring of ids waiting for a device slot
   std::size_t wait_head_ = 0, wait_count_ = 0;
   std::uint32_t in_device_ = 0;
-  bool non_queued_in_device_ = false;  // a SATA FLUSH CACHE holds the device
+  bool non_queued_in_device_ = false;  // a non-queued command (SATA FLUSH CACHE) holds the device
   Tick last_completed_ = 0, busy_since_ = 0;
 };
 

@@ -5,8 +5,10 @@
 // encoding) less the per-packet protocol overhead: PCIe moves data in TLPs
 // of at most max_payload bytes, each with header, sequence number, LCRC and
 // framing (plus a share of ACK/flow-control DLLPs); SATA in Data FISes of at
-// most 8 KiB, each with SOF/EOF, CRC and the handshake primitives. PCIe is
-// full duplex (one reservation timeline per direction); SATA is half duplex.
+// most 8 KiB, each with SOF/EOF, CRC and the handshake primitives. The host
+// protocol (host/protocol.h) reads the parameters from its config block. A
+// full-duplex link (PCIe) has one reservation timeline per direction; a
+// half-duplex one (SATA) one for both.
 #pragma once
 
 #include <cstdint>
@@ -16,13 +18,10 @@
 
 namespace ssdtwin {
 
-class ConfigNode;
-
-enum class LinkKind : std::uint8_t { kPcie, kSata };
 enum class Direction : std::uint8_t { kToDevice = 0, kToHost = 1 };
 
 struct LinkParams {
-  LinkKind kind = LinkKind::kPcie;
+  bool half_duplex = false;     // one timeline for both directions (SATA)
   double raw_bytes_per_s = 0;   // after line encoding
   std::uint32_t packet_payload = 256;
   std::uint32_t packet_overhead = 28;
@@ -32,8 +31,6 @@ struct LinkParams {
   Tick packet_gap = 0;
   std::string description;      // e.g. "PCIe 3.0 x2"
 
-  // Reads the `pcie:` or `sata:` block of `host` according to `kind`.
-  static LinkParams from_config(const ConfigNode& host, LinkKind kind);
   // Bytes on the wire for `bytes` of payload.
   std::uint64_t wire_bytes(std::uint64_t bytes) const {
     const std::uint64_t packets = (bytes + packet_payload - 1) / packet_payload;
@@ -61,8 +58,8 @@ class HostLink {
   }
   const LinkParams& params() const { return p_; }
   std::uint64_t bytes_moved(Direction d) const { return moved_[static_cast<int>(d)]; }
-  // Time the link spent moving data in direction `d` (on SATA both
-  // directions share one timeline, so their sum is its busy time).
+  // Time the link spent moving data in direction `d` (on a half-duplex
+  // link both directions share one timeline, so their sum is its busy time).
   Tick busy_time(Direction d) const { return busy_[static_cast<int>(d)]; }
 
  private:

@@ -157,7 +157,7 @@ TEST_CASE("write-buffer entries come out in order and stale ones are marked", "[
   const auto r0 = b.push(10, 1);
   b.push(11, 2);
   CHECK(b.valid_entries() == 2);
-  b.mark_stale();  // entry for 10 overwritten
+  b.mark_stale(r0);  // entry for 10 overwritten
   CHECK(b.valid_entries() == 1);
   CHECK(b.front_owner() == 10);
   CHECK(b.front_ref() == r0);
@@ -2160,8 +2160,8 @@ workload:
           for (std::uint32_t d = g * sb.width; d < (g + 1) * sb.width; ++d) {
             const BlockInfo& i = bm.info(d, b);
             if (i.state == BlockState::kFree) continue;  // not reached yet
-            if (stream < 0) stream = static_cast<int>(i.stream);
-            CHECK(static_cast<int>(i.stream) == stream);
+            if (stream < 0) stream = static_cast<int>(i.stream.id);
+            CHECK(static_cast<int>(i.stream.id) == stream);
           }
         }
       }
@@ -3111,3 +3111,55 @@ TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or f
     }
   }
 }
+
+// ---- the FTL seam: kinds by name, streams as data (issue 31) ----
+
+#include "ftl/ftl_kinds.h"
+#include "ftl/streams.h"
+
+namespace {
+
+TEST_CASE("ftl.kind names a registered FTL and the controller talks to it through the seam",
+          "[ftl][seam]") {
+  REQUIRE_FALSE(ftl_kinds().empty());
+  CHECK(std::string(ftl_kinds().front().name) == "page_mapped");
+  auto t = test::make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.ftl.kind=page_mapped"});
+  CHECK(t.drive->ftl_cfg.kind == "page_mapped");
+  CHECK(page_mapped(*t.drive->translation) == &t.drive->ftl);
+  auto doc = ConfigDoc::load(test::source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
+                             {"drive.ftl.kind=log_structured"});
+  try {
+    Drive d(doc->root(), false);
+    FAIL("no error");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("drive.ftl.kind") && Catch::Contains("page_mapped"));
+  }
+}
+
+TEST_CASE("write streams are rows of a table: handle 0's four first, more per handle",
+          "[ftl][streams][seam]") {
+  StreamTable t;
+  REQUIRE(t.size() == 4);
+  CHECK(t.role(Stream::kHost) == StreamRole::kHost);
+  CHECK(t.role(Stream::kHostSlc) == StreamRole::kHostSlc);
+  CHECK(t.is_relocation(Stream::kGc));
+  CHECK(t.is_relocation(Stream::kGcCold));
+  CHECK_FALSE(t.is_relocation(Stream::kHost));
+  const Stream h1 = t.add(StreamRole::kHost, 1);
+  const Stream g1 = t.add(StreamRole::kGc, 1);
+  CHECK(h1.index() == 4);
+  CHECK(t.handle(h1) == 1);
+  CHECK(t.is_relocation(g1));
+  // A block manager given the table keeps a write point per stream and die.
+  const Geometry geo = test::make_drive("configs/drives/test_tlc_1gb.yaml").drive->geo;
+  BlockManager bm(geo, 2);
+  bm.set_streams(t);
+  const auto u = bm.allocate_unit(0, h1, 1, geo.native_mode);
+  REQUIRE(u);
+  CHECK(bm.info(0, u->block).stream == h1);
+  const auto v = bm.allocate_unit(0, Stream::kHost, 1, geo.native_mode);
+  REQUIRE(v);
+  CHECK(v->block != u->block);  // another stream, another open block
+}
+
+}  // namespace

@@ -1,4 +1,5 @@
 // Unit tests for the host side: link bandwidth from PCIe/SATA parameters,
+// the host protocols (NVMe, SATA) and their framing,
 // link reservations, and workload specifications.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -6,10 +7,13 @@
 #include <map>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "host/host_interface.h"
 #include "host/host_link.h"
+#include "host/protocol.h"
 #include "host/workload/axes.h"
 #include "host/workload/io_pattern.h"
 #include "host/workload/workload.h"
@@ -21,7 +25,9 @@ using ssdtwin::ConfigDoc;
 using ssdtwin::ConfigError;
 using ssdtwin::Direction;
 using ssdtwin::HostLink;
-using ssdtwin::LinkKind;
+using ssdtwin::HostIfConfig;
+using ssdtwin::HostProtocol;
+using ssdtwin::IoOp;
 using ssdtwin::LinkParams;
 using ssdtwin::PhaseSpec;
 using ssdtwin::RwKind;
@@ -36,7 +42,7 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-// Defaults documented in host_link.cpp.
+// Defaults documented in host/protocols/nvme.cpp and sata.cpp.
 constexpr double kPcieMaxPayload = 256;
 constexpr double kPcieTlpOverhead = 28;
 constexpr double kSataFisPayload = 8192;
@@ -71,15 +77,28 @@ double pcie_raw_bytes_per_s(int gen, int lanes) {
   return pcie_gts(gen) * 1e9 * lanes * pcie_encoding(gen) / 8.0;
 }
 
-LinkParams link_from(const std::string& host_body, LinkKind kind) {
-  auto doc = ConfigDoc::parse("drive:\n  host:\n" + host_body, "host.yaml", "drive", {});
-  return LinkParams::from_config(doc->root().child("host"), kind);
+// The host config of `protocol` ("nvme" or "sata") with `host_body`.
+HostIfConfig host_from(const std::string& protocol, const std::string& host_body) {
+  auto doc = ConfigDoc::parse("drive:\n  host:\n    interface: " + protocol + "\n" + host_body,
+                              "host.yaml", "drive", {});
+  return HostIfConfig::from_config(doc->root().child("host"));
+}
+
+// What an NVMe host block needs besides its link: the queue depth.
+const char* kNvmeQueues = "    nvme: {queue_depth: 64}\n";
+// The smallest complete host block of each protocol.
+std::string minimal_host(const std::string& protocol) {
+  return protocol == "nvme" ? std::string(kNvmeQueues) + "    pcie: {gen: 3, lanes: 4}\n" : "";
+}
+
+LinkParams link_from(const std::string& host_body, const std::string& protocol) {
+  return host_from(protocol, (protocol == "nvme" ? kNvmeQueues : "") + host_body).link;
 }
 
 LinkParams pcie(int gen, int lanes, const std::string& extra = "") {
   return link_from("    pcie: {gen: " + std::to_string(gen) + ", lanes: " + std::to_string(lanes) +
                        extra + "}\n",
-                   LinkKind::kPcie);
+                   "nvme");
 }
 
 template <typename F>
@@ -92,8 +111,8 @@ std::string error_of(F&& f) {
   return "(no ConfigError)";
 }
 
-std::string link_error(const std::string& host_body, LinkKind kind) {
-  return error_of([&] { link_from(host_body, kind); });
+std::string link_error(const std::string& host_body, const std::string& protocol) {
+  return error_of([&] { link_from(host_body, protocol); });
 }
 
 // ---- workload helpers ----
@@ -133,7 +152,7 @@ TEST_CASE("PCIe payload bandwidth is rate x lanes x encoding / 8 less the TLP ov
     INFO(c.description);
     const LinkParams p = pcie(c.gen, c.lanes);
     const double raw = pcie_raw_bytes_per_s(c.gen, c.lanes);
-    CHECK(p.kind == LinkKind::kPcie);
+    CHECK_FALSE(p.half_duplex);
     CHECK(p.description == c.description);
     CHECK(p.packet_payload == kPcieMaxPayload);
     CHECK(p.packet_overhead == kPcieTlpOverhead);
@@ -160,9 +179,9 @@ TEST_CASE("PCIe max_payload and tlp_overhead from config change the payload shar
 
 TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less FIS overhead and handshake") {
   SECTION("6 Gb/s by default") {
-    const LinkParams p = link_from("    sata: {}\n", LinkKind::kSata);
+    const LinkParams p = link_from("    sata: {}\n", "sata");
     const double raw = 6e9 * 8.0 / 10.0 / 8.0;
-    CHECK(p.kind == LinkKind::kSata);
+    CHECK(p.half_duplex);
     CHECK(p.description == "SATA 6 Gb/s");
     CHECK(p.packet_payload == kSataFisPayload);
     CHECK(p.packet_overhead == kSataFisOverhead);
@@ -170,31 +189,31 @@ TEST_CASE("SATA payload bandwidth is line rate x 8b/10b / 8 less FIS overhead an
     CHECK(p.payload_bytes_per_s() == Approx(sata_payload_rate(raw)).epsilon(1e-12));
   }
   SECTION("3 Gb/s when configured") {
-    const LinkParams p = link_from("    sata: {line_rate_gbps: 3}\n", LinkKind::kSata);
+    const LinkParams p = link_from("    sata: {line_rate_gbps: 3}\n", "sata");
     const double raw = 3e9 * 8.0 / 10.0 / 8.0;
     CHECK(p.description == "SATA 3 Gb/s");
     CHECK(p.payload_bytes_per_s() == Approx(sata_payload_rate(raw)).epsilon(1e-12));
   }
   SECTION("with no sata block at all, the defaults apply") {
-    const LinkParams p = link_from("    interface: sata\n", LinkKind::kSata);
+    const LinkParams p = link_from("", "sata");
     CHECK(p.raw_bytes_per_s == Approx(6e9 * 8.0 / 10.0 / 8.0).epsilon(1e-12));
   }
 }
 
 TEST_CASE("LinkParams rejects impossible PCIe and SATA parameters naming the key") {
-  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 3}\n", LinkKind::kPcie),
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 3}\n", "nvme"),
              Contains("drive.host.pcie.lanes:"));
-  CHECK_THAT(link_error("    pcie: {gen: 6, lanes: 4}\n", LinkKind::kPcie),
+  CHECK_THAT(link_error("    pcie: {gen: 6, lanes: 4}\n", "nvme"),
              Contains("drive.host.pcie.gen:"));
-  CHECK_THAT(link_error("    pcie: {lanes: 4}\n", LinkKind::kPcie),
+  CHECK_THAT(link_error("    pcie: {lanes: 4}\n", "nvme"),
              Contains("drive.host.pcie.gen: required key is missing"));
-  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 384}\n", LinkKind::kPcie),
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 384}\n", "nvme"),
              Contains("drive.host.pcie.max_payload:"));
-  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 64}\n", LinkKind::kPcie),
+  CHECK_THAT(link_error("    pcie: {gen: 3, lanes: 4, max_payload: 64}\n", "nvme"),
              Contains("drive.host.pcie.max_payload:"));
-  CHECK_THAT(link_error("    sata: {max_fis_payload: 16KiB}\n", LinkKind::kSata),
+  CHECK_THAT(link_error("    sata: {max_fis_payload: 16KiB}\n", "sata"),
              Contains("drive.host.sata.max_fis_payload:"));
-  CHECK_THAT(link_error("    sata: {line_rate_gbps: 12}\n", LinkKind::kSata),
+  CHECK_THAT(link_error("    sata: {line_rate_gbps: 12}\n", "sata"),
              Contains("drive.host.sata.line_rate_gbps:"));
 }
 
@@ -210,7 +229,7 @@ TEST_CASE("wire_bytes adds one packet overhead per started packet") {
   CHECK(p.wire_bytes(4096) == 4096 + (4096 / mp) * oh);
   CHECK(p.wire_bytes(128 * 1024) == 128 * 1024 + (128 * 1024 / mp) * oh);
 
-  const LinkParams s = link_from("    sata: {}\n", LinkKind::kSata);
+  const LinkParams s = link_from("    sata: {}\n", "sata");
   CHECK(s.wire_bytes(4096) == 4096u + 48u);
   CHECK(s.wire_bytes(8192) == 8192u + 48u);
   CHECK(s.wire_bytes(8193) == 8193u + 2 * 48u);
@@ -258,7 +277,7 @@ TEST_CASE("HostLink PCIe directions are independent (full duplex)") {
 }
 
 TEST_CASE("HostLink SATA directions share one timeline (half duplex)") {
-  HostLink link(link_from("    sata: {}\n", LinkKind::kSata));
+  HostLink link(link_from("    sata: {}\n", "sata"));
   const Tick d = link.duration(64 * 1024);
   CHECK(link.reserve(Direction::kToDevice, 64 * 1024, 0) == d);
   CHECK(link.reserve(Direction::kToHost, 64 * 1024, 0) == 2 * d);
@@ -278,6 +297,86 @@ TEST_CASE("HostLink sustains the payload bandwidth over a long transfer") {
   const double rate = static_cast<double>(chunk) * chunks / ssdtwin::to_seconds(end);
   // Rounding up adds under 1 ns per chunk.
   CHECK(rate == Approx(p.payload_bytes_per_s()).epsilon(1e-4));
+}
+
+// ---- HostProtocol (host/protocol.h): `host.interface` names one ----
+
+TEST_CASE("host protocols are listed and chosen by name") {
+  CHECK(ssdtwin::host_protocol_names() == std::vector<std::string>{"nvme", "sata"});
+  for (const auto& row : ssdtwin::host_protocols()) {
+    INFO(row.name);
+    CHECK(std::string(ssdtwin::make_host_protocol(row.name)->name()) == row.name);
+    CHECK(std::string(host_from(row.name, minimal_host(row.name)).protocol->name()) == row.name);
+  }
+  CHECK_THROWS_AS(ssdtwin::make_host_protocol("scsi"), std::invalid_argument);
+  // fio's disk_util names the block device the host sees.
+  CHECK(std::string(host_from("nvme", minimal_host("nvme")).protocol->block_device()) == "nvme0n1");
+  CHECK(std::string(host_from("sata", "").protocol->block_device()) == "sda");
+}
+
+TEST_CASE("an unknown host.interface is a config error at the key naming the choices") {
+  const std::string e = error_of([] { host_from("scsi", ""); });
+  CHECK_THAT(e, StartsWith("host.yaml:3:16: drive.host.interface:"));
+  CHECK_THAT(e, Contains("nvme"));
+  CHECK_THAT(e, Contains("sata"));
+  CHECK_THAT(error_of([] {
+               auto doc = ConfigDoc::parse("drive:\n  host: {}\n", "host.yaml", "drive", {});
+               HostIfConfig::from_config(doc->root().child("host"));
+             }),
+             Contains("drive.host.interface: required key is missing"));
+}
+
+TEST_CASE("each protocol reads its own block: NVMe queues x (depth - 1), SATA NCQ tags") {
+  const HostIfConfig n = host_from("nvme", "    nvme: {queues: 4, queue_depth: 64, submission_latency: 2us}\n"
+                                           "    pcie: {gen: 3, lanes: 4}\n");
+  CHECK(n.queues == 4u);
+  CHECK(n.device_slots == 4u * 63u);
+  CHECK(n.submission_latency == 2_us);
+  const HostIfConfig s = host_from("sata", "    sata: {ncq_depth: 16, completion_latency: 3us}\n");
+  CHECK(s.queues == 1u);
+  CHECK(s.device_slots == 16u);
+  CHECK(s.completion_latency == 3_us);
+  // The other protocol's block is not read (so a config giving it fails check_unused).
+  CHECK_THAT(error_of([] { host_from("sata", "    sata: {ncq_depth: 33}\n"); }),
+             Contains("drive.host.sata.ncq_depth:"));
+}
+
+TEST_CASE("NVMe frames nothing on the link, queues its Flush and reaches host memory") {
+  const HostIfConfig c = host_from("nvme", minimal_host("nvme"));
+  const HostProtocol& p = *c.protocol;
+  CHECK_FALSE(c.link.half_duplex);
+  CHECK(c.hmb_round_trip > 0);
+  for (const IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kTrim, IoOp::kFlush}) CHECK_FALSE(p.non_queued(op));
+  HostLink link(c.link);
+  CHECK(p.frame_command(link, IoOp::kWrite, 5_us) == 5_us);
+  CHECK(p.frame_to_device(link, 4096, 5_us) == 5_us);
+  CHECK(p.frame_to_host(link, 4096, 5_us) == 5_us);
+  CHECK(p.frame_completion(link, IoOp::kFlush, 5_us) == 5_us);
+  CHECK(link.busy_time(Direction::kToDevice) + link.busy_time(Direction::kToHost) == 0);
+}
+
+TEST_CASE("SATA frames each command in FISes on its half-duplex link; FLUSH CACHE is non-queued") {
+  const HostIfConfig c = host_from("sata", "");
+  const HostProtocol& p = *c.protocol;
+  CHECK(c.link.half_duplex);
+  CHECK(c.hmb_round_trip == 0);
+  CHECK(p.non_queued(IoOp::kFlush));
+  for (const IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kTrim}) CHECK_FALSE(p.non_queued(op));
+  HostLink link(c.link);
+  // Register FIS each way (5 dwords).
+  Tick at = p.frame_command(link, IoOp::kRead, 0);
+  CHECK(at == 2 * link.duration(20));
+  // DMA Setup (7 dwords), then a DMA Activate (1 dword) per 8 KiB Data FIS of a write.
+  Tick next = p.frame_to_device(link, 16 * 1024 + 1, at);
+  CHECK(next == at + link.duration(28) + 3 * link.duration(4));
+  at = next;
+  next = p.frame_to_host(link, 4096, at);
+  CHECK(next == at + link.duration(28));
+  at = next;
+  // Set Device Bits (2 dwords) for an NCQ command, a Register FIS for FLUSH CACHE.
+  next = p.frame_completion(link, IoOp::kRead, at);
+  CHECK(next == at + link.duration(8));
+  CHECK(p.frame_completion(link, IoOp::kFlush, next) == next + link.duration(20));
 }
 
 // ---- WorkloadSpec ----

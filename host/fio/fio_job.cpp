@@ -204,7 +204,6 @@ std::optional<Tick> parse_time_raw(const std::string& v, Tick unit) {
 const std::set<std::string>& host_only_options() {
   static const std::set<std::string> k = {"direct",
                                           "buffered",
-                                          "filename",
                                           "filename_format",
                                           "directory",
                                           "thread",
@@ -488,6 +487,10 @@ void map_steadystate(const Reader& r, const FioSection& sec, PhaseSpec& p,
 // Options this front end understands (host_only_options() apart).
 const std::set<std::string>& mapped_options() {
   static const std::set<std::string> k = {"rw",
+                                          "filename",
+                                          "fdp",
+                                          "fdp_pli",
+                                          "fdp_pli_select",
                                           "ioengine",
                                           "readwrite",
                                           "rw_sequencer",
@@ -595,14 +598,67 @@ std::string joined(const std::vector<std::string>& v) {
   return out;
 }
 
-Mapped map_job(const FioSection& sec, const Job& job, std::uint64_t user_bytes,
+// The namespace a job's filename names: /dev/nvmeXnN is namespace N (the
+// kernel's block device per namespace); any other file is namespace 1.
+std::uint32_t namespace_of(const Job& job, const std::vector<std::uint64_t>& ns_bytes) {
+  const FioOption* f = job.find("filename");
+  if (!f) return 1;
+  const std::string& v = f->value;
+  const std::size_t n = v.rfind('n');
+  const bool nvme = v.rfind("/dev/nvme", 0) == 0 && n != std::string::npos && n > 9 &&
+                    n + 1 < v.size() &&
+                    std::all_of(v.begin() + static_cast<std::ptrdiff_t>(n) + 1, v.end(),
+                                [](char c) { return c >= '0' && c <= '9'; });
+  if (!nvme) return 1;
+  const unsigned long id = std::strtoul(v.c_str() + n + 1, nullptr, 10);
+  if (id == 0 || id >= ns_bytes.size() || ns_bytes[id] == 0)
+    fail_opt(*f, "expected a namespace the drive declares (/dev/nvme0nN, N from 1)");
+  return static_cast<std::uint32_t>(id);
+}
+
+// fio 3.35's FDP options (io_uring_cmd engine): fdp=1 turns placement on,
+// fdp_pli= lists indices into the namespace's placement identifiers
+// (commas and ranges a-b), fdp_pli_select= roundrobin or random.
+void read_fdp(const Reader& r, PhaseSpec& p) {
+  if (!r.flag({"fdp"})) {
+    for (const char* k : {"fdp_pli", "fdp_pli_select"})
+      if (const FioOption* o = r.find(k)) fail_opt(*o, "expected fdp=1 with it");
+    return;
+  }
+  if (const FioOption* o = r.find("fdp_pli")) {
+    for (const std::string& part : split_at(o->value, ',')) {
+      const std::size_t dash = part.find('-');
+      char* end = nullptr;
+      const unsigned long a = std::strtoul(part.c_str(), &end, 10);
+      unsigned long b = a;
+      if (dash != std::string::npos) b = std::strtoul(part.c_str() + dash + 1, &end, 10);
+      if (part.empty() || *end != '\0' || b < a || b > 65535)
+        fail_opt(*o, "expected placement identifier indices such as 0,2 or 0-3");
+      for (unsigned long i = a; i <= b; ++i) p.placements.push_back(static_cast<std::uint16_t>(i));
+    }
+  }
+  if (p.placements.empty()) p.placements.push_back(0);  // fio: all of the namespace's; here the first
+  p.placement = p.placements.front();
+  if (p.placements.size() == 1) p.placements.clear();
+  if (const FioOption* o = r.find("fdp_pli_select")) {
+    const std::string v = lower(o->value);
+    if (v != "roundrobin" && v != "random") fail_opt(*o, "expected roundrobin or random");
+    p.placement_random = v == "random";
+  }
+}
+
+Mapped map_job(const FioSection& sec, const Job& job, const std::vector<std::uint64_t>& ns_bytes,
                const std::string& job_file, const std::string& out_dir, FioWorkload& w) {
   std::vector<std::string>& ignored = w.ignored;
   std::vector<std::string>& notes = w.notes;
   std::vector<std::string>& warnings = w.warnings;
+  const std::uint32_t nsid = namespace_of(job, ns_bytes);
+  const std::uint64_t user_bytes = ns_bytes[nsid];
   Reader r{job, user_bytes};
   Mapped m;
   PhaseSpec& p = m.spec;
+  p.nsid = nsid;
+  read_fdp(r, p);
   if (const FioOption* o = r.find("kb_base")) {
     r.kb_base = static_cast<std::uint32_t>(r.integer(*o, 1000, 1024));
     if (r.kb_base != 1000 && r.kb_base != 1024) fail_opt(*o, "expected 1000 or 1024");
@@ -1037,7 +1093,10 @@ void check_phase_steadystate(const FioSection& sec, const PhaseSpec& phase,
 }  // namespace
 
 FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
-                              const std::string& out_dir, const Env& getenv) {
+                              const std::string& out_dir, const Env& getenv,
+                              const std::vector<std::uint64_t>& given_ns_bytes) {
+  const std::vector<std::uint64_t> ns_bytes =
+      given_ns_bytes.empty() ? std::vector<std::uint64_t>{0, user_bytes} : given_ns_bytes;
   const std::vector<FioSection> sections = read_fio_sections(path, getenv);
   FioWorkload w;
   w.workload.name = fs::path(path).filename().string();
@@ -1064,7 +1123,7 @@ FioWorkload load_fio_workload(const std::string& path, std::uint64_t user_bytes,
     Job job;
     job.opts = globals;
     job.opts.insert(job.opts.end(), sec.options.begin(), sec.options.end());
-    Mapped m = map_job(sec, job, user_bytes, path, out_dir, w);
+    Mapped m = map_job(sec, job, ns_bytes, path, out_dir, w);
     // Concurrent streams: each seeded from randseed and its job number, so
     // none depends on the others. A job's own randseed gives it its own
     // stream even alone; [global]'s seeds the workload's.

@@ -79,9 +79,12 @@ struct FioWorkload {
 // Reads a job file and maps it onto a workload for a drive of `user_bytes`.
 // Relative log and iolog paths resolve against `out_dir` (fio writes them
 // in its working directory: here the results folder).
+// `ns_bytes[id]`: namespace id's size (a job's filename=/dev/nvme0nN picks
+// namespace N); empty: one namespace of `user_bytes`.
 FioWorkload load_fio_workload(
     const std::string& path, std::uint64_t user_bytes, const std::string& out_dir,
-    const std::function<std::optional<std::string>(const std::string&)>& getenv);
+    const std::function<std::optional<std::string>(const std::string&)>& getenv,
+    const std::vector<std::uint64_t>& ns_bytes = {});
 
 // The process environment, for load_fio_workload.
 std::optional<std::string> process_env(const std::string& name);

@@ -296,6 +296,7 @@ void TraceReplay::issue(std::uint64_t offset, std::uint32_t bytes, std::uint8_t 
   HostCommand& c = hif_.command(id);
   c = HostCommand{};
   c.op = io_op(cur_op_);
+  c.nsid = spec_.nsid;
   c.offset = offset;
   c.bytes = bytes;
   c.rmw = rmw;

@@ -114,6 +114,7 @@ class CommandSplitter {
 };
 
 struct TraceReplaySpec {
+  std::uint32_t nsid = 1;  // the namespace the replay addresses (the phase's)
   // 128 KiB: an NVMe controller's MDTS of 5 (2^5 x a 4 KiB memory page), a
   // value common on client drives, and the transfer the README's sequential
   // jobs use, so a replayed large IO splits into the commands a synthetic

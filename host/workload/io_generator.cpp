@@ -68,6 +68,7 @@ struct IoGenerator::Stream {
   std::size_t index = 0;
   std::uint32_t first_id = 0;
   std::uint64_t issued_ios = 0, issued_bytes = 0, writes = 0;
+  std::uint64_t next_placement = 0;  // round-robin over spec.placements
   std::uint32_t outstanding = 0;
   Tick start = 0, measure_from = 0;
   bool begun = false, stopped = false, thinking = false, done = false;
@@ -188,6 +189,7 @@ void IoGenerator::issue_flush(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   c = HostCommand{};
   c.op = IoOp::kFlush;
+  c.nsid = s.spec.nsid;
   c.issued = engine_->now();
   c.in_use = true;
   s.flush_due = false;
@@ -237,6 +239,13 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
     io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
   }
   c.op = io.op;
+  c.nsid = s.spec.nsid;
+  c.placement = s.spec.placement;
+  if (!s.spec.placements.empty()) {
+    const std::size_t n = s.spec.placements.size();
+    const std::size_t k = s.spec.placement_random ? s.rng.below(n) : s.next_placement++ % n;
+    c.placement = s.spec.placements[k];
+  }
   c.offset = io.offset;
   c.bytes = io.bytes;
   c.issued = engine_->now();

@@ -199,13 +199,74 @@ Arrival read_arrival(const ConfigNode& n) {
                                                                                 : Arrival::kUniform;
 }
 
-PhaseSpec read_phase(const ConfigNode& n, std::size_t index, std::uint64_t user_bytes,
+PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
+                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
+                     std::vector<std::int64_t>& load_steps);
+
+// A phase of concurrent jobs (`jobs`: a list of streams, each read as a
+// phase of its own: rw, bs, iodepth, namespace, stop conditions), run at
+// once as fio runs the jobs between two stonewalls; the phase ends with the
+// last, and each job's results are kept (stream results).
+PhaseSpec read_jobs(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
+                    std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
+                    std::vector<std::int64_t>& load_steps) {
+  const std::vector<ConfigNode> jobs = n.children("jobs");
+  if (jobs.empty()) n.fail("jobs", "expected a list of at least one job");
+  const std::string name = n.get_string("name", "phase" + std::to_string(index));
+  const bool precondition = n.get_bool("precondition", false);
+  const Tick idle_after = n.get_time("idle_after", 0);
+  PhaseSpec p;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    PhaseSpec j = read_phase(jobs[k], k, ns_bytes, depths, sizes, load_steps);
+    if (depths.size() > 1 || sizes.size() > 1 || !load_steps.empty())
+      jobs[k].fail(depths.size() > 1 ? "iodepth" : sizes.size() > 1 ? "bs" : "load_curve",
+                   "expected a single bs and iodepth and no load curve in a job (no sweep)");
+    if (j.rw == RwKind::kTrace || j.fast || !j.concurrent.empty())
+      jobs[k].fail(j.rw == RwKind::kTrace ? "rw" : j.fast ? "fast" : "numjobs",
+                   "expected a timed synthetic job of one stream");
+    if (j.report != PhaseReportKind::kNone || j.role != RecoveryRole::kNone ||
+        j.until_steady.round != 0)
+      jobs[k].fail(j.report != PhaseReportKind::kNone ? "report" : j.role != RecoveryRole::kNone ? "role" : "until_steady",
+                   "expected no report, role or until_steady in a job (they belong to whole phases)");
+    j.idle_after = 0;
+    if (k == 0) p = j;
+    else p.concurrent.push_back(j);
+  }
+  for (std::size_t k = 0; k < jobs.size(); ++k) p.stream_names.push_back(p.stream(k).name);
+  p.name = p.base_name = name;
+  p.source_index = index;
+  p.precondition = precondition;
+  p.idle_after = idle_after;
+  p.stream_results = true;
+  depths.assign(1, p.iodepth);
+  sizes.assign(1, p.bs);
+  return p;
+}
+
+PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
                      std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
                      std::vector<std::int64_t>& load_steps) {
+  if (n.has("jobs")) return read_jobs(n, index, ns_bytes, depths, sizes, load_steps);
   PhaseSpec p;
   p.name = n.get_string("name", "phase" + std::to_string(index));
   p.base_name = p.name;
   p.source_index = index;
+  p.nsid = static_cast<std::uint32_t>(n.get_int("namespace", 1, 1, 1024));
+  if (p.nsid >= ns_bytes.size() || ns_bytes[p.nsid] == 0) {
+    std::string ids;
+    for (std::size_t i = 1; i < ns_bytes.size(); ++i)
+      if (ns_bytes[i] != 0) ids += (ids.empty() ? "" : ", ") + std::to_string(i);
+    n.fail("namespace", "expected a namespace the drive declares (" + ids + ")");
+  }
+  const std::uint64_t user_bytes = ns_bytes[p.nsid];
+  {
+    const std::vector<std::int64_t> pl = n.get_int_list("placement", 0, 0, 65535);
+    p.placement = static_cast<std::uint16_t>(pl.front());
+    if (pl.size() > 1)
+      for (const std::int64_t v : pl) p.placements.push_back(static_cast<std::uint16_t>(v));
+    p.placement_random =
+        n.get_enum("placement_select", {"roundrobin", "random"}, "roundrobin") == "random";
+  }
   p.precondition = n.get_bool("precondition", false);
   p.rw = parse_rw(
       n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace"}));
@@ -445,7 +506,10 @@ void check_phases(const WorkloadSpec& w, const std::vector<ConfigNode>& nodes) {
 
 }  // namespace
 
-WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t user_bytes) {
+WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t user_bytes,
+                                       const std::vector<std::uint64_t>& given_ns_bytes) {
+  const std::vector<std::uint64_t> ns_bytes =
+      given_ns_bytes.empty() ? std::vector<std::uint64_t>{0, user_bytes} : given_ns_bytes;
   WorkloadSpec w;
   w.name = root.get_string("name", "workload");
   w.seed = static_cast<std::uint64_t>(root.get_int("seed", 1, 0, INT64_MAX));
@@ -518,7 +582,7 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
   std::vector<std::uint32_t> depths, sizes;
   std::vector<std::int64_t> load_steps;
   for (std::size_t i = 0; i < phases.size(); ++i) {
-    PhaseSpec p = read_phase(phases[i], i, user_bytes, depths, sizes, load_steps);
+    PhaseSpec p = read_phase(phases[i], i, ns_bytes, depths, sizes, load_steps);
     if (p.rw == RwKind::kTrace) p.trace.limit_times(w.interval);
     for (std::size_t k = 0; k < p.concurrent.size(); ++k)
       p.concurrent[k].seed = (w.seed * 0x9E3779B97F4A7C15ull + (i + 1) * 1000003ull + k) | 1;

@@ -155,6 +155,15 @@ struct PhaseSpec {
   // others have name == base_name.
   std::string base_name;
   std::size_t source_index = 0;  // index in the file's phase list (expanded phases share it)
+  // The NVMe namespace the stream addresses (its offset and span are in
+  // it, and % sizes resolve against it), and its placement identifier: an
+  // index in the namespace's placement handles (NVMe FDP; 0 without).
+  std::uint32_t nsid = 1;
+  std::uint16_t placement = 0;
+  // Several placement identifiers (fio's fdp_pli): each IO takes the next
+  // in turn, or one drawn at random (fdp_pli_select); empty: `placement`.
+  std::vector<std::uint16_t> placements;
+  bool placement_random = false;
   std::uint64_t offset = 0;    // start of the LBA range, bytes
   std::uint64_t span = 0;      // size of the LBA range, bytes
   double read_share = 0.5;     // randrw: share of reads (rwmixread / 100)
@@ -215,6 +224,8 @@ struct PhaseSpec {
   // jobs between stonewalls, and numjobs clones); each keeps its own
   // iodepth, pattern and stop conditions, and the phase ends with the last.
   std::vector<PhaseSpec> concurrent;
+  // A `jobs` phase: each stream's job name, in stream order (else empty).
+  std::vector<std::string> stream_names;
   // Per-stream results (PhaseResult::streams), and the interval of their
   // throughput samples and of their logs (0: none).
   bool stream_results = false;
@@ -271,8 +282,11 @@ struct WorkloadSpec {
   std::vector<PhaseSpec> phases;
 
   // `root` is the `workload` node; sizes given in % resolve against
-  // `user_bytes`, and every range is checked against it.
-  static WorkloadSpec from_config(const ConfigNode& root, std::uint64_t user_bytes);
+  // the namespace a phase names (`namespace`, default 1): `ns_bytes[id]` is
+  // namespace id's size (0: not declared), or without them the drive's
+  // `user_bytes` as namespace 1. Every range is checked against its namespace.
+  static WorkloadSpec from_config(const ConfigNode& root, std::uint64_t user_bytes,
+                                  const std::vector<std::uint64_t>& ns_bytes = {});
 };
 
 }  // namespace ssdtwin
