@@ -29,7 +29,7 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
                                      hif_cfg.hmb_round_trip)),
       translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
       ftl(*page_mapped(*translation)),
-      namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, 1)),
+      namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, ftl_cfg.fdp.handles())),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {

@@ -23,7 +23,7 @@ constexpr std::uint64_t kMergeRead = std::uint64_t{1} << 63;  // map read owner 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
          const ErrorModel* errors)
     : core_(engine, nand, cfg, verify),
-      buffer_(cfg.write_buffer_slots, kMapHeadroom, verify),
+      buffer_(cfg.write_buffer_slots, kMapHeadroom, verify, cfg.fdp.handles()),
       recovery_(core_, errors),
       slc_(std::make_unique<SlcCache>(core_)),
       relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
@@ -59,21 +59,54 @@ std::uint64_t Ftl::table_bytes() const {
 }
 
 inline bool Ftl::front_stale() const {
+  if (lanes()) {
+    for (std::uint32_t k = 0; k < buffer_.lanes(); ++k)
+      if (buffer_.waiting_entries(k) > 0 &&
+          core_.map.location(buffer_.front_owner(k)) != buffer_.front_ref(k))
+        return true;
+    return false;
+  }
   return buffer_.waiting_entries() > 0 &&
          core_.map.location(buffer_.front_owner()) != buffer_.front_ref();
 }
 
 inline bool Ftl::flush_due(bool pad) const {
   const std::uint32_t valid = buffer_.valid_entries();
-  return valid > 0 && (pad || valid >= std::max(smallest_unit(), flush_need_));
+  if (valid == 0) return false;
+  if (pad) return true;
+  const std::uint32_t need = std::max(smallest_unit(), flush_need_);
+  if (!lanes()) return valid >= need;
+  for (std::uint32_t k = 0; k < buffer_.lanes(); ++k)
+    if (buffer_.valid_entries(k) >= need) return true;
+  return false;
+}
+
+std::uint32_t Ftl::pick_lane(std::uint32_t unit, bool pad) const {
+  std::uint32_t best = UINT32_MAX;
+  for (std::uint32_t k = 0; k < buffer_.lanes(); ++k) {
+    const std::uint32_t v = buffer_.valid_entries(k);
+    if (v == 0 || (v < unit && !pad)) continue;
+    if (best == UINT32_MAX || buffer_.front_seq(k) < buffer_.front_seq(best)) best = k;
+  }
+  return best;
+}
+
+std::uint64_t Ftl::lanes_programmed_seq() const {
+  std::uint64_t oldest = buffer_.oldest_waiting(pushed_);
+  const ProgramRing& r = programs_;
+  const auto size = static_cast<std::uint32_t>(r.begin.size());
+  for (std::uint32_t k = 0, i = r.head; k < r.count; ++k, i = i + 1 == size ? 0 : i + 1)
+    if (!r.done[i]) oldest = std::min(oldest, r.begin[i]);
+  return oldest;
 }
 
 inline void Ftl::flush_if_ready() {
   if (front_stale() || flush_due(false) || forcing()) try_flush(false);
 }
 
-void Ftl::write_page(Lpn lpn, PlacementHandle) {
+void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
+  if (lanes()) core_.note_fdp_host(lpn, handle);
   core_.clear_poison(lpn);
   if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
   push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
@@ -95,8 +128,8 @@ void Ftl::checkpoint() {
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
   const std::uint32_t old = core_.map.location(owner);
   if (is_flash(old)) core_.invalidate(old);
-  else if (is_buffered(old)) buffer_.mark_stale();
-  core_.map.set_location(owner, buffer_.push(owner, version));
+  else if (is_buffered(old)) buffer_.mark_stale(old);
+  core_.map.set_location(owner, buffer_.push(owner, version, lane_of(owner), pushed_));
   ++pushed_;
 }
 
@@ -104,7 +137,7 @@ bool Ftl::unmap(Lpn lpn) {
   ++core_.stats.trim_slots;
   const std::uint32_t old = core_.map.lookup(lpn);
   if (is_flash(old)) core_.invalidate(old);
-  else if (is_buffered(old)) buffer_.mark_stale();
+  else if (is_buffered(old)) buffer_.mark_stale(old);
   if (old != kUnmapped) --core_.mapped_pages;
   core_.map.set(lpn, kUnmapped);
   core_.clear_poison(lpn);
@@ -441,6 +474,18 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
     return false;
   }
   std::uint32_t need = UINT32_MAX;
+  // FDP: the lane comes first (every handle writes native units): a unit
+  // holds one handle's data, in the handle's stream.
+  std::uint32_t lane = 0;
+  Stream host_stream = Stream::kHost;
+  if (lanes()) {
+    lane = pick_lane(core_.unit_slots, pad);
+    if (lane == UINT32_MAX) {
+      flush_need_ = core_.unit_slots;
+      return false;
+    }
+    host_stream = core_.host_stream[lane];
+  }
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).
   const std::uint32_t smallest = smallest_unit();
@@ -463,16 +508,16 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
     // of it completes or its GC is called: skipped till then (starved_),
     // unless an SLC cache may turn it to another target meanwhile (its
     // room depends on the whole drive's state).
-    if (native && !core_.blocks.can_allocate(die, Stream::kHost, core_.pages_per_program)) {
+    if (native && !core_.blocks.can_allocate(die, host_stream, core_.pages_per_program)) {
       if (!slc_->enabled()) starved_.set(die, true);
       return false;
     }
     // A partial unit waits for more data unless this is an idle flush.
-    if (buffer_.valid_entries() < unit && !pad) {
+    if ((lanes() ? buffer_.valid_entries(lane) : buffer_.valid_entries()) < unit && !pad) {
       need = std::min(need, unit);
       return false;
     }
-    out = FlushChoice{die, target, unit};
+    out = FlushChoice{die, target, unit, lane};
     return true;
   });
   if (d != DieSet::kNone) {
@@ -488,6 +533,15 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
 
 void Ftl::try_flush(bool pad) {
   // Entries overwritten while waiting hold buffer space for nothing.
+  if (lanes()) {
+    for (std::uint32_t k = 0; k < buffer_.lanes(); ++k)
+      while (buffer_.waiting_entries(k) > 0 &&
+             core_.map.location(buffer_.front_owner(k)) != buffer_.front_ref(k)) {
+        buffer_.pop(false, k);
+        buffer_.release(1);
+        ++popped_;
+      }
+  }
   while (front_stale()) {
     buffer_.pop(false);
     buffer_.release(1);
@@ -541,7 +595,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   const bool slc = c.target != HostTarget::kNative;
   const CellMode mode = slc ? CellMode::kSlc : core_.native;
   const std::uint32_t ppp = slc ? slc_->pages_per_program() : core_.pages_per_program;
-  const Stream stream = slc ? Stream::kHostSlc : Stream::kHost;
+  const Stream stream = lanes() ? core_.host_stream[c.lane] : slc ? Stream::kHostSlc : Stream::kHost;
   const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
   const auto submit_parity = [&](const ProgramUnit& parity) {
     core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
@@ -549,13 +603,14 @@ void Ftl::flush_unit(const FlushChoice& c) {
   };
   const auto unit = core_.allocate_data(c.die, stream, ppp, mode, pool, submit_parity);
   BlockInfo& block = core_.blocks.info(c.die, unit->block);
-  const std::uint64_t first_entry = popped_;
+  const std::uint32_t lane = c.lane;
+  const std::uint64_t first_entry = lanes() ? buffer_.front_seq(lane) : popped_;
   std::uint32_t taken = 0;
-  while (taken < unit->slots && buffer_.waiting_entries() > 0) {
-    const Lpn lpn = buffer_.front_owner();
-    const bool current = core_.map.location(lpn) == buffer_.front_ref();
-    const std::uint32_t version = buffer_.front_version();
-    buffer_.pop(current);
+  while (taken < unit->slots && buffer_.waiting_entries(lane) > 0) {
+    const Lpn lpn = buffer_.front_owner(lane);
+    const bool current = core_.map.location(lpn) == buffer_.front_ref(lane);
+    const std::uint32_t version = buffer_.front_version(lane);
+    buffer_.pop(current, lane);
     ++popped_;
     if (!current) {
       buffer_.release(1);

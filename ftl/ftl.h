@@ -211,13 +211,27 @@ class Ftl final : public FlashTranslation,
     std::uint32_t die;
     HostTarget target;
     std::uint32_t unit_slots;
+    std::uint32_t lane = 0;  // the write-buffer lane (FDP handle) it takes
   };
+  // FDP: one write-buffer lane per reclaim unit handle (else one lane).
+  bool lanes() const { return !core_.host_stream.empty(); }
+  std::uint32_t lane_of(Owner o) const {
+    return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0;
+  }
+  // FDP: the lane a unit of `unit` slots is taken from: the one whose oldest
+  // entry is oldest among those holding a unit (any data when padding);
+  // UINT32_MAX for none.
+  std::uint32_t pick_lane(std::uint32_t unit, bool pad) const;
+  // FDP: the oldest entry number still waiting or in flight.
+  std::uint64_t lanes_programmed_seq() const;
   void write_page(Lpn lpn, PlacementHandle handle);
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);
   // A Flush or FUA write waits for entries still in the buffer: flushes pad.
-  bool forcing() const { return popped_ < force_until_; }
+  bool forcing() const {
+    return (lanes() ? buffer_.oldest_waiting(pushed_) : popped_) < force_until_;
+  }
   // Host programs in flight, in the order their entries left the buffer:
   // the first entry number of each, and whether it has finished. Sized for
   // the most there can be (each holds at least one buffer slot), once.
@@ -361,7 +375,10 @@ class Ftl final : public FlashTranslation,
   void settle_rescue();
   // Entries below it are on flash or were dropped stale (a failed program's
   // rescue aside): the oldest host program in flight's first entry.
-  std::uint64_t programmed_seq() const { return programs_.count ? programs_.begin[programs_.head] : popped_; }
+  std::uint64_t programmed_seq() const {
+    if (lanes()) return lanes_programmed_seq();
+    return programs_.count ? programs_.begin[programs_.head] : popped_;
+  }
 };
 
 // The `page_mapped` row of the FTL kinds (ftl/ftl_kinds.cpp).

@@ -96,6 +96,39 @@ void check_span_dies(const ConfigNode& rain, const FtlConfig& c, const Geometry&
     rain.fail("span", "span: dies does not model an SLC cache (ftl.slc_cache): remove one of them");
 }
 
+FdpConfig read_fdp(const ConfigNode& fdp, const FtlConfig& c, const Geometry& geo) {
+  FdpConfig f;
+  if (!fdp.has("handles")) {
+    if (fdp.has("reclaim_unit")) fdp.fail("handles", "expected the reclaim unit handles ([initially_isolated, ...])");
+    return f;
+  }
+  f.enabled = true;
+  f.persistent.clear();
+  const std::vector<std::string> types = {"initially_isolated", "persistently_isolated"};
+  const std::vector<std::string> given = fdp.get_value_texts("handles");
+  if (given.size() > FdpConfig::kMaxHandles)
+    fdp.fail("handles", "expected at most " + std::to_string(FdpConfig::kMaxHandles) + " reclaim unit handles");
+  for (const std::string& t : given) {
+    if (t != types[0] && t != types[1])
+      fdp.fail("handles", "expected each handle's type: initially_isolated or persistently_isolated, not '" + t + "'");
+    f.persistent.push_back(t == types[1]);
+  }
+  // The erase unit is the die-block (every plane's block of one index).
+  const std::uint64_t erase_unit = std::uint64_t{geo.slots_per_die_block()} * kSectorBytes;
+  const std::uint64_t ru = fdp.get_bytes("reclaim_unit", erase_unit);
+  if (ru == 0 || ru % erase_unit != 0)
+    fdp.fail("reclaim_unit", "expected a multiple of the erase unit (" + std::to_string(erase_unit) +
+                                 " bytes: a block on each plane of a die)");
+  f.reclaim_unit_slots = ru / kSectorBytes;
+  // One reclaim group: every die. (Several would bind handles to dies.)
+  fdp.get_int("reclaim_groups", 1, 1, 1);
+  if (c.slc.enabled)
+    fdp.fail("handles", "FDP here keeps each handle's data in native-mode blocks: remove ftl.slc_cache");
+  if (c.rain_span_dies)
+    fdp.fail("handles", "FDP is not modelled with ftl.rain.span: dies");
+  return f;
+}
+
 }  // namespace
 
 FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
@@ -158,6 +191,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     c.rain_span_dies = c.rain_stripe;
     check_span_dies(rain, c, geo);
   }
+  c.fdp = read_fdp(ftl.child("fdp"), c, geo);
   const ConfigNode bad = drive.child("nand").child("bad_blocks");
   c.bad_blocks.factory_rate = bad.get_double("factory", 0, 0, 0.5);
   c.bad_blocks.erase_fail_rate = bad.get_double("erase_fail", 0, 0, 1);
@@ -189,7 +223,12 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
                                     std::to_string(data_raw) + " bytes)");
   const std::uint64_t spare_blocks = (data_raw - c.user_bytes) / block_bytes / geo.dies();
   // So do the bad-block reserve's spares.
-  const std::uint64_t held = std::uint64_t{c.slc.static_blocks_per_die} + c.bad_blocks.reserve_per_die;
+  // Each FDP handle beyond the first holds an open block per die, and a
+  // persistently isolated one another for its GC stream.
+  std::uint64_t fdp_open = c.fdp.handles() - 1;
+  for (std::size_t h = 0; h < c.fdp.persistent.size(); ++h) fdp_open += c.fdp.persistent[h];
+  const std::uint64_t held =
+      std::uint64_t{c.slc.static_blocks_per_die} + c.bad_blocks.reserve_per_die + fdp_open;
   const std::uint64_t spare_per_die = spare_blocks - held;
   if (spare_blocks < held ||
       spare_per_die < c.gc_trigger_free_blocks + 2)

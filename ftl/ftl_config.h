@@ -70,6 +70,20 @@ struct BadBlockConfig {
   std::uint64_t seed = 1;      // nand.bad_blocks.seed: a random stream of its own
 };
 
+// NVMe Flexible Data Placement (TP4146), `ftl.fdp`: reclaim unit handles
+// the host's placement identifiers select, each with its own write stream,
+// so that data of different handles never share an erase unit. A handle is
+// initially isolated (GC may move its data into blocks shared with other
+// initially isolated handles) or persistently isolated (its data stays
+// apart through GC, in a GC stream of its own).
+struct FdpConfig {
+  bool enabled = false;
+  std::uint64_t reclaim_unit_slots = 0;  // 4 KiB slots per reclaim unit
+  std::vector<bool> persistent{false};   // per handle: persistently isolated
+  std::uint32_t handles() const { return static_cast<std::uint32_t>(persistent.size()); }
+  static constexpr std::uint32_t kMaxHandles = 16;
+};
+
 struct FtlConfig {
   std::uint64_t user_bytes = 0;              // drive.user_capacity
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
@@ -129,6 +143,7 @@ struct FtlConfig {
   std::uint32_t rain_span_dies = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;
+  FdpConfig fdp;
   MapCacheConfig map;
   ReadRecoveryConfig recovery;
   BadBlockConfig bad_blocks;

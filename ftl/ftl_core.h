@@ -16,6 +16,7 @@
 #include "ftl/ftl_stats.h"
 #include "ftl/gc_pacing.h"
 #include "ftl/map_cache.h"
+#include "ftl/translation.h"
 #include "ftl/mapping_table.h"
 #include "ftl/rain_stripes.h"
 #include "ftl/verifier.h"
@@ -73,11 +74,37 @@ struct FtlCore {
     return ns_order[i];
   }
   std::vector<std::uint8_t> ns_order;  // index in the list of ns_first's i-th
+  // [fixed] NVMe FDP (ftl.fdp): each handle's host write stream, and per
+  // stream id where GC moves its blocks' data (a persistently isolated
+  // handle's stays in its own GC stream; the rest share Stream::kGc). Empty
+  // without FDP.
+  std::vector<Stream> host_stream;
+  std::vector<Stream> gc_dest;
+  // [volatile] FDP: the handle whose data each logical page holds, so that
+  // media writes count by handle through GC; and each handle's slots
+  // written into its current reclaim unit.
+  std::vector<std::uint8_t> lpn_handle;
+  std::vector<std::uint64_t> ru_written;
+  void note_fdp_host(Lpn lpn, PlacementHandle h) {
+    lpn_handle[lpn] = static_cast<std::uint8_t>(h);
+    ++stats.fdp_host_slots[h];
+    // A write into a full reclaim unit moves its handle to a fresh one.
+    if (++ru_written[h] == cfg.fdp.reclaim_unit_slots) {
+      ru_written[h] = 0;
+      ++stats.fdp_ru_filled[h];
+    }
+  }
   void note_host_placed(Lpn lpn) {
     if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
+    if (!lpn_handle.empty()) ++stats.fdp_media_slots[lpn_handle[lpn]];
   }
   void note_moved(Owner o) {
-    if (!ns_first.empty() && !is_tpage(o)) ++stats.ns_moved_slots[ns_of(o)];
+    if (is_tpage(o)) return;
+    if (!ns_first.empty()) ++stats.ns_moved_slots[ns_of(o)];
+    if (!lpn_handle.empty()) {
+      ++stats.fdp_media_slots[lpn_handle[o]];
+      ++stats.fdp_moved_slots[lpn_handle[o]];
+    }
   }
   Rng rng;                  // [volatile]
   CellMode native;

@@ -64,6 +64,14 @@ struct FtlStats {
   static constexpr std::size_t kMaxNamespaces = 16;
   std::uint64_t ns_host_slots[kMaxNamespaces] = {};
   std::uint64_t ns_moved_slots[kMaxNamespaces] = {};
+  // NVMe FDP, by reclaim unit handle: host pages written to it, pages of
+  // its data programmed (host and GC; the FDP statistics' media bytes per
+  // handle), of which GC moves, and reclaim units it filled.
+  static constexpr std::size_t kMaxHandles = 16;
+  std::uint64_t fdp_host_slots[kMaxHandles] = {};
+  std::uint64_t fdp_media_slots[kMaxHandles] = {};
+  std::uint64_t fdp_moved_slots[kMaxHandles] = {};
+  std::uint64_t fdp_ru_filled[kMaxHandles] = {};
 };
 
 }  // namespace ssdtwin

@@ -7,8 +7,10 @@
 
 namespace ssdtwin {
 
-Namespaces::Namespaces(std::uint64_t user_bytes) {
-  list_.push_back(Namespace{1, 0, user_bytes / kSectorBytes, {0}});
+Namespaces::Namespaces(std::uint64_t user_bytes, std::uint32_t handles) {
+  Namespace n{1, 0, user_bytes / kSectorBytes, {}};
+  for (std::uint32_t h = 0; h < std::max(handles, 1u); ++h) n.handles.push_back(static_cast<PlacementHandle>(h));
+  list_.push_back(std::move(n));
   index();
 }
 
@@ -21,7 +23,7 @@ void Namespaces::index() {
 
 Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_bytes,
                                    std::uint32_t handles) {
-  if (!drive.has("namespaces")) return Namespaces(user_bytes);
+  if (!drive.has("namespaces")) return Namespaces(user_bytes, handles);
   Namespaces ns;
   const std::uint64_t capacity = user_bytes / kSectorBytes;
   std::uint64_t next = 0;
@@ -50,7 +52,11 @@ Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_b
                "expected a range that overlaps no other namespace (namespace " + std::to_string(o.id) +
                    " holds bytes " + std::to_string(o.first * kSectorBytes) + " to " +
                    std::to_string((o.first + o.pages) * kSectorBytes) + ")");
-    const std::vector<std::int64_t> h = n.get_int_list("placement_handles", 0, 0, 65535);
+    // Without a list, every handle (a namespace created with all of them).
+    std::vector<std::int64_t> h;
+    if (n.has("placement_handles")) h = n.get_int_list("placement_handles", 0, 0, 65535);
+    else
+      for (std::uint32_t k = 0; k < handles; ++k) h.push_back(k);
     s.handles.clear();
     for (std::int64_t v : h) {
       if (v >= static_cast<std::int64_t>(handles))

@@ -9,6 +9,8 @@
 //     namespaces:
 //       - {id: 1, size: 200GB}
 //       - {id: 2, size: 50GB, placement_handles: [1, 2]}
+//
+// A namespace's placement handles default to all the FDP handles (ftl.fdp).
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,9 @@ struct Namespace {
 
 class Namespaces {
  public:
-  // One namespace of the whole capacity.
-  explicit Namespaces(std::uint64_t user_bytes);
+  // One namespace of the whole capacity, with every one of `handles`
+  // reclaim unit handles as its placement handles.
+  explicit Namespaces(std::uint64_t user_bytes, std::uint32_t handles = 1);
   // `drive.namespaces` (absent: one of the whole capacity); `handles`: the
   // reclaim unit handles the FTL has (placement handles must be below).
   static Namespaces from_config(const ConfigNode& drive, std::uint64_t user_bytes,

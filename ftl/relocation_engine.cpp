@@ -112,8 +112,11 @@ bool RelocationEngine::search(std::uint32_t die, std::uint32_t target, bool may_
 void RelocationEngine::begin(std::uint32_t die, std::uint32_t block, bool fold) {
   Victim& v = victims_[die];
   v.fold = fold;
-  const bool moved_before = core_.blocks.streams().is_relocation(core_.blocks.info(die, block).stream);
-  v.dest = core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : Stream::kGc;
+  const Stream from = core_.blocks.info(die, block).stream;
+  const bool moved_before = core_.blocks.streams().is_relocation(from);
+  // FDP: a persistently isolated handle's data stays in its own GC stream.
+  const Stream dest = core_.gc_dest.empty() ? Stream::kGc : core_.gc_dest[from.index()];
+  v.dest = dest == Stream::kGc && core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : dest;
   // Proportional pacing: host IOPS settle at what GC sustains instead of
   // stalling and bursting.
   v.credit_per_slot = core_.pacing.start(die, core_.blocks.info(die, block));

@@ -213,7 +213,12 @@ void BlockManager::archive(StateArchive& ar) {
 void GcPacing::archive(StateArchive& ar) { ar.vec(credit_, true); }
 
 void WriteBuffer::archive(StateArchive& ar) {
-  ar.pods(used_, head_, count_, valid_);
+  ar.pods(used_, lane_[0].head, count_, valid_);
+  for (std::size_t k = 1; k < lane_.size(); ++k) ar.pod(lane_[k].head);
+  if (lane_.size() == 1) {
+    lane_[0].count = count_;  // a loaded buffer: its one lane is all of it
+    lane_[0].valid = valid_;
+  }
   ar.vec(owners_, true);
   ar.vec(versions_, true);
 }

@@ -1,26 +1,44 @@
 #include "ftl/write_buffer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ssdtwin {
 
-WriteBuffer::WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions)
-    : capacity_(capacity_slots), ring_(capacity_slots + headroom), owners_(ring_) {
+WriteBuffer::WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions,
+                         std::uint32_t lanes)
+    : capacity_(capacity_slots), ring_(capacity_slots + headroom),
+      owners_(std::size_t{capacity_slots + headroom} * lanes), lane_(lanes) {
   if (capacity_slots == 0) throw std::invalid_argument("write buffer of zero slots");
-  if (keep_versions) versions_.resize(ring_);
+  if (lanes == 0) throw std::invalid_argument("write buffer of zero lanes");
+  if (keep_versions) versions_.resize(owners_.size());
+  if (lanes > 1) seqs_.resize(owners_.size());
 }
 
-std::uint32_t WriteBuffer::push(Owner owner, std::uint32_t version) {
+std::uint32_t WriteBuffer::push(Owner owner, std::uint32_t version, std::uint32_t lane,
+                                std::uint64_t seq) {
+  Lane& l = lane_[lane];
   // A ring of `capacity` entries never overflows: every waiting entry holds
   // one reserved slot of capacity.
-  if (count_ == ring_) throw std::logic_error("write buffer ring overflow");
-  std::uint32_t tail = head_ + count_;
+  if (l.count == ring_) throw std::logic_error("write buffer ring overflow");
+  std::uint32_t tail = l.head + l.count;
   if (tail >= ring_) tail -= ring_;
+  tail += base(lane);
   owners_[tail] = owner;
   if (!versions_.empty()) versions_[tail] = version;
+  if (!seqs_.empty()) seqs_[tail] = seq;
+  ++l.count;
+  ++l.valid;
   ++count_;
   ++valid_;
   return kBufferBase + tail;
+}
+
+std::uint64_t WriteBuffer::oldest_waiting(std::uint64_t none) const {
+  std::uint64_t oldest = none;
+  for (std::uint32_t k = 0; k < lanes(); ++k)
+    if (lane_[k].count > 0) oldest = std::min(oldest, front_seq(k));
+  return oldest;
 }
 
 }  // namespace ssdtwin

@@ -21,7 +21,11 @@ class WriteBuffer {
  public:
   // `headroom`: extra entries beyond the host's capacity for translation
   // pages being written back, so a map write-back never waits behind host data.
-  WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions);
+  // `lanes`: queues of entries that are programmed apart (NVMe FDP: one per
+  // reclaim unit handle, so that a program unit holds one handle's data);
+  // they share the capacity, each has a ring able to hold all of it.
+  WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions,
+              std::uint32_t lanes = 1);
 
   std::uint32_t capacity() const { return capacity_; }
   std::uint32_t used() const { return used_; }
@@ -37,23 +41,41 @@ class WriteBuffer {
   }
   void release(std::uint32_t slots) { used_ -= slots; }
 
-  // Appends a logical page whose space was reserved; returns the mapping
-  // value that refers to it (kBufferBase + ring index).
-  std::uint32_t push(Owner owner, std::uint32_t version);
-  // Marks a waiting entry stale (its page was overwritten or trimmed).
-  void mark_stale() { --valid_; }
+  std::uint32_t lanes() const { return static_cast<std::uint32_t>(lane_.size()); }
+  // Appends a logical page whose space was reserved to `lane`; returns the
+  // mapping value that refers to it (kBufferBase + ring index). `seq`: its
+  // entry number (kept with several lanes, for the oldest waiting one).
+  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0, std::uint64_t seq = 0);
+  // Marks the waiting entry `ref` stale (its page was overwritten or trimmed).
+  void mark_stale(std::uint32_t ref) {
+    --valid_;
+    if (lane_.size() > 1) --lane_[(ref - kBufferBase) / ring_].valid;
+  }
 
   std::uint32_t valid_entries() const { return valid_; }
   std::uint32_t waiting_entries() const { return count_; }
-  // The oldest waiting entry; the caller checks whether it is still current.
-  Owner front_owner() const { return owners_[head_]; }
-  std::uint32_t front_ref() const { return kBufferBase + head_; }
-  std::uint32_t front_version() const { return versions_.empty() ? 0 : versions_[head_]; }
-  // Removes the front entry; `was_valid` says whether it was still current.
-  void pop(bool was_valid) {
-    head_ = head_ + 1 == ring_ ? 0 : head_ + 1;
+  std::uint32_t valid_entries(std::uint32_t lane) const { return lane_[lane].valid; }
+  std::uint32_t waiting_entries(std::uint32_t lane) const { return lane_[lane].count; }
+  // The oldest waiting entry of a lane; the caller checks whether it is still current.
+  Owner front_owner(std::uint32_t lane = 0) const { return owners_[base(lane) + lane_[lane].head]; }
+  std::uint32_t front_ref(std::uint32_t lane = 0) const { return kBufferBase + base(lane) + lane_[lane].head; }
+  std::uint32_t front_version(std::uint32_t lane = 0) const {
+    return versions_.empty() ? 0 : versions_[base(lane) + lane_[lane].head];
+  }
+  // With several lanes: the entry number of a lane's oldest waiting entry.
+  std::uint64_t front_seq(std::uint32_t lane) const { return seqs_[base(lane) + lane_[lane].head]; }
+  // The lowest entry number still waiting in any lane (`none` if none waits).
+  std::uint64_t oldest_waiting(std::uint64_t none) const;
+  // Removes a lane's front entry; `was_valid` says whether it was still current.
+  void pop(bool was_valid, std::uint32_t lane = 0) {
+    Lane& l = lane_[lane];
+    l.head = l.head + 1 == ring_ ? 0 : l.head + 1;
+    --l.count;
     --count_;
-    if (was_valid) --valid_;
+    if (was_valid) {
+      --l.valid;
+      --valid_;
+    }
   }
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
   std::uint32_t version_of(std::uint32_t ref) const {
@@ -61,12 +83,18 @@ class WriteBuffer {
   }
 
  private:
+  struct Lane {
+    std::uint32_t head = 0, count = 0, valid = 0;
+  };
+  std::uint32_t base(std::uint32_t lane) const { return lane * ring_; }
   std::uint32_t capacity_;
   std::uint32_t ring_;  // capacity + headroom
   std::uint32_t used_ = 0;
   std::vector<Owner> owners_;  // logical pages, or translation pages being written back
   std::vector<std::uint32_t> versions_;  // only in verification mode
-  std::uint32_t head_ = 0, count_ = 0, valid_ = 0;
+  std::vector<std::uint64_t> seqs_;      // only with several lanes
+  std::vector<Lane> lane_;
+  std::uint32_t count_ = 0, valid_ = 0;  // over all lanes
 };
 
 }  // namespace ssdtwin

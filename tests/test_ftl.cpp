@@ -157,7 +157,7 @@ TEST_CASE("write-buffer entries come out in order and stale ones are marked", "[
   const auto r0 = b.push(10, 1);
   b.push(11, 2);
   CHECK(b.valid_entries() == 2);
-  b.mark_stale();  // entry for 10 overwritten
+  b.mark_stale(r0);  // entry for 10 overwritten
   CHECK(b.valid_entries() == 1);
   CHECK(b.front_owner() == 10);
   CHECK(b.front_ref() == r0);
