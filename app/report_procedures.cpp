@@ -544,6 +544,7 @@ void write_noisy_neighbor(const std::filesystem::path& dir, const Drive& drive,
   Chart c{"Noisy neighbor, watched tenant's reads: " + drive.name + ", " + workload.name,
           "scenario (" + scenarios + ")", "read latency (us, log scale)", {}, false};
   c.log_y = true;
+  c.x_tic = 1;
   const char* const kNames[] = {"p50", "p99", "p99.9"};
   for (int i = 0; i < 3; ++i) {
     ChartSeries s{csv, 1, 8 + i, kNames[i], ""};

@@ -37,8 +37,10 @@ void write_panel(std::ostream& gp, const Chart& chart) {
      // A log axis cannot start at 0.
      << (chart.log_y ? "set logscale y 10\nset yrange [*:*]\n"
                      : "unset logscale y\nset yrange [0:*]\n")
-     << (chart.log_x ? "set logscale x 2\n" : "unset logscale x\n")
-     << "plot ";
+     << (chart.log_x ? "set logscale x 2\n" : "unset logscale x\n");
+  if (chart.x_tic > 0) gp << "set xtics " << chart.x_tic << "\n";
+  else gp << "set xtics autofreq\n";
+  gp << "plot ";
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     if (i) gp << ", \\\n     ";

@@ -37,6 +37,9 @@ struct Chart {
   bool points = false;  // points instead of lines
   bool log_x = false;
   bool log_y = false;
+  // Spacing of the x axis's tics; 0: gnuplot's choice. Scenario numbers
+  // want 1, not tics at 1.5.
+  double x_tic = 0;
 };
 
 // The charts of one report, drawn concurrently. Each gnuplot starts as soon
