@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "app/phase_metrics.h"
@@ -203,6 +204,54 @@ Json namespaces_json(const Drive& drive, const PhaseReport& p) {
   return list;
 }
 
+// NVMe FDP (ftl.fdp), as the host reads it: the FDP statistics log (host
+// and media bytes written, the device's write amplification over the
+// phase) and, per reclaim unit handle, the bytes its data cost on the media,
+// the reclaim units it filled and its events (Media Reallocated, Reclaim
+// Unit Not Fully Written). Media bytes are every page programmed (GC,
+// parity, padding and map pages included); a fast phase, which programs
+// nothing, counts the pages the FTL placed.
+Json fdp_json(const Drive& drive, const PhaseReport& p) {
+  const FdpConfig& fdp = drive.ftl.config().fdp;
+  const FtlStats& a = p.ftl_after;
+  const FtlStats& b = p.ftl_before;
+  const auto ratio = [](std::uint64_t num, std::uint64_t den) {
+    return den > 0 ? Json(static_cast<double>(num) / static_cast<double>(den)) : Json(nullptr);
+  };
+  Json handles = Json::array();
+  std::uint64_t host_slots = 0;
+  for (std::uint32_t h = 0; h < fdp.handles(); ++h) {
+    const std::uint64_t host = a.fdp_host_slots[h] - b.fdp_host_slots[h];
+    const std::uint64_t media = a.fdp_media_slots[h] - b.fdp_media_slots[h];
+    host_slots += host;
+    Json j;
+    j["handle"] = h;
+    j["type"] = fdp.persistent[h] ? "persistently_isolated" : "initially_isolated";
+    j["host_bytes_written"] = host * kSectorBytes;
+    j["media_bytes_written"] = media * kSectorBytes;
+    j["moved_bytes"] = (a.fdp_moved_slots[h] - b.fdp_moved_slots[h]) * kSectorBytes;
+    j["write_amplification"] = ratio(media, host);
+    j["reclaim_units_filled"] = a.fdp_ru_filled[h] - b.fdp_ru_filled[h];
+    j["events"]["media_reallocated"] = a.fdp_media_reallocated[h] - b.fdp_media_reallocated[h];
+    j["events"]["ru_not_fully_written"] = a.fdp_ru_not_fully_written[h] - b.fdp_ru_not_fully_written[h];
+    handles.push_back(j);
+  }
+  std::uint64_t programs = 0;  // page programs of every cell mode
+  for (std::size_t m = 0; m < std::size(p.nand_after.page_programs); ++m)
+    programs += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
+  const std::uint64_t media_bytes =
+      p.spec->fast ? (a.host_write_slots - b.host_write_slots + a.gc_moved_slots - b.gc_moved_slots +
+                      a.flush_padding_slots - b.flush_padding_slots) * kSectorBytes
+                   : programs * drive.geo.page_size;
+  Json j;
+  j["reclaim_unit_bytes"] = fdp.reclaim_unit_slots * kSectorBytes;
+  j["host_bytes_written"] = host_slots * kSectorBytes;
+  j["media_bytes_written"] = media_bytes;
+  j["write_amplification"] = ratio(media_bytes, host_slots * kSectorBytes);
+  j["handles"] = handles;
+  return j;
+}
+
 Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
   Json j;
@@ -230,6 +279,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   if (p.trace) j["trace"] = trace_json(p);
   if (!s.stream_names.empty()) j["jobs"] = jobs_json(p);
   if (drive.namespaces.size() > 1) j["namespaces"] = namespaces_json(drive, p);
+  if (drive.ftl.config().fdp.enabled) j["fdp"] = fdp_json(drive, p);
   add_procedure_phase_json(p, j);
   return j;
 }

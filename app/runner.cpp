@@ -194,7 +194,15 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   pr.nand_before = drive.nand.stats();
   pr.ftl_before = drive.ftl.stats();
   IoPattern pattern(spec, rng);
-  const Lpn base = drive.namespaces.find(spec.nsid)->first;
+  const Namespace& ns = *drive.namespaces.find(spec.nsid);
+  const Lpn base = ns.first;
+  // The IO's reclaim unit handle (FDP): its placement identifier's. With
+  // several identifiers a fast phase takes them in turn, random or not.
+  std::size_t next_placement = 0;
+  const auto handle = [&] {
+    if (spec.placements.empty()) return ns.handles[spec.placement];
+    return ns.handles[spec.placements[next_placement++ % spec.placements.size()]];
+  };
   std::uint64_t ios = 0, bytes = 0;
   auto more = [&] {
     return (spec.io_bytes == 0 || bytes < spec.io_bytes) && (spec.ios == 0 || ios < spec.ios);
@@ -217,9 +225,10 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   while (!spec.steady && more()) {
     const IoPattern::Io io = pattern.next();
     const Lpn first = base + static_cast<Lpn>(io.offset / kSectorBytes);
+    const PlacementHandle h = io.op == IoOp::kTrim ? 0 : handle();
     for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
       if (io.op == IoOp::kTrim) drive.ftl.fast_trim(first + i);
-      else drive.ftl.fast_write(first + i);
+      else drive.ftl.fast_write(first + i, h);
     }
     ++ios;
     bytes += io.bytes;

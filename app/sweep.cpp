@@ -200,6 +200,20 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
     }
     if (file_axis)
       for (std::string& v : a.values) v = resolve_path(base, v);
+    a.name = n.get_string("name", "");
+    if (n.has("with")) {
+      if (file_axis) n.fail("with", "expected a key path axis (a drive or workload axis sets no other key)");
+      for (const ConfigNode& w : n.children("with")) {
+        const std::string k = w.get_string("key");
+        if ((k.rfind("drive.", 0) != 0 && k.rfind("workload.", 0) != 0) || k.find('=') != std::string::npos)
+          w.fail("key", "expected a key path starting with drive. or workload.");
+        if (!keys.insert(k).second) w.fail("key", "expected each key on one axis only");
+        std::vector<std::string> vs = w.get_value_texts("values");
+        if (vs.size() != a.values.size())
+          w.fail("values", "expected as many values as the axis (" + std::to_string(a.values.size()) + ")");
+        a.with.emplace_back(k, std::move(vs));
+      }
+    }
     plan.axes.push_back(std::move(a));
   }
   if (!keys.count("drive") && base_drive.empty()) root.fail("drive", "expected a drive file or a drive axis");
@@ -227,6 +241,7 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       if (plan.axes[a].key == "drive") p.drive = v;
       else if (plan.axes[a].key == "workload") p.workload = v;
       else p.sets.push_back(plan.axes[a].key + "=" + v);
+      for (const auto& [key, values] : plan.axes[a].with) p.sets.push_back(key + "=" + values[idx[a]]);
     }
     plan.points.push_back(std::move(p));
   }
@@ -253,12 +268,18 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       ch.metric = c.get_string("metric");
       if (!find_phase_metric(ch.metric)) c.fail("metric", "expected a metric name from 'ssdtwin metrics'");
       ch.x = c.get_string("x");
-      if (!keys.count(ch.x)) c.fail("x", "expected the key of one of the axes");
+      const auto is_axis = [&](const std::string& k) {
+        return std::any_of(plan.axes.begin(), plan.axes.end(), [&](const SweepAxis& a) { return a.key == k; });
+      };
+      if (!is_axis(ch.x)) c.fail("x", "expected the key of one of the axes");
       ch.lines = c.get_string("lines", "");
-      if (!ch.lines.empty() && (!keys.count(ch.lines) || ch.lines == ch.x))
+      if (!ch.lines.empty() && (!is_axis(ch.lines) || ch.lines == ch.x))
         c.fail("lines", "expected the key of another axis");
       ch.phase = c.get_string("phase", "");
       ch.title = c.get_string("title", "");
+      ch.file = c.get_string("file", "");
+      if (!ch.file.empty() && (ch.file.find('/') != std::string::npos || fs::path(ch.file).extension() != ".png"))
+        c.fail("file", "expected a file name ending in .png (written in the sweep's folder), got '" + ch.file + "'");
       plan.charts.push_back(std::move(ch));
     }
   }
@@ -291,14 +312,18 @@ void write_plan(const SweepPlan& plan, const std::string& dir) {
   j["name"] = plan.name;
   j["file"] = plan.file;
   Json axes = Json::array();
-  for (const SweepAxis& a : plan.axes) axes.push_back(Json{{"key", a.key}, {"values", a.values}});
+  for (const SweepAxis& a : plan.axes) {
+    Json with = Json::array();
+    for (const auto& [key, values] : a.with) with.push_back(Json{{"key", key}, {"values", values}});
+    axes.push_back(Json{{"key", a.key}, {"values", a.values}, {"with", with}, {"name", a.name}});
+  }
   j["axes"] = axes;
   j["metrics"] = plan.metrics;
   j["phases"] = plan.phases;
   Json charts = Json::array();
   for (const SweepChart& c : plan.charts)
     charts.push_back(Json{{"metric", c.metric}, {"x", c.x}, {"lines", c.lines}, {"phase", c.phase},
-                          {"title", c.title}});
+                          {"title", c.title}, {"file", c.file}});
   j["charts"] = charts;
   j["slurm"] = Json{{"partition", plan.slurm.partition}, {"time", plan.slurm.time},
                     {"account", plan.slurm.account}, {"extra", plan.slurm.extra}};
@@ -322,10 +347,15 @@ SweepPlan read_plan(const std::string& dir) {
     const Json j = Json::parse(read_file(path));
     plan.name = j.at("name");
     plan.file = j.at("file");
-    for (const Json& a : j.at("axes")) plan.axes.push_back({a.at("key"), a.at("values")});
+    for (const Json& a : j.at("axes")) {
+      SweepAxis axis{a.at("key"), a.at("values"), {}, a.at("name")};
+      for (const Json& w : a.at("with")) axis.with.emplace_back(w.at("key"), w.at("values"));
+      plan.axes.push_back(std::move(axis));
+    }
     plan.metrics = j.at("metrics").get<std::vector<std::string>>();
     plan.phases = j.at("phases").get<std::vector<std::string>>();
-    for (const Json& c : j.at("charts")) plan.charts.push_back({c.at("metric"), c.at("x"), c.at("lines"), c.at("phase"), c.at("title")});
+    for (const Json& c : j.at("charts"))
+      plan.charts.push_back({c.at("metric"), c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
     const Json& s = j.at("slurm");
     plan.slurm = {s.at("partition"), s.at("time"), s.at("account"), s.at("extra")};
     for (const Json& g : j.at("groups")) plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
@@ -468,23 +498,25 @@ struct XAxis {
   std::string label;
 };
 XAxis x_axis(const SweepAxis& a) {
-  XAxis x{{}, a.key};
-  bool numbers = true, bytes = true, times = true;
+  XAxis x{{}, a.label()};
+  bool numbers = true, bytes = true, times = true, percents = true;
   for (const std::string& v : a.values) {
     char* end = nullptr;
     std::strtod(v.c_str(), &end);
     numbers &= !v.empty() && *end == '\0';
+    percents &= !v.empty() && end != v.c_str() && end[0] == '%' && end[1] == '\0';
     bytes &= parse_bytes(v).has_value();
     times &= parse_time(v).has_value();
   }
   for (std::size_t i = 0; i < a.values.size(); ++i) {
     const std::string& v = a.values[i];
-    if (numbers) x.at.push_back(std::strtod(v.c_str(), nullptr));
+    if (numbers || percents) x.at.push_back(std::strtod(v.c_str(), nullptr));
     else if (bytes) x.at.push_back(static_cast<double>(*parse_bytes(v)) / 1e9);
     else if (times) x.at.push_back(to_seconds(*parse_time(v)));
     else x.at.push_back(static_cast<double>(i));
   }
-  if (!numbers && bytes) x.label += " (GB)";
+  if (percents) x.label += " (%)";
+  else if (!numbers && bytes) x.label += " (GB)";
   else if (!numbers && times) x.label += " (s)";
   else if (!numbers) {
     x.label += " (";
@@ -493,6 +525,11 @@ XAxis x_axis(const SweepAxis& a) {
     x.label += ")";
   }
   return x;
+}
+
+// A value as a line's label: a file by its name, anything else as written.
+std::string line_value(const SweepAxis& a, const std::string& v) {
+  return a.key == "drive" || a.key == "workload" ? fs::path(v).filename().string() : v;
 }
 
 std::size_t axis_index(const SweepPlan& plan, const std::string& key) {
@@ -526,7 +563,12 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
     const SweepPoint& p = plan.points[r.point];
     const auto& xs = plan.axes[xa].values;
     const std::size_t xi = std::find(xs.begin(), xs.end(), p.values[xa]) - xs.begin();
-    const std::string line = la < plan.axes.size() ? p.values[la] : c.metric;
+    std::string line = la < plan.axes.size() ? line_value(plan.axes[la], p.values[la]) : c.metric;
+    // Axes neither on x nor the lines' own: each of their combinations is a
+    // line of its own, named by them, rather than points drawn over another.
+    for (std::size_t a = 0; a < plan.axes.size(); ++a)
+      if (a != xa && a != la && plan.axes[a].values.size() > 1)
+        line += (line.empty() ? "" : ", ") + plan.axes[a].label() + " = " + line_value(plan.axes[a], p.values[a]);
     if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
     table[x.at[xi]][line] = r.cells[col];
   }
@@ -544,9 +586,9 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
               c.metric + " (" + find_phase_metric(c.metric)->unit + ")", {}, false};
   for (std::size_t l = 0; l < lines.size(); ++l)
     chart.series.push_back({csv, 1, static_cast<int>(l) + 2,
-                            la < plan.axes.size() ? c.lines + " = " + lines[l] : lines[l], "", false, true});
+                            la < plan.axes.size() ? plan.axes[la].label() + " = " + lines[l] : lines[l], "", false, true});
   chart.points = false;
-  charts.draw(chart, (fs::path(dir) / ("chart_" + std::to_string(k) + ".png")).string());
+  charts.draw(chart, (fs::path(dir) / (c.file.empty() ? "chart_" + std::to_string(k) + ".png" : c.file)).string());
 }
 
 }  // namespace

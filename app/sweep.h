@@ -24,10 +24,17 @@ namespace ssdtwin {
 struct SweepAxis {
   std::string key;  // "drive", "workload" (files) or a key path "drive.a.b" / "workload.a.b"
   std::vector<std::string> values;
+  // Keys set together with `key`, the i-th value of each with the i-th of
+  // `values` (`with:`): one study variable that several keys express, e.g.
+  // a region's size and the next region's offset.
+  std::vector<std::pair<std::string, std::vector<std::string>>> with;
+  std::string name;  // the label on charts (`name:`); empty: `key`
+  const std::string& label() const { return name.empty() ? key : name; }
 };
 
 struct SweepChart {
   std::string metric, x, lines, phase, title;  // lines, phase, title optional
+  std::string file;  // the PNG's name (`file:`); empty: chart_<k>.png
 };
 
 struct SweepPoint {

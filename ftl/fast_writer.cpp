@@ -1,5 +1,6 @@
 #include "ftl/fast_writer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "ftl/relocation_engine.h"
@@ -7,8 +8,10 @@
 namespace ssdtwin {
 
 FastWriter::FastWriter(FtlCore& core, RelocationEngine& engine)
-    : core_(core), engine_(engine), host_(core.geo.dies()), moves_(2 * std::size_t{core.geo.dies()}),
-      scans_(core.geo.dies()) {}
+    : core_(core), engine_(engine), streams_(core.blocks.streams().size()),
+      host_(std::size_t{core.geo.dies()} * std::max<std::size_t>(1, core.host_stream.size())),
+      moves_(streams_ * core.geo.dies()), scans_(core.geo.dies()),
+      die_(std::max<std::size_t>(1, core.host_stream.size()), 0) {}
 
 void FastWriter::drain() {
   while (queued_ > 0) apply_oldest();
@@ -42,16 +45,17 @@ void FastWriter::write_tpage(Owner o) {
   core_.place(core_.blocks.info_of(p));
 }
 
-Ppa FastWriter::next_host_slot() {
+Ppa FastWriter::next_host_slot(PlacementHandle h) {
   // Host data rotates over the dies one program unit at a time, as the
   // timed flush does.
-  OpenUnit& u = host_[die_];
-  const Ppa p = next_slot(die_, Stream::kHost, u);
-  if (!u.open) die_ = (die_ + 1) % core_.geo.dies();
+  std::uint32_t& die = die_[h];
+  OpenUnit& u = host_[std::size_t{h} * core_.geo.dies() + die];
+  const Ppa p = next_slot(die, core_.host_stream.empty() ? Stream::kHost : core_.host_stream[h], u);
+  if (!u.open) die = (die + 1) % core_.geo.dies();
   return p;
 }
 
-void FastWriter::apply(Lpn lpn) {
+void FastWriter::apply(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
   ++core_.stats.host_native_slots;
   const std::uint32_t old = core_.map.lookup(lpn);
@@ -64,7 +68,8 @@ void FastWriter::apply(Lpn lpn) {
   } else {
     throw std::logic_error("fast write with data in the write buffer");
   }
-  const Ppa p = next_host_slot();
+  if (!core_.lpn_handle.empty()) core_.note_fdp_host(lpn, handle);
+  const Ppa p = next_host_slot(handle);
   core_.map.place(lpn, p);
   core_.note_host_placed(lpn);
   core_.place(core_.blocks.info_of(p));
@@ -76,7 +81,7 @@ Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::u
   // Parity units take no time here: programmed as soon as allocated.
   const auto programmed = [&](const ProgramUnit& p) { core_.blocks.on_programmed(die, p.block, p.pages); };
   if (!u.open) {
-    if (stream == Stream::kHost) {
+    if (core_.blocks.streams().role(stream) == StreamRole::kHost) {
       collect(die, core_.unit_slots);
       if (engine_.group_width()) make_room(die);
     }

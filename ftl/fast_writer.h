@@ -30,7 +30,8 @@ class FastWriter {
   // late, so that the random forward-map and block entries they touch load
   // while earlier writes are applied (a random overwrite otherwise waits on
   // two cache misses per page); drain() applies every queued one.
-  void write(Lpn lpn) {
+  // `handle`: the FDP reclaim unit handle it is placed by (0 without FDP).
+  void write(Lpn lpn, PlacementHandle handle = 0) {
     core_.map.prefetch_entry(lpn);
     if (queued_ == kLag) apply_oldest();
     // The write queued kLag / 2 pages ago: its forward entry has arrived,
@@ -40,6 +41,7 @@ class FastWriter {
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
     }
     lag_[(head_ + queued_) & (kLag - 1)] = lpn;
+    lag_handle_[(head_ + queued_) & (kLag - 1)] = handle;
     ++queued_;
   }
   void drain();
@@ -63,9 +65,9 @@ class FastWriter {
 
  private:
   static constexpr std::uint32_t kLag = 16;  // a power of two
-  void apply(Lpn lpn);
+  void apply(Lpn lpn, PlacementHandle handle);
   void apply_oldest() {
-    apply(lag_[head_]);
+    apply(lag_[head_], lag_handle_[head_]);
     head_ = (head_ + 1) & (kLag - 1);
     --queued_;
   }
@@ -80,9 +82,9 @@ class FastWriter {
     std::uint32_t got;
     return take_slots(die, stream, u, 1, got);
   }
-  // Next slot of the host stream, on the die whose turn it is; the turn
-  // passes on when that die's unit closes.
-  Ppa next_host_slot();
+  // Next slot of handle `h`'s host stream, on the die whose turn it is; the
+  // turn passes on when that die's unit closes.
+  Ppa next_host_slot(PlacementHandle h = 0);
   // Up to `want` consecutive slots of that unit (`got` of them, the unit
   // closing when full); returns the first.
   Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);
@@ -112,17 +114,17 @@ class FastWriter {
   Scan& scan(std::uint32_t die);
   // The open unit of the relocation stream the engine chose for the die's
   // victim.
-  OpenUnit& move_unit(std::uint32_t die, Stream dest) {
-    return moves_[2 * die + (dest == Stream::kGcCold ? 1 : 0)];
-  }
+  OpenUnit& move_unit(std::uint32_t die, Stream dest) { return moves_[die * streams_ + dest.index()]; }
 
   FtlCore& core_;
   RelocationEngine& engine_;
-  std::vector<OpenUnit> host_;   // per die
-  std::vector<OpenUnit> moves_;  // per die and relocation stream: [die * 2 + cold]
+  std::size_t streams_;          // write streams (ftl/streams.h)
+  std::vector<OpenUnit> host_;   // per handle and die: [handle * dies + die]
+  std::vector<OpenUnit> moves_;  // per die and stream (relocation streams used): [die * streams_ + stream]
   std::vector<Scan> scans_;      // per die
-  std::uint32_t die_ = 0;        // die of the host stream's current unit
+  std::vector<std::uint32_t> die_;  // per handle: die of its host stream's current unit
   Lpn lag_[kLag] = {};           // queued host writes, the oldest at head_
+  PlacementHandle lag_handle_[kLag] = {};
   std::uint32_t head_ = 0, queued_ = 0;
   bool counted_ = false;         // write_counted was used: page identities are stale
 };

@@ -167,9 +167,9 @@ bool Ftl::quiescent() const {
          !gc_->any_active() && core_.txns.live() == 0;
 }
 
-void Ftl::fast_write(Lpn lpn) {
+void Ftl::fast_write(Lpn lpn, PlacementHandle handle) {
   if (!fast_) fast_ = std::make_unique<FastWriter>(core_, *relocation_);
-  fast_->write(lpn);
+  fast_->write(lpn, handle);
 }
 
 std::string Ftl::steady_blocker() const {

@@ -118,7 +118,7 @@ class Ftl final : public FlashTranslation,
   // may be taken there); resume_after_fast() then lets the timed path go
   // on, starting the collection the state calls for.
   bool quiescent() const;
-  void fast_write(Lpn lpn);
+  void fast_write(Lpn lpn, PlacementHandle handle = 0);
   void fast_trim(Lpn lpn);
   // Steady-state mode (fast: steady, ftl/steady_layout.h): a 4 KiB write
   // to a uniformly drawn page, on block counts alone. steady_blocker says

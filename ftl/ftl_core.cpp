@@ -46,6 +46,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
     blocks.set_streams(t);
     lpn_handle.assign(c.user_bytes / kSectorBytes, 0);
     ru_written.assign(c.fdp.handles(), 0);
+    victim_handles.assign(geo.dies(), 0);
   }
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);
   refresh_flush_ready();

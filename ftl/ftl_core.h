@@ -85,6 +85,26 @@ struct FtlCore {
   // written into its current reclaim unit.
   std::vector<std::uint8_t> lpn_handle;
   std::vector<std::uint64_t> ru_written;
+  // [volatile] FDP: per die, the handles whose data GC has moved out of the
+  // victim being collected (a bit per handle): each is a Media Reallocated
+  // event once the victim is erased.
+  std::vector<std::uint16_t> victim_handles;
+  void note_victim_erased(std::uint32_t die) {
+    if (victim_handles.empty()) return;
+    for (std::uint16_t m = victim_handles[die]; m != 0; m &= static_cast<std::uint16_t>(m - 1))
+      ++stats.fdp_media_reallocated[__builtin_ctz(m)];
+    victim_handles[die] = 0;
+  }
+  // Power-loss recovery reopens every write point: each handle whose
+  // reclaim unit was partly written now references a fresh one (the
+  // Reclaim Unit Not Fully Written event).
+  void note_write_points_reopened() {
+    for (std::size_t h = 0; h < ru_written.size(); ++h) {
+      if (ru_written[h] == 0) continue;
+      ++stats.fdp_ru_not_fully_written[h];
+      ru_written[h] = 0;
+    }
+  }
   void note_fdp_host(Lpn lpn, PlacementHandle h) {
     lpn_handle[lpn] = static_cast<std::uint8_t>(h);
     ++stats.fdp_host_slots[h];
@@ -105,6 +125,10 @@ struct FtlCore {
       ++stats.fdp_media_slots[lpn_handle[o]];
       ++stats.fdp_moved_slots[lpn_handle[o]];
     }
+  }
+  void note_moved_from(Owner o, Ppa from) {
+    if (victim_handles.empty() || is_tpage(o)) return;
+    victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << lpn_handle[o]);
   }
   Rng rng;                  // [volatile]
   CellMode native;
@@ -290,6 +314,7 @@ struct FtlCore {
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
     note_moved(o);
+    note_moved_from(o, from);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
   }

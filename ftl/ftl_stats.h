@@ -72,6 +72,12 @@ struct FtlStats {
   std::uint64_t fdp_media_slots[kMaxHandles] = {};
   std::uint64_t fdp_moved_slots[kMaxHandles] = {};
   std::uint64_t fdp_ru_filled[kMaxHandles] = {};
+  // The FDP events log, by handle: Media Reallocated (GC moved the handle's
+  // data out of a victim: one per victim erased) and Reclaim Unit Not Fully
+  // Written (the handle was moved to a fresh reclaim unit before it filled
+  // its current one: here, after power-loss recovery).
+  std::uint64_t fdp_media_reallocated[kMaxHandles] = {};
+  std::uint64_t fdp_ru_not_fully_written[kMaxHandles] = {};
 };
 
 }  // namespace ssdtwin

@@ -74,7 +74,14 @@ void GarbageCollector::advance(std::uint32_t die) {
     while (program_unit(die, false)) {
     }
     if (victim != kNoBlock) {
-      if (g.scan_page < core_.blocks.pages_in(core_.blocks.info(die, victim)) || g.reads_in_flight > 0) break;
+      const bool scanned = g.scan_page >= core_.blocks.pages_in(core_.blocks.info(die, victim));
+      // Read-ahead stops at the relocation buffer's capacity, and moves the
+      // host has overwritten since their read still fill it; with no read in
+      // flight nothing else would make room, and the die would stall (its
+      // host writes paced out, so its data drifts to the other dies). Drop
+      // them and read on.
+      if (!scanned && g.reads_in_flight == 0 && drop_stale_moves(g)) continue;
+      if (!scanned || g.reads_in_flight > 0) break;
       // Read out: the victim is erased once its last pages are programmed.
       g.read_out.push_back(engine_.read_out(die));
     }
@@ -104,6 +111,16 @@ void GarbageCollector::advance(std::uint32_t die) {
       if (d != die && !o.erasing && !o.read_out.empty() && o.read_out.front() == block && !core_.die_offline[d])
         advance(d);
     }
+}
+
+bool GarbageCollector::drop_stale_moves(DieGc& g) {
+  std::size_t kept = 0;
+  for (std::size_t i = g.head; i < g.moves.size(); ++i)
+    if (core_.map.location(g.moves[i].owner) == g.moves[i].from) g.moves[kept++] = g.moves[i];
+  const bool dropped = kept < g.moves.size() - g.head;
+  g.moves.resize(kept);
+  g.head = 0;
+  return dropped;
 }
 
 void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {

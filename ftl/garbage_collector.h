@@ -87,6 +87,9 @@ class GarbageCollector {
   void submit_program(const ProgramUnit& unit);
   void journal_map_update(Lpn lpn);
   std::size_t pending(const DieGc& g) const { return g.moves.size() - g.head; }
+  // Drops the moves whose page the host has overwritten since it was read;
+  // true if there were any.
+  bool drop_stale_moves(DieGc& g);
 
   FtlCore& core_;
   RelocationEngine& engine_;

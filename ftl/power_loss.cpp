@@ -246,6 +246,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     ++core_.mapped_pages;
   }
   core_.blocks.rebuild_pools();
+  core_.note_write_points_reopened();
   core_.poisoned = img.poisoned;
   core_.die_offline = img.die_offline;
   core_.refresh_flush_ready();
