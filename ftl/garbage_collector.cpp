@@ -87,7 +87,16 @@ void GarbageCollector::advance(std::uint32_t die) {
     }
     // The next victim's pages fill the unit the last one left partial, as
     // firmware does; only when collection stops is the remainder padded.
-    if (start_victim(die)) continue;
+    // Not across relocation streams under NVMe FDP: a persistently
+    // isolated handle's data never shares an erase block with another
+    // handle's, so the partial unit is padded into the last victim's
+    // stream first.
+    const Stream last = engine_.victim(die).dest;
+    if (start_victim(die)) {
+      if (pending(g) > 0 && !core_.gc_dest.empty() && last != engine_.victim(die).dest)
+        program_unit(die, true, last);
+      continue;
+    }
     if (pending(g) > 0) program_unit(die, true);  // no space yet: retried on the next completion
     break;
   }
@@ -170,6 +179,10 @@ std::uint32_t GarbageCollector::plane_pages_holding_data(Ppa first) const {
 }
 
 bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
+  return program_unit(die, pad, engine_.victim(die).dest);
+}
+
+bool GarbageCollector::program_unit(std::uint32_t die, bool pad, Stream dest_stream) {
   DieGc& g = dies_[die];
   // Pages overwritten by the host since they were read need no move. The
   // count stops at what a unit needs (one page when padding): each look is
@@ -184,7 +197,6 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
     return false;
   }
   if (current < need) return false;
-  const Stream dest_stream = engine_.victim(die).dest;
   const auto parity = [&](const ProgramUnit& p) { submit_program(p); };
   const auto unit =
       core_.allocate_data(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal, parity);
