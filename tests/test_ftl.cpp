@@ -3211,6 +3211,16 @@ std::vector<unsigned> quarters_per_block(const Drive& d) {
   return masks;
 }
 
+// The message of the config error the test FDP drive with `sets` gives.
+std::string fdp_drive_error(const std::vector<std::string>& sets) {
+  try {
+    test::make_drive(kFdp, sets);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 }  // namespace
 
 TEST_CASE("FDP: one stream per reclaim unit, each overwritten in order, writes every page once",
@@ -3263,31 +3273,15 @@ TEST_CASE("FDP: a persistently isolated handle's data never shares an erase unit
 }
 
 TEST_CASE("FDP: a bad reclaim unit or handle type is a config error at its key", "[ftl][fdp]") {
-  const auto error = [](const std::vector<std::string>& sets) {
-    try {
-      test::make_drive(kFdp, sets);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(error({"drive.ftl.fdp.reclaim_unit=2MiB"}),
+  CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.reclaim_unit=2MiB"}),
              Catch::Contains("drive.ftl.fdp.reclaim_unit") && Catch::Contains("multiple of the erase unit"));
-  CHECK_THAT(error({"drive.ftl.fdp.handles.1=isolated"}),
+  CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.handles.1=isolated"}),
              Catch::Contains("drive.ftl.fdp.handles") && Catch::Contains("initially_isolated or persistently_isolated"));
-  CHECK_THAT(error({"drive.ftl.fdp.reclaim_groups=2"}), Catch::Contains("drive.ftl.fdp.reclaim_groups"));
+  CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.reclaim_groups=2"}), Catch::Contains("drive.ftl.fdp.reclaim_groups"));
 }
 
 TEST_CASE("namespaces: ranges, handles and ids are checked; the default is one of the whole drive",
           "[ftl][namespaces]") {
-  const auto error = [](const std::vector<std::string>& sets) {
-    try {
-      test::make_drive(kFdp, sets);
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
   {
     auto t = test::make_drive(kFdp);
     REQUIRE(t.drive->namespaces.size() == 1);
@@ -3306,12 +3300,12 @@ TEST_CASE("namespaces: ranges, handles and ids are checked; the default is one o
     CHECK(t.drive->namespaces.find(1)->handles == std::vector<PlacementHandle>{2});
     CHECK(t.drive->namespaces.find(2) == nullptr);
   }
-  CHECK_THAT(error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 2, size: 1GiB, offset: 512MiB}]"}),
+  CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 2, size: 1GiB, offset: 512MiB}]"}),
              Catch::Contains("drive.namespaces.1.offset") && Catch::Contains("overlaps no other namespace"));
-  CHECK_THAT(error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 1, size: 1GiB}]"}),
+  CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 1, size: 1GiB}]"}),
              Catch::Contains("drive.namespaces.1.id"));
-  CHECK_THAT(error({"drive.namespaces=[{id: 1, size: 4GiB}]"}),
+  CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 4GiB}]"}),
              Catch::Contains("drive.namespaces.0.size") && Catch::Contains("within the drive's user capacity"));
-  CHECK_THAT(error({"drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [4]}]"}),
+  CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [4]}]"}),
              Catch::Contains("drive.namespaces.0.placement_handles") && Catch::Contains("below 4"));
 }
