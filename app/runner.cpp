@@ -505,6 +505,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
       t.format ? t.format : std::optional<TraceFormat>(detect_trace_format(t.file, t.read));
   TraceReplaySpec replay = t.replay;
   replay.nsid = spec.nsid;
+  replay.placement_handles = static_cast<std::uint32_t>(drive.namespaces.find(spec.nsid)->handles.size());
   if (replay.map.mode == MapMode::kScale && !t.span_given)
     replay.map.trace_span = traces.scan(t.file, *format, t.read).max_end;  // one pre-pass
   const auto reader = traces.open(t.file, *format, t.read);

@@ -1126,3 +1126,94 @@ workload:
   CHECK(summary["phases"][0]["write"]["ios"].get<double>() > 0);
   CHECK(summary["phases"][0]["sim_seconds"].get<double>() < 1.0);
 }
+
+// --- Namespaces and FDP (issue 31) ----------------------------------------
+namespace {
+
+const char* kFdpDrive = "configs/drives/test_fdp_3gb.yaml";
+
+nlohmann::json read_summary(const std::string& out) {
+  return nlohmann::json::parse(read_file(out + "/summary.json"));
+}
+
+}  // namespace
+
+TEST_CASE("a placement identifier the namespace lacks is an error at its workload key", "[e2e][errors][fdp]") {
+  const auto file = write_temp("bad_placement.yaml", R"(workload:
+  phases:
+    - name: two
+      jobs:
+        - {name: a, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 10, placement: 1}
+        - {name: b, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 10, placement: 4}
+)");
+  const Exec e = run_binary("run --drive " + source_path(kFdpDrive) + " --workload " + file + " --out " +
+                            scratch("bad_placement_out") + " -q");
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::StartsWith(file + ":6:"));
+  CHECK_THAT(e.err, Catch::Contains("workload.phases.0.jobs.1.placement: expected a placement identifier below 4"));
+}
+
+TEST_CASE("overlapping namespaces in a drive file are an error at file:line:col", "[e2e][errors][fdp]") {
+  std::string text = read_file(source_path(kFdpDrive));
+  const auto pos = text.find("  user_capacity: 2600MiB\n");
+  REQUIRE(pos != std::string::npos);
+  text.insert(pos + 25, "  namespaces:\n    - {id: 1, size: 1GiB}\n    - {id: 2, size: 1GiB, offset: 512MiB}\n");
+  const auto file = write_temp("overlap.yaml", text);
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n') + 3;
+  const Exec e = run_binary("check --drive " + file);
+  CHECK(e.status == 2);
+  CHECK(lines(e.err) == 1);
+  CHECK_THAT(e.err, Catch::StartsWith(file + ":" + std::to_string(line) + ":"));
+  CHECK_THAT(e.err, Catch::Contains("drive.namespaces.1.offset: expected a range that overlaps no other namespace"));
+}
+
+TEST_CASE("a drive declaring one namespace of its whole capacity runs as one declaring none", "[e2e][fdp]") {
+  // (1 GB of user capacity is 999997440 bytes in whole 4 KiB pages.)
+  const auto wl = write_temp("ns_same.yaml", R"(workload:
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: rw, rw: randrw, rwmixread: 50, bs: 4KiB, iodepth: 16, runtime: 300ms}
+)");
+  const std::string a = scratch("ns_none"), b = scratch("ns_one");
+  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + a).status == 0);
+  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + b +
+                     " --set 'drive.namespaces=[{id: 1, size: 999997440}]'").status == 0);
+  nlohmann::json x = read_summary(a)["phases"], y = read_summary(b)["phases"];
+  for (auto* j : {&x, &y})
+    for (auto& p : *j) p.erase("wall_seconds"), p.erase("host_ios_per_wall_second");
+  CHECK(x == y);
+}
+
+TEST_CASE("concurrent tenants on two namespaces get their own results and flash writes", "[e2e][fdp]") {
+  const auto wl = write_temp("tenants.yaml", R"(workload:
+  phases:
+    - name: tenants
+      jobs:
+        - {name: reader, namespace: 1, rw: randread, bs: 4KiB, iodepth: 2, runtime: 200ms}
+        - {name: writer, namespace: 2, rw: randwrite, bs: 4KiB, iodepth: 16, runtime: 200ms, placement: 1}
+)");
+  const std::string out = scratch("tenants_out");
+  const Exec e = run_binary("run -q --drive " + source_path(kFdpDrive) + " --workload " + wl + " --out " + out +
+                            " --set 'drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [0]}, "
+                            "{id: 2, size: 1GiB, placement_handles: [2, 3]}]'");
+  REQUIRE(e.status == 0);
+  const nlohmann::json p = read_summary(out)["phases"][0];
+  REQUIRE(p["namespaces"].size() == 2);
+  const nlohmann::json& ns1 = p["namespaces"][0];
+  const nlohmann::json& ns2 = p["namespaces"][1];
+  CHECK(ns1["id"] == 1);
+  CHECK(ns1["read"]["ios"].get<std::uint64_t>() > 0);
+  CHECK_FALSE(ns1.contains("write"));  // an op with no IOs is left out
+  CHECK(ns1["flash_host_bytes"] == 0);
+  REQUIRE(ns2.contains("write"));
+  CHECK(ns2["write"]["ios"].get<std::uint64_t>() > 0);
+  CHECK_FALSE(ns2.contains("read"));
+  CHECK(p["jobs"].size() == 2);
+  // Namespace 2's placement identifier 1 is reclaim unit handle 3.
+  const nlohmann::json& handles = p["fdp"]["handles"];
+  CHECK(handles[3]["host_bytes_written"].get<std::uint64_t>() ==
+        ns2["write"]["ios"].get<std::uint64_t>() * 4096);
+  for (int h : {0, 1, 2}) CHECK(handles[h]["host_bytes_written"] == 0);
+  CHECK(p["fdp"]["host_bytes_written"] == handles[3]["host_bytes_written"]);
+}

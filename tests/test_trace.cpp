@@ -122,11 +122,13 @@ struct ReplayRun {
   std::uint64_t padding_slots = 0;  // FtlStats::flush_padding_slots at the end
   Tick t_prog = 0;                  // the test drive's TLC program time
   std::uint32_t unit_slots = 0;     // 4 KiB slots in its host program unit
+  FtlStats ftl;                     // the FTL's counters at the end
 };
 
 std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpec& spec,
-                                  std::optional<TraceFormat> format = TraceFormat::kNative) {
-  auto t = make_drive(kTlc);
+                                  std::optional<TraceFormat> format = TraceFormat::kNative,
+                                  const std::string& drive = kTlc) {
+  auto t = make_drive(drive);
   Drive& d = *t.drive;
   const auto reader = open_trace(trace, format);
   auto run = std::make_unique<ReplayRun>();
@@ -138,6 +140,7 @@ std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpe
   while (!rp.finished())
     if (!d.engine.step()) FAIL("replay stalled: commands outstanding but no event pending");
   run->padding_slots = d.ftl.stats().flush_padding_slots;
+  run->ftl = d.ftl.stats();
   run->t_prog = d.timing.of(CellMode::kTlc).program_time(0);
   run->unit_slots = d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
   return run;
@@ -907,6 +910,31 @@ TEST_CASE("replay with map error stops at the IO past the end naming its line") 
   spec.mode = ReplayMode::kClosed;
   spec.iodepth = 1;
   CHECK_THAT(trace_error([&] { replay(path, spec); }), Contains(path + ":2: write of 4096 bytes"));
+}
+
+TEST_CASE("a trace's stream field (or device number) is its writes' placement identifier") {
+  // On the test FDP drive (4 reclaim unit handles): the native format's
+  // fifth column, `stream`, as each write's placement identifier.
+  const std::string fdp = "configs/drives/test_fdp_3gb.yaml";
+  std::string trace = "time_ns,op,offset_bytes,length_bytes,stream\n";
+  for (int i = 0; i < 40; ++i)
+    trace += std::to_string(i * 1000) + ",write," + std::to_string(i * 4096) + ",4096," + std::to_string(i % 4) + "\n";
+  trace += "50000,read,0,4096\n";  // a stream column is optional
+  TraceReplaySpec spec;
+  spec.placement = TracePlacement::kStream;
+  spec.placement_handles = 4;
+  const auto run = replay(write_trace("streams.csv", trace), spec, TraceFormat::kNative, fdp);
+  for (int h = 0; h < 4; ++h) CHECK(run->ftl.fdp_host_slots[h] == 10);
+  // Without placement every write takes identifier 0.
+  const auto none = replay(write_trace("streams.csv", trace), TraceReplaySpec{}, TraceFormat::kNative, fdp);
+  CHECK(none->ftl.fdp_host_slots[0] == 40);
+  // An identifier the namespace lacks stops the replay at its line.
+  const std::string bad = write_trace("bad_stream.csv", "0,write,0,4096,1\n10,write,4096,4096,4\n");
+  CHECK_THAT(trace_error([&] { replay(bad, spec, TraceFormat::kNative, fdp); }),
+             Contains(bad + ":2: stream 4 as a placement identifier") && Contains("expected one below 4"));
+  const std::string huge = write_trace("huge_stream.csv", "0,write,0,4096,70000\n");
+  CHECK_THAT(trace_error([&] { replay(huge, spec, TraceFormat::kNative, fdp); }),
+             Contains(huge + ":1:") && Contains("stream: expected at most 65535"));
 }
 
 TEST_CASE("every sample trace replays end to end on the test drive") {

@@ -506,14 +506,16 @@ class SpcParser final : public LineParser {
 
 // ---- native -----------------------------------------------------------------
 
-// time_ns,op,offset_bytes,length_bytes
+// time_ns,op,offset_bytes,length_bytes[,stream]: `stream` a write's stream
+// or placement hint (a trace replay's `placement: stream` takes it as the
+// placement identifier), 0 when left out.
 class NativeParser final : public LineParser {
  public:
   LineKind parse(std::string_view line, ParsedIo& io) override {
-    std::array<std::string_view, 5> f;
-    const std::size_t n = split_csv(line, f.data(), 4);
+    std::array<std::string_view, 6> f;
+    const std::size_t n = split_csv(line, f.data(), 5);
     if (std::exchange(first_, false) && iequals(f[0], "time_ns")) return LineKind::kOther;
-    need_fields(n, 4, "comma-separated fields (time_ns,op,offset_bytes,length_bytes)");
+    if (n != 5) need_fields(n, 4, "comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream])");
     io.time = need_u64(f[0], "time_ns");
     io.offset = need_u64(f[2], "offset_bytes");
     io.bytes = need_u64(f[3], "length_bytes");
@@ -523,6 +525,12 @@ class NativeParser final : public LineParser {
                                       {"flush", TraceOp::kFlush}};
     io.op = op_of(f[1], kOps, "read, write, trim or flush");
     io.device = 0;
+    io.stream = 0;
+    if (n == 5) {
+      const std::uint64_t s = need_u64(f[4], "stream");
+      if (s > 0xFFFF) malformed("stream: expected at most 65535, got " + std::string(f[4]));
+      io.stream = static_cast<std::uint32_t>(s);
+    }
     if (io.op == TraceOp::kFlush) io.offset = io.bytes = 0;
     return LineKind::kIo;
   }

@@ -20,6 +20,7 @@ struct ParsedIo {
   std::uint64_t offset = 0;
   std::uint64_t bytes = 0;
   std::uint32_t device = 0;
+  std::uint32_t stream = 0;  // the format's stream or hint field (native: `stream`); 0 without
 };
 
 enum class LineKind : std::uint8_t {

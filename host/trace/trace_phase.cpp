@@ -49,6 +49,10 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   t.span_given = n.has("span");
   r.map.trace_span = n.get_bytes("span", 0);
   if (t.span_given && r.map.trace_span == 0) n.fail("span", "expected more than 0");
+  const std::string placement = n.get_enum("placement", {"none", "device", "stream"}, "none");
+  r.placement = placement == "device" ? TracePlacement::kDevice
+                : placement == "stream" ? TracePlacement::kStream
+                                        : TracePlacement::kNone;
   const std::uint64_t max_transfer = n.get_bytes("max_transfer", TraceReplaySpec::kDefaultMaxTransfer);
   r.max_transfer = static_cast<std::uint32_t>(max_transfer);  // range-checked before use below
   if (max_transfer == 0 || max_transfer % kSectorBytes != 0 || max_transfer > (256u << 20))

@@ -57,6 +57,7 @@ class TextTraceReader final : public TraceReader {
       r.offset = io.offset;
       r.bytes = io.bytes;
       r.device = io.device;
+      r.stream = io.stream;
       r.line = input_.line_number();
       const int op = static_cast<int>(io.op);
       ++stats_.records[op];

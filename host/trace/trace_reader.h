@@ -49,6 +49,7 @@ struct TraceRecord {
   std::uint64_t offset = 0;  // bytes (0 for a flush)
   std::uint64_t bytes = 0;   // > 0 except for a flush
   std::uint32_t device = 0;  // see TraceReadOptions::device
+  std::uint32_t stream = 0;  // the format's stream or hint field (ParsedIo::stream)
   std::uint64_t line = 0;    // line in the trace file, for messages
 };
 

@@ -242,6 +242,18 @@ bool TraceReplay::load_next() {
 void TraceReplay::start_record(const TraceRecord& r) {
   cur_op_ = r.op;
   cur_rmw_ = 0;
+  cur_placement_ = 0;
+  if (spec_.placement != TracePlacement::kNone && r.op == TraceOp::kWrite) {
+    const bool device = spec_.placement == TracePlacement::kDevice;
+    const std::uint32_t id = device ? r.device : r.stream;
+    if (id >= spec_.placement_handles)
+      throw TraceError(reader_.source() + ":" + std::to_string(r.line) + ": " + (device ? "device " : "stream ") +
+                       std::to_string(id) + " as a placement identifier (trace.placement: " +
+                       (device ? "device" : "stream") + "): expected one below " +
+                       std::to_string(spec_.placement_handles) + " (namespace " + std::to_string(spec_.nsid) +
+                       "'s placement handles)");
+    cur_placement_ = static_cast<std::uint16_t>(id);
+  }
   cur_arrival_ = phase_start_ + replay_time(r.time);
   cur_commands_ = 0;
   if (open()) {
@@ -297,6 +309,7 @@ void TraceReplay::issue(std::uint64_t offset, std::uint32_t bytes, std::uint8_t 
   c = HostCommand{};
   c.op = io_op(cur_op_);
   c.nsid = spec_.nsid;
+  c.placement = cur_placement_;
   c.offset = offset;
   c.bytes = bytes;
   c.rmw = rmw;

@@ -44,6 +44,14 @@ enum class ReplayMode : std::uint8_t { kOpen, kClosed };
 //          it. trace_span comes from the config or from one pre-pass over
 //          the trace (scan_trace(...).max_end).
 enum class MapMode : std::uint8_t { kError, kWrap, kScale };
+// Where a record's placement identifier (NVMe FDP) comes from:
+//   none    every write without placement (identifier 0)
+//   device  the record's device number (TraceReadOptions::device): a trace
+//           of several disks, each a tenant with its own handle
+//   stream  the format's stream or hint field (TraceRecord::stream)
+// An identifier beyond the namespace's placement handles stops the replay
+// with `file:line: ...` (a TraceError).
+enum class TracePlacement : std::uint8_t { kNone, kDevice, kStream };
 const char* replay_mode_name(ReplayMode m);
 const char* map_mode_name(MapMode m);
 
@@ -129,6 +137,8 @@ struct TraceReplaySpec {
   std::uint32_t iodepth = 0;
   TraceMapping map;
   std::uint32_t max_transfer = kDefaultMaxTransfer;  // bytes, a multiple of 4 KiB
+  TracePlacement placement = TracePlacement::kNone;
+  std::uint32_t placement_handles = 1;  // the namespace's (identifiers must be below)
 };
 
 struct TraceReplayStats {
@@ -206,6 +216,7 @@ class TraceReplay : public CompletionSink, public EventTarget {
   bool have_cur_ = false;
   TraceOp cur_op_ = TraceOp::kRead;
   std::uint8_t cur_rmw_ = 0;  // the record's partly written pages (MappedIo::rmw)
+  std::uint16_t cur_placement_ = 0;  // its placement identifier
   Tick cur_arrival_ = 0;
   std::uint32_t cur_commands_ = 0;
   bool arrival_pending_ = false;  // a kArrival event is scheduled
