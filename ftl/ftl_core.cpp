@@ -44,7 +44,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       gc_dest[own_gc[h].index()] = own_gc[h];  // (kGc itself when shared)
     }
     blocks.set_streams(t);
-    lpn_handle.assign(c.user_bytes / kSectorBytes, 0);
+    lpn_handle.assign(c.user_bytes / kSectorBytes);
     ru_written.assign(c.fdp.handles(), 0);
     victim_handles.assign(geo.dies(), 0);
   }

@@ -83,7 +83,25 @@ struct FtlCore {
   // [volatile] FDP: the handle whose data each logical page holds, so that
   // media writes count by handle through GC; and each handle's slots
   // written into its current reclaim unit.
-  std::vector<std::uint8_t> lpn_handle;
+  // Four bits a page (16 handles at most): half a byte per 4 KiB, as the
+  // memory goal (2 MiB per GiB of flash) leaves room for on a 4 TB drive.
+  class HandleMap {
+   public:
+    void assign(std::uint64_t pages) { nibbles_.assign((pages + 1) / 2, 0); }
+    bool empty() const { return nibbles_.empty(); }
+    PlacementHandle operator[](Lpn lpn) const {
+      return static_cast<PlacementHandle>((nibbles_[lpn >> 1] >> ((lpn & 1) * 4)) & 0xF);
+    }
+    void set(Lpn lpn, PlacementHandle h) {
+      std::uint8_t& b = nibbles_[lpn >> 1];
+      const unsigned shift = (lpn & 1) * 4;
+      b = static_cast<std::uint8_t>((b & ~(0xFu << shift)) | ((h & 0xFu) << shift));
+    }
+
+   private:
+    std::vector<std::uint8_t> nibbles_;
+  };
+  HandleMap lpn_handle;
   std::vector<std::uint64_t> ru_written;
   // [volatile] FDP: per die, the handles whose data GC has moved out of the
   // victim being collected (a bit per handle): each is a Media Reallocated
@@ -106,7 +124,7 @@ struct FtlCore {
     }
   }
   void note_fdp_host(Lpn lpn, PlacementHandle h) {
-    lpn_handle[lpn] = static_cast<std::uint8_t>(h);
+    lpn_handle.set(lpn, h);
     ++stats.fdp_host_slots[h];
     // A write into a full reclaim unit moves its handle to a fresh one.
     if (++ru_written[h] == cfg.fdp.reclaim_unit_slots) {
