@@ -23,6 +23,7 @@ constexpr std::uint64_t kMergeRead = std::uint64_t{1} << 63;  // map read owner 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
          const ErrorModel* errors)
     : core_(engine, nand, cfg, verify),
+      lanes_(cfg.fdp.enabled),
       buffer_(cfg.write_buffer_slots, kMapHeadroom, verify, cfg.fdp.handles()),
       recovery_(core_, errors),
       slc_(std::make_unique<SlcCache>(core_)),
@@ -51,6 +52,7 @@ void Ftl::count_by_namespace(const Namespaces& ns) {
     core_.ns_first.push_back(ns.list()[i].first);
     core_.ns_order.push_back(i);
   }
+  core_.counts_owners = true;
 }
 
 std::uint64_t Ftl::table_bytes() const {
@@ -117,6 +119,10 @@ void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   if (core_.cfg.flush_idle > 0 && buffer_.valid_entries() > 0) arm_idle_flush();
   const std::uint64_t every = core_.cfg.power_loss.checkpoint_every;
   if (every > 0 && (core_.bytes_since_checkpoint += kSectorBytes) >= every) checkpoint();
+}
+
+void Ftl::write(Lpn first, std::uint32_t count, PlacementHandle handle) {
+  for (std::uint32_t i = 0; i < count; ++i) write_page(first + i, handle);
 }
 
 void Ftl::checkpoint() {
@@ -605,23 +611,24 @@ void Ftl::flush_unit(const FlushChoice& c) {
   BlockInfo& block = core_.blocks.info(c.die, unit->block);
   const std::uint32_t lane = c.lane;
   const std::uint64_t first_entry = lanes() ? buffer_.front_seq(lane) : popped_;
-  std::uint32_t taken = 0;
-  while (taken < unit->slots && buffer_.waiting_entries(lane) > 0) {
-    const Lpn lpn = buffer_.front_owner(lane);
-    const bool current = core_.map.location(lpn) == buffer_.front_ref(lane);
-    const std::uint32_t version = buffer_.front_version(lane);
-    buffer_.pop(current, lane);
-    ++popped_;
-    if (!current) {
-      buffer_.release(1);
-      continue;
+  std::uint32_t taken = 0, stale = 0;
+  const std::uint32_t slots = unit->slots;
+  const Ppa first = unit->first;
+  buffer_.take_front(lane, [&](Lpn lpn, std::uint32_t ref, std::uint32_t version) {
+    if (taken == slots) return -1;
+    if (core_.map.location(lpn) != ref) {
+      ++stale;
+      return 0;
     }
-    const Ppa ppa = unit->first + taken++;
+    const Ppa ppa = first + taken++;
     core_.map.place(lpn, ppa);
     core_.note_host_placed(lpn);
     core_.place(block);
     if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
-  }
+    return 1;
+  });
+  popped_ += taken + stale;
+  buffer_.release(stale);
   for (std::uint32_t k = taken; k < unit->slots; ++k) core_.map.clear_owner(unit->first + k);
   ++core_.stats.flush_units;
   core_.stats.flush_padding_slots += unit->slots - taken;

@@ -91,9 +91,7 @@ class Ftl final : public FlashTranslation,
     const MapCache& mc = core_.map_cache;
     mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
-  void write(Lpn first, std::uint32_t count, PlacementHandle handle) override {
-    for (std::uint32_t i = 0; i < count; ++i) write_page(first + i, handle);
-  }
+  void write(Lpn first, std::uint32_t count, PlacementHandle handle) override;
   // Durability (host Flush and FUA writes). Entries enter the write buffer
   // numbered in order: buffered_seq() have so far. Every entry numbered
   // below durable_seq() is on flash (its program finished) or was dropped
@@ -214,7 +212,7 @@ class Ftl final : public FlashTranslation,
     std::uint32_t lane = 0;  // the write-buffer lane (FDP handle) it takes
   };
   // FDP: one write-buffer lane per reclaim unit handle (else one lane).
-  bool lanes() const { return !core_.host_stream.empty(); }
+  bool lanes() const { return lanes_; }
   std::uint32_t lane_of(Owner o) const {
     return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0;
   }
@@ -301,6 +299,7 @@ class Ftl final : public FlashTranslation,
   std::uint32_t new_deferred(std::uint64_t cmd, Lpn first, std::uint32_t count);
 
   FtlCore core_;
+  bool lanes_;  // FDP: a write-buffer lane per reclaim unit handle
   WriteBuffer buffer_;
   ReadRecovery recovery_;
   std::unique_ptr<SlcCache> slc_;

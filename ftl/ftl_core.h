@@ -132,12 +132,16 @@ struct FtlCore {
       ++stats.fdp_ru_filled[h];
     }
   }
+  // [fixed] Flash writes are counted by namespace or FDP handle: one test
+  // on the per-page paths instead of two.
+  bool counts_owners = false;
   void note_host_placed(Lpn lpn) {
+    if (!counts_owners) return;
     if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
     if (!lpn_handle.empty()) ++stats.fdp_media_slots[lpn_handle[lpn]];
   }
   void note_moved(Owner o) {
-    if (is_tpage(o)) return;
+    if (!counts_owners || is_tpage(o)) return;
     if (!ns_first.empty()) ++stats.ns_moved_slots[ns_of(o)];
     if (!lpn_handle.empty()) {
       ++stats.fdp_media_slots[lpn_handle[o]];

@@ -15,24 +15,7 @@ WriteBuffer::WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, b
   if (lanes > 1) seqs_.resize(owners_.size());
 }
 
-std::uint32_t WriteBuffer::push(Owner owner, std::uint32_t version, std::uint32_t lane,
-                                std::uint64_t seq) {
-  Lane& l = lane_[lane];
-  // A ring of `capacity` entries never overflows: every waiting entry holds
-  // one reserved slot of capacity.
-  if (l.count == ring_) throw std::logic_error("write buffer ring overflow");
-  std::uint32_t tail = l.head + l.count;
-  if (tail >= ring_) tail -= ring_;
-  tail += base(lane);
-  owners_[tail] = owner;
-  if (!versions_.empty()) versions_[tail] = version;
-  if (!seqs_.empty()) seqs_[tail] = seq;
-  ++l.count;
-  ++l.valid;
-  ++count_;
-  ++valid_;
-  return kBufferBase + tail;
-}
+void WriteBuffer::overflow() { throw std::logic_error("write buffer ring overflow"); }
 
 std::uint64_t WriteBuffer::oldest_waiting(std::uint64_t none) const {
   std::uint64_t oldest = none;

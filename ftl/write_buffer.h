@@ -45,7 +45,23 @@ class WriteBuffer {
   // Appends a logical page whose space was reserved to `lane`; returns the
   // mapping value that refers to it (kBufferBase + ring index). `seq`: its
   // entry number (kept with several lanes, for the oldest waiting one).
-  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0, std::uint64_t seq = 0);
+  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0, std::uint64_t seq = 0) {
+    Lane& l = lane_[lane];
+    // A ring of `capacity` entries never overflows: every waiting entry holds
+    // one reserved slot of capacity.
+    if (l.count == ring_) overflow();
+    std::uint32_t tail = l.head + l.count;
+    if (tail >= ring_) tail -= ring_;
+    tail += base(lane);
+    owners_[tail] = owner;
+    if (!versions_.empty()) versions_[tail] = version;
+    if (!seqs_.empty()) seqs_[tail] = seq;
+    ++l.count;
+    ++l.valid;
+    ++count_;
+    ++valid_;
+    return kBufferBase + tail;
+  }
   // Marks the waiting entry `ref` stale (its page was overwritten or trimmed).
   void mark_stale(std::uint32_t ref) {
     --valid_;
@@ -66,6 +82,30 @@ class WriteBuffer {
   std::uint64_t front_seq(std::uint32_t lane) const { return seqs_[base(lane) + lane_[lane].head]; }
   // The lowest entry number still waiting in any lane (`none` if none waits).
   std::uint64_t oldest_waiting(std::uint64_t none) const;
+  // Takes a lane's waiting entries from its front, in order, while
+  // `take(owner, ref, version)` returns 0 (the entry was stale) or 1 (it was
+  // current); -1 stops, leaving that entry at the front. One pass with the
+  // ring's position in registers: the flush's per-page loop.
+  template <class Take>
+  void take_front(std::uint32_t lane, Take&& take) {
+    Lane& l = lane_[lane];
+    const std::uint32_t b = base(lane);
+    const Owner* owners = owners_.data() + b;
+    const std::uint32_t* versions = versions_.empty() ? nullptr : versions_.data() + b;
+    std::uint32_t head = l.head, left = l.count, valid = 0;
+    while (left > 0) {
+      const int r = take(owners[head], kBufferBase + b + head, versions ? versions[head] : 0u);
+      if (r < 0) break;
+      valid += static_cast<std::uint32_t>(r);
+      head = head + 1 == ring_ ? 0 : head + 1;
+      --left;
+    }
+    count_ -= l.count - left;
+    valid_ -= valid;
+    l.valid -= valid;
+    l.head = head;
+    l.count = left;
+  }
   // Removes a lane's front entry; `was_valid` says whether it was still current.
   void pop(bool was_valid, std::uint32_t lane = 0) {
     Lane& l = lane_[lane];
@@ -87,6 +127,7 @@ class WriteBuffer {
     std::uint32_t head = 0, count = 0, valid = 0;
   };
   std::uint32_t base(std::uint32_t lane) const { return lane * ring_; }
+  [[noreturn]] static void overflow();
   std::uint32_t capacity_;
   std::uint32_t ring_;  // capacity + headroom
   std::uint32_t used_ = 0;

@@ -371,7 +371,7 @@ TEST_CASE("a malformed line stops the read with file:line and what was wrong in 
       {TraceFormat::kSpc, "0,8,4096,r\n", 1, "expected 5 comma-separated fields"},
       {TraceFormat::kSpc, "0,8,4096,r,-1\n", 1, "Timestamp (s) '-1' is not a non-negative decimal"},
       {TraceFormat::kNative, "time_ns,op,offset_bytes,length_bytes\n10,read,0\n", 2,
-       "expected 4 comma-separated fields (time_ns,op,offset_bytes,length_bytes), found 3"},
+       "expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), found 3"},
       {TraceFormat::kNative, "10,read,99999999999999999999,4096\n", 1, "is not a whole number"},
   };
   for (const Case& c : cases) {

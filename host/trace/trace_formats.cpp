@@ -515,7 +515,9 @@ class NativeParser final : public LineParser {
     std::array<std::string_view, 6> f;
     const std::size_t n = split_csv(line, f.data(), 5);
     if (std::exchange(first_, false) && iequals(f[0], "time_ns")) return LineKind::kOther;
-    if (n != 5) need_fields(n, 4, "comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream])");
+    if (n != 4 && n != 5)
+      malformed("expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), found " +
+                (n > 5 ? std::string("more") : std::to_string(n)));
     io.time = need_u64(f[0], "time_ns");
     io.offset = need_u64(f[2], "offset_bytes");
     io.bytes = need_u64(f[3], "length_bytes");
