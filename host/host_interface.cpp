@@ -20,6 +20,7 @@ void HostIfConfig::read_latencies(const ConfigNode& block) {
 
 HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)
     : engine_(engine), cfg_(cfg), protocol_(*cfg_.protocol), controller_(controller), link_(cfg.link),
+      frames_(protocol_.frames_on_link()), has_non_queued_(protocol_.has_non_queued()),
       fetch_lane_(engine.add_lane()), completion_lane_(engine.add_lane()),
       arbiter_(make_arbiter(cfg_.arbitration)) {
   controller_.set_host(this);
@@ -40,7 +41,7 @@ void HostInterface::set_command_slots(std::uint32_t n) {
 bool HostInterface::may_admit(std::uint32_t id) const {
   if (in_device_ >= cfg_.device_slots) return false;
   if (non_queued_in_device_) return false;
-  return in_device_ == 0 || !protocol_.non_queued(commands_[id].op);
+  return in_device_ == 0 || !non_queued(commands_[id].op);
 }
 
 void HostInterface::issue(std::uint32_t id) {
@@ -74,22 +75,25 @@ std::uint32_t HostInterface::dequeue(std::uint32_t sq) {
 
 void HostInterface::admit(std::uint32_t id) {
   if (in_device_++ == 0) busy_since_ = engine_.now();
-  if (protocol_.non_queued(commands_[id].op)) non_queued_in_device_ = true;
+  if (non_queued(commands_[id].op)) non_queued_in_device_ = true;
   const Tick arrived = power_ ? power_->on_command_arrival(engine_.now()) : engine_.now();
-  const Tick at = protocol_.frame_command(link_, commands_[id].op, arrived + cfg_.submission_latency);
+  const Tick fetched = arrived + cfg_.submission_latency;
+  const Tick at = frames_ ? protocol_.frame_command(link_, commands_[id].op, fetched) : fetched;
   engine_.schedule_at(at, this, kFetched, id, fetch_lane_);
 }
 
 Tick HostInterface::transfer_to_device(std::uint64_t bytes, Tick earliest) {
-  return link_.reserve(Direction::kToDevice, bytes, protocol_.frame_to_device(link_, bytes, earliest));
+  return link_.reserve(Direction::kToDevice, bytes,
+                       frames_ ? protocol_.frame_to_device(link_, bytes, earliest) : earliest);
 }
 
 Tick HostInterface::transfer_to_host(std::uint64_t bytes, Tick earliest) {
-  return link_.reserve(Direction::kToHost, bytes, protocol_.frame_to_host(link_, bytes, earliest));
+  return link_.reserve(Direction::kToHost, bytes,
+                       frames_ ? protocol_.frame_to_host(link_, bytes, earliest) : earliest);
 }
 
 void HostInterface::complete(std::uint32_t id, Tick at) {
-  at = protocol_.frame_completion(link_, commands_[id].op, at);
+  if (frames_) at = protocol_.frame_completion(link_, commands_[id].op, at);
   engine_.schedule_at(at + cfg_.completion_latency, this, kCompleted, id, completion_lane_);
 }
 
@@ -100,7 +104,7 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
     return;
   }
   --in_device_;
-  if (protocol_.non_queued(commands_[id].op)) non_queued_in_device_ = false;
+  if (non_queued(commands_[id].op)) non_queued_in_device_ = false;
   last_completed_ = engine_.now();
   // A non-queued command (SATA's FLUSH CACHE, on its one queue) at the
   // head waits for the device to drain; the arbiter's turn moves on anyway,

@@ -99,6 +99,10 @@ class HostInterface : public HostPort, public EventTarget {
   const HostProtocol& protocol_;  // cfg_.protocol's
   Controller& controller_;
   HostLink link_;
+  // The protocol's framing and non-queued commands, when it has any (NVMe
+  // has neither: its per-command path then makes no protocol call).
+  bool frames_, has_non_queued_;
+  bool non_queued(IoOp op) const { return has_non_queued_ && protocol_.non_queued(op); }
   // Fetches follow the doorbells in time, completions the link's transfers:
   // each nearly always in time order, so each has its own engine lane.
   EventEngine::Lane fetch_lane_, completion_lane_;

@@ -43,6 +43,10 @@ class HostProtocol {
   // A non-queued command enters only an idle device, and nothing enters
   // while it runs.
   virtual bool non_queued(IoOp op) const = 0;
+  // False when no command is ever non-queued / no framing ever takes link
+  // time: the host interface then skips those calls on its per-command path.
+  virtual bool has_non_queued() const { return true; }
+  virtual bool frames_on_link() const { return true; }
 
   // Link time of the command's own framing, reserved on `link` from `at`;
   // each returns when it ends. At admission (after the submission latency):

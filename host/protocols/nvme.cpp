@@ -71,6 +71,8 @@ class Nvme final : public HostProtocol {
   }
 
   bool non_queued(IoOp) const override { return false; }
+  bool has_non_queued() const override { return false; }
+  bool frames_on_link() const override { return false; }
   Tick frame_command(HostLink&, IoOp, Tick at) const override { return at; }
   Tick frame_to_device(HostLink&, std::uint64_t, Tick at) const override { return at; }
   Tick frame_to_host(HostLink&, std::uint64_t, Tick at) const override { return at; }
