@@ -61,7 +61,9 @@ namespace {
 // The file starts with these 8 bytes and a format version; a reader of
 // another version refuses the file rather than guess at its layout.
 constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
-constexpr std::uint32_t kSnapshotVersion = 4;  // 2: mapping tables stored plus one; 3: map cache by slot; 4: flash writes by namespace
+// 2: mapping tables stored plus one; 3: map cache by slot; 4: flash writes by
+// namespace; 5: NAND suspend counts.
+constexpr std::uint32_t kSnapshotVersion = 5;
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

@@ -89,6 +89,14 @@ V write_amplification(const PhaseView& v, int) {
   return host > 0 ? V::real(nand / host) : V::null();
 }
 
+// Program and erase suspend: on drives that turn it on (drive.nand.suspend),
+// absent otherwise, so that a drive without it reports what it did before.
+template <std::uint64_t NandStats::*M>
+V nand_suspend(const PhaseView& v, int) {
+  if (!v.drive.timing.suspend.enabled()) return V::absent();
+  return V::integer(v.phase.nand_after.*M - v.phase.nand_before.*M);
+}
+
 V bus_bytes(const PhaseView& v, int) {
   return V::integer(v.phase.nand_after.bus_bytes - v.phase.nand_before.bus_bytes);
 }
@@ -269,6 +277,11 @@ std::vector<PhaseMetric> build_table() {
       {"nand.page_programs", "pages", "die-pages programmed", nand<&NandStats::page_programs>},
       {"nand.erases", "blocks", "block erases", nand<&NandStats::erases>},
       {"nand.bus_bytes", "B", "bytes moved on the flash channels", bus_bytes},
+      {"nand.suspend.program_suspends", "suspends", "programs suspended for host reads (drive.nand.suspend)",
+       nand_suspend<&NandStats::program_suspends>},
+      {"nand.suspend.erase_suspends", "suspends", "erases suspended for host reads", nand_suspend<&NandStats::erase_suspends>},
+      {"nand.suspend.reads", "reads", "flash reads served while a program or erase was suspended",
+       nand_suspend<&NandStats::suspend_reads>},
       {"nand.die_utilization", "share", "share of the phase the dies were busy, averaged over dies", die_utilization},
       {"ftl.gc_invocations", "blocks", "blocks collected by garbage collection", ftl<&FtlStats::gc_victims>},
       {"ftl.wear_leveling_invocations", "blocks", "blocks collected by static wear levelling", ftl<&FtlStats::wl_victims>},
@@ -422,10 +435,11 @@ void add_phase_metrics(const PhaseView& v, Json& j) {
 
 std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report) {
   std::string units = "# unit,-", header = "phase", rows;
-  // A drive without a power model writes no power columns: its metrics.csv
-  // stays as it was before there was one.
+  // A drive without a power model, or without suspend, writes no columns
+  // for them: its metrics.csv stays as it was before they existed.
   auto column = [&](const PhaseMetric& m) {
-    return in_metrics_csv(m) && (drive.power_meter || m.name.rfind("power.", 0) != 0);
+    return in_metrics_csv(m) && (drive.power_meter || m.name.rfind("power.", 0) != 0) &&
+           (drive.timing.suspend.enabled() || m.name.rfind("nand.suspend.", 0) != 0);
   };
   for (const PhaseMetric& m : phase_metrics()) {
     if (!column(m)) continue;  // a list: summary.json only

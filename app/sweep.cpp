@@ -265,8 +265,21 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
     chart_nodes = root.children("charts");
     for (const ConfigNode& c : chart_nodes) {
       SweepChart ch;
-      ch.metric = c.get_string("metric");
-      if (!find_phase_metric(ch.metric)) c.fail("metric", "expected a metric name from 'ssdtwin metrics'");
+      if (c.has("metrics")) {
+        if (c.has("metric")) c.fail("metric", "expected `metric:` or `metrics:`, not both");
+        ch.metrics = c.get_value_texts("metrics");
+      } else {
+        ch.metrics = {c.get_string("metric")};
+      }
+      const std::string key = c.has("metrics") ? "metrics" : "metric";
+      for (const std::string& m : ch.metrics) {
+        const PhaseMetric* def = find_phase_metric(m);
+        if (!def) c.fail(key, "expected metric names from 'ssdtwin metrics', got '" + m + "'");
+        // One y axis: every metric of a chart in the first one's unit.
+        if (std::string(def->unit) != find_phase_metric(ch.metrics.front())->unit)
+          c.fail(key, "expected metrics of one unit on one chart, got '" + m + "' in " + def->unit +
+                          " beside " + find_phase_metric(ch.metrics.front())->unit);
+      }
       ch.x = c.get_string("x");
       const auto is_axis = [&](const std::string& k) {
         return std::any_of(plan.axes.begin(), plan.axes.end(), [&](const SweepAxis& a) { return a.key == k; });
@@ -322,8 +335,12 @@ void write_plan(const SweepPlan& plan, const std::string& dir) {
   j["phases"] = plan.phases;
   Json charts = Json::array();
   for (const SweepChart& c : plan.charts)
-    charts.push_back(Json{{"metric", c.metric}, {"x", c.x}, {"lines", c.lines}, {"phase", c.phase},
-                          {"title", c.title}, {"file", c.file}});
+    charts.push_back(Json{{"metrics", c.metrics},
+                          {"x", c.x},
+                          {"lines", c.lines},
+                          {"phase", c.phase},
+                          {"title", c.title},
+                          {"file", c.file}});
   j["charts"] = charts;
   j["slurm"] = Json{{"partition", plan.slurm.partition}, {"time", plan.slurm.time},
                     {"account", plan.slurm.account}, {"extra", plan.slurm.extra}};
@@ -354,8 +371,11 @@ SweepPlan read_plan(const std::string& dir) {
     }
     plan.metrics = j.at("metrics").get<std::vector<std::string>>();
     plan.phases = j.at("phases").get<std::vector<std::string>>();
+    // A plan written before charts took several metrics names one: "metric".
     for (const Json& c : j.at("charts"))
-      plan.charts.push_back({c.at("metric"), c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
+      plan.charts.push_back({c.contains("metrics") ? c.at("metrics").get<std::vector<std::string>>()
+                                                   : std::vector<std::string>{c.at("metric")},
+                             c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
     const Json& s = j.at("slurm");
     plan.slurm = {s.at("partition"), s.at("time"), s.at("account"), s.at("extra")};
     for (const Json& g : j.at("groups")) plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
@@ -546,7 +566,7 @@ struct Row {
 
 void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const SweepChart& c,
                       std::size_t k, const std::vector<Row>& rows, ChartBatch& charts) {
-  const std::size_t col = std::find(plan.metrics.begin(), plan.metrics.end(), c.metric) - plan.metrics.begin();
+  const bool several = c.metrics.size() > 1;
   const std::size_t xa = axis_index(plan, c.x), la = axis_index(plan, c.lines);
   const XAxis x = x_axis(plan.axes[xa]);
   // The chart's phase: the one named, else the last phase of the first row's point.
@@ -556,21 +576,39 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
       if (r.point == rows.front().point) phase = r.phase;
   // Wide: one row per x value, one column per line, so that each line is
   // one unbroken series.
-  std::vector<std::string> lines;
+  // Each line's column name and its title in the key.
+  std::vector<std::string> lines, titles;
   std::map<double, std::map<std::string, std::string>> table;
   for (const Row& r : rows) {
-    if (r.phase != phase || col >= r.cells.size() || r.cells[col].empty()) continue;
+    if (r.phase != phase) continue;
     const SweepPoint& p = plan.points[r.point];
     const auto& xs = plan.axes[xa].values;
     const std::size_t xi = std::find(xs.begin(), xs.end(), p.values[xa]) - xs.begin();
-    std::string line = la < plan.axes.size() ? line_value(plan.axes[la], p.values[la]) : c.metric;
     // Axes neither on x nor the lines' own: each of their combinations is a
     // line of its own, named by them, rather than points drawn over another.
+    std::string others;
     for (std::size_t a = 0; a < plan.axes.size(); ++a)
       if (a != xa && a != la && plan.axes[a].values.size() > 1)
-        line += (line.empty() ? "" : ", ") + plan.axes[a].label() + " = " + line_value(plan.axes[a], p.values[a]);
-    if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
-    table[x.at[xi]][line] = r.cells[col];
+        others += ", " + plan.axes[a].label() + " = " + line_value(plan.axes[a], p.values[a]);
+    for (const std::string& metric : c.metrics) {
+      const std::size_t col =
+          std::find(plan.metrics.begin(), plan.metrics.end(), metric) - plan.metrics.begin();
+      if (col >= r.cells.size() || r.cells[col].empty()) continue;
+      const std::string prefix = several ? metric + ", " : "";
+      std::string line, title;
+      if (la < plan.axes.size()) {
+        const std::string v = line_value(plan.axes[la], p.values[la]);
+        line = prefix + v + others;
+        title = prefix + plan.axes[la].label() + " = " + v + others;
+      } else {
+        line = title = metric + others;
+      }
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) {
+        lines.push_back(line);
+        titles.push_back(title);
+      }
+      table[x.at[xi]][line] = r.cells[col];
+    }
   }
   const std::string csv = (fs::path(dir) / ("chart_" + std::to_string(k) + ".csv")).string();
   std::string text = "x";
@@ -582,11 +620,16 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
     text += "\n";
   }
   write_output_file(csv, text);
-  Chart chart{c.title.empty() ? plan.name + ": " + c.metric + " (" + phase + ")" : c.title, x.label,
-              c.metric + " (" + find_phase_metric(c.metric)->unit + ")", {}, false};
+  std::string names;
+  for (const std::string& m : c.metrics) names += (names.empty() ? "" : ", ") + m;
+  const std::string unit = find_phase_metric(c.metrics.front())->unit;
+  Chart chart{c.title.empty() ? plan.name + ": " + names + " (" + phase + ")" : c.title,
+              x.label,
+              several ? unit : names + " (" + unit + ")",
+              {},
+              false};
   for (std::size_t l = 0; l < lines.size(); ++l)
-    chart.series.push_back({csv, 1, static_cast<int>(l) + 2,
-                            la < plan.axes.size() ? plan.axes[la].label() + " = " + lines[l] : lines[l], "", false, true});
+    chart.series.push_back({csv, 1, static_cast<int>(l) + 2, titles[l], "", false, true});
   chart.points = false;
   charts.draw(chart, (fs::path(dir) / (c.file.empty() ? "chart_" + std::to_string(k) + ".png" : c.file)).string());
 }
@@ -645,10 +688,15 @@ CollectCounts collect_sweep(const std::string& dir) {
   ChartBatch charts;  // each chart draws while the next one's CSV is written
   for (std::size_t k = 0; k < plan.charts.size(); ++k) {
     // A chart draws from the collected columns only.
-    if (std::find(plan.metrics.begin(), plan.metrics.end(), plan.charts[k].metric) == plan.metrics.end()) {
+    const auto missing = std::find_if(
+        plan.charts[k].metrics.begin(), plan.charts[k].metrics.end(), [&](const std::string& m) {
+          return std::find(plan.metrics.begin(), plan.metrics.end(), m) == plan.metrics.end();
+        });
+    if (missing != plan.charts[k].metrics.end()) {
       charts.finish();  // the earlier charts' warnings first, as requested
-      std::fprintf(stderr, "ssdtwin sweep: chart %zu: %s is not among the sweep's metrics; skipped\n", k,
-                   plan.charts[k].metric.c_str());
+      std::fprintf(stderr,
+                   "ssdtwin sweep: chart %zu: %s is not among the sweep's metrics; skipped\n", k,
+                   missing->c_str());
       continue;
     }
     draw_sweep_chart(dir, plan, plan.charts[k], k, rows, charts);

@@ -33,7 +33,10 @@ struct SweepAxis {
 };
 
 struct SweepChart {
-  std::string metric, x, lines, phase, title;  // lines, phase, title optional
+  // `metric:` one metric, or `metrics:` several of one unit on one chart (a
+  // line per metric and value of `lines`, e.g. latency p50, p99 and p99.9).
+  std::vector<std::string> metrics;
+  std::string x, lines, phase, title;  // lines, phase, title optional
   std::string file;  // the PNG's name (`file:`); empty: chart_<k>.png
 };
 

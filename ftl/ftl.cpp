@@ -282,7 +282,10 @@ bool Ftl::map_load(std::uint32_t seg, bool dirty) {
   }
   loads_.insert(seg, MapLoad{kNoBlock, dirty});
   ++core_.stats.map_reads;
-  core_.nand.submit(read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg));
+  FlashTxn* t = read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg);
+  // A map update (a write, a GC move) loads it dirty; a host read's lookup clean.
+  t->for_host_read = !dirty;
+  core_.nand.submit(t);
   return false;
 }
 

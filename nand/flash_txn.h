@@ -54,6 +54,12 @@ struct FlashTxn {
   std::uint8_t retry = 0;
   std::uint8_t retry_need = kUndecided;
   ReadStatus status = ReadStatus::kClean;
+  // Mapping reads: a host read's lookup waits for this translation page (a
+  // load for a map update does not), so it may suspend a program or erase
+  // as the host's data reads may (drive.nand.suspend).
+  bool for_host_read = false;
+  // Programs and erases: times the operation was suspended for reads.
+  std::uint8_t suspends = 0;
   Tick issued = 0;   // submitted to the die queue, then: started on the die
   FlashTxn* next = nullptr;
 };

@@ -1,6 +1,7 @@
 #include "nand/nand_array.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ssdtwin {
 
@@ -27,11 +28,13 @@ void NandArray::submit(FlashTxn* txn) {
   for (NandObserver* o : observers_) o->on_submit(*txn);
   if (urgent(*txn)) {
     d.hi.push(txn);
+    if (timing_.suspend.enabled() && suspends_array(*txn)) ++d.hi_hosts;
   } else {
     d.lo.push(txn);
     ++d.lo_count;
   }
-  if (!d.current) dispatch(txn->die);
+  // With suspend a held die may still take a read (dispatch decides).
+  if (!d.current || timing_.suspend.enabled()) dispatch(txn->die);
 }
 
 Tick NandArray::reserve_channel(std::uint32_t die, Tick duration) {
@@ -104,13 +107,100 @@ void NandArray::release_die(std::uint32_t die) {
   }
 }
 
+// Which reads suspend: the host's data reads and the translation-page reads
+// a host read's lookup waits for: latency the host sees. Not GC reads (and
+// not map loads for map updates or RAIN rebuild reads): no host command
+// waits on them, and suspending a program for them would only lengthen the
+// writes they serve, as GC's own reads and programs share the die.
+bool NandArray::suspends_array(const FlashTxn& t) const {
+  return t.op == TxnOp::kRead &&
+         (t.source == TxnSource::kHostRead || (t.source == TxnSource::kMapping && t.for_host_read));
+}
+
+FlashTxn* NandArray::suspendable(const Die& d, FlashTxn* holder) const {
+  // The operation first in the array: the oldest program started (cache
+  // programming queues the next one's data behind it), else an erase, which
+  // holds the interface until it ends. A program whose data is still coming
+  // in has not reached the array; suspending it puts the read first at the
+  // same cost, so it is not told apart.
+  FlashTxn* op = d.in_array.head;
+  if (!op && holder && holder->op == TxnOp::kErase) op = holder;
+  const SuspendTiming& s = timing_.suspend;
+  if (!op || op->suspends >= s.max_per_operation) return nullptr;
+  if (op->op == TxnOp::kProgram ? !s.program : !s.erase) return nullptr;
+  return op;
+}
+
+void NandArray::resume(std::uint32_t die) {
+  Die& d = dies_[die];
+  // The operation lost the time from the suspend command to the end of the
+  // last read, plus the resume: everything left in the array ends that much
+  // later. Programs resume once the read's data is out (the register holds
+  // it until then), as a controller that finishes the read before resuming.
+  const Tick delay = engine_.now() - d.suspended_at + timing_.suspend.resume_latency;
+  d.shift += delay;
+  d.array_free_at += delay;
+  d.current = d.held;
+  d.held = nullptr;
+  d.suspended = nullptr;
+  for (std::uint32_t k = 0; k < d.deferred_count; ++k)
+    schedule_array_event(die, static_cast<Kind>(d.deferred[k].kind), d.deferred[k].at + delay);
+  d.deferred_count = 0;
+}
+
+void NandArray::schedule_array_event(std::uint32_t die, Kind kind, Tick at) {
+  // Without suspend the shift stays 0 and the argument is the die alone.
+  const std::uint64_t arg = die | std::uint64_t{static_cast<std::uint32_t>(dies_[die].shift)} << 32;
+  engine_.schedule_at(at, this, kind, arg,
+                      kind == kProgramDone ? program_lane_ : EventEngine::kNoLane);
+}
+
+bool NandArray::array_event_due(std::uint32_t die, std::uint32_t kind, std::uint64_t arg) {
+  Die& d = dies_[die];
+  const auto lag = static_cast<std::uint32_t>(static_cast<std::uint32_t>(d.shift) -
+                                              static_cast<std::uint32_t>(arg >> 32));
+  if (lag == 0 && !d.suspended) return true;
+  if (lag != 0) {
+    // Scheduled before a suspension: due that much later (and checked again then).
+    schedule_array_event(die, static_cast<Kind>(kind), engine_.now() + lag);
+  } else {
+    if (d.deferred_count == std::size(d.deferred))
+      throw std::logic_error(
+          "NandArray: more array events pending during a suspension than a die holds");
+    d.deferred[d.deferred_count++] = {kind, engine_.now()};
+  }
+  return false;
+}
+
 void NandArray::dispatch(std::uint32_t die) {
   Die& d = dies_[die];
-  if (d.current) return;
+  if (d.current) {
+    // A program or erase holds the interface (its data coming in, or
+    // waiting for the array): a read that may suspend the array's operation
+    // takes it, and gives it back on resume.
+    if (!timing_.suspend.enabled() || d.current->op == TxnOp::kRead || d.hi_hosts == 0 ||
+        !suspendable(d, d.current))
+      return;
+    d.held = d.current;
+    d.current = nullptr;
+  }
   if (op_limit_ != kNoLimit && (d.hi.head || d.lo.head) && !admit_die(die)) return;
+  // With suspend, a read that may not suspend (a map update's load, a GC
+  // read) waits in its queue rather than on the interface while the array
+  // runs an operation a host read could suspend: holding the interface, it
+  // would keep the next host read waiting for the whole operation. It goes
+  // in the next suspension (if urgent) or when the operation ends (finish()
+  // dispatches again), which is when it would have taken the array anyway.
+  if (timing_.suspend.enabled() && d.hi_hosts == 0 && !d.suspended &&
+      (d.hi.head || (d.lo.head && d.lo.head->op == TxnOp::kRead)) && suspendable(d, nullptr))
+    return;
   FlashTxn* t = nullptr;
-  if (d.hi.head) t = d.hi.pop();
-  else if (d.lo.head) t = d.lo.pop();
+  if (d.hi.head) {
+    t = d.hi.pop();
+    if (timing_.suspend.enabled() && suspends_array(*t)) --d.hi_hosts;
+  } else if (d.lo.head) {
+    t = d.lo.pop();
+  }
   if (!t) return;
   d.current = t;
   t->issued = engine_.now();  // from here on: dispatched
@@ -120,13 +210,27 @@ void NandArray::dispatch(std::uint32_t die) {
     case TxnOp::kRead: {
       // Command cycles on the channel, then the array read (after any
       // program still running in the array); data-out is reserved when tR ends.
-      const Tick start = std::max(reserve_command(die), d.array_free_at);
+      // A read that suspends the array's operation waits for the suspend
+      // latency instead (and, in a suspension, for the reads before it). A
+      // host read suspends for the reads queued ahead of it too: they go
+      // first, in queue order, as they would without suspend.
+      if (timing_.suspend.enabled() && !d.suspended && (suspends_array(*t) || d.hi_hosts > 0))
+        if (FlashTxn* op = suspendable(d, d.held)) {
+          d.suspended = op;
+          ++op->suspends;
+          ++(op->op == TxnOp::kProgram ? stats_.program_suspends : stats_.erase_suspends);
+          d.suspended_at = engine_.now();
+          d.read_free_at = engine_.now() + timing_.suspend.suspend_latency;
+        }
+      Tick& array_free_at = d.suspended ? d.read_free_at : d.array_free_at;
+      if (d.suspended) ++stats_.suspend_reads;
+      const Tick start = std::max(reserve_command(die), array_free_at);
       const Tick busy = mt.read_time(t->page) * t->senses * t->plane_ops;
-      d.array_free_at = start + busy;
+      array_free_at = start + busy;
       if (activity_) activity_->on_flash_op(die, FlashActivity::kRead, m, busy);
       ++stats_.reads[m];
       stats_.page_reads[m] += geo_.planes;
-      engine_.schedule_at(d.array_free_at, this, kArrayReadDone, die);
+      engine_.schedule_at(array_free_at, this, kArrayReadDone, die);
       break;
     }
     case TxnOp::kProgram: {
@@ -146,8 +250,8 @@ void NandArray::dispatch(std::uint32_t die) {
       ++stats_.programs[m];
       stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
       d.in_array.push(t);
-      if (timing_.cache_program) engine_.schedule_at(start, this, kRegisterFree, die);
-      engine_.schedule_at(d.array_free_at, this, kProgramDone, die, program_lane_);
+      if (timing_.cache_program) schedule_array_event(die, kRegisterFree, start);
+      schedule_array_event(die, kProgramDone, d.array_free_at);
       break;
     }
     case TxnOp::kErase: {
@@ -155,7 +259,7 @@ void NandArray::dispatch(std::uint32_t die) {
       d.array_free_at = start + mt.tBERS;
       if (activity_) activity_->on_flash_op(die, FlashActivity::kErase, m, mt.tBERS);
       ++stats_.erases[m];
-      engine_.schedule_at(d.array_free_at, this, kOpDone, die);
+      schedule_array_event(die, kEraseDone, d.array_free_at);
       break;
     }
   }
@@ -176,6 +280,8 @@ void NandArray::finish(std::uint32_t die, FlashTxn* t) {
 void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
   const auto die = static_cast<std::uint32_t>(arg);
   Die& d = dies_[die];
+  if (kind >= kRegisterFree && timing_.suspend.enabled() && !array_event_due(die, kind, arg))
+    return;
   switch (kind) {
     case kArrayReadDone: {
       // The page register holds the data; move the requested sectors out.
@@ -197,7 +303,17 @@ void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
       finish(die, t);
       return;
     }
-    default: {
+    case kOpDone: {  // a read's data is out
+      FlashTxn* t = d.current;
+      d.current = nullptr;
+      // A suspension lasts while a host read waits on the die (each
+      // suspension counts once against the operation's limit), serving the
+      // queue in order up to it; then the operation resumes.
+      if (d.suspended && d.hi_hosts == 0) resume(die);
+      finish(die, t);
+      return;
+    }
+    default: {  // kEraseDone
       FlashTxn* t = d.current;
       d.current = nullptr;
       finish(die, t);

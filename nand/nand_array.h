@@ -8,6 +8,14 @@
 // (reserve_command) rather than waiting for all of it. Each die has two queues: reads
 // that a host command waits for (host and mapping reads) go first, then
 // programs, erases and GC reads in arrival order.
+//
+// Program and erase suspend (timing.suspend, off unless configured): a host
+// read queued on a die whose array runs a program or erase with suspensions
+// left suspends it. After suspend_latency the die's queued reads take the
+// array and then the channel as any read does, in queue order, while a host
+// read is among them (those arriving meanwhile included); then the operation
+// resumes, and everything left in the array ends later by the suspension's
+// length plus resume_latency.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +54,11 @@ struct NandStats {
   std::uint64_t erases[5] = {};
   std::uint64_t bus_bytes = 0;
   Tick die_busy = 0;  // summed over dies
+  // Program and erase suspend: suspensions of each kind, and reads served
+  // while one was under way.
+  std::uint64_t program_suspends = 0;
+  std::uint64_t erase_suspends = 0;
+  std::uint64_t suspend_reads = 0;
 
   std::uint64_t total(const std::uint64_t (&v)[5]) const {
     std::uint64_t s = 0;
@@ -84,7 +97,9 @@ class NandArray : public EventTarget {
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
 
  private:
-  enum Kind : std::uint32_t { kArrayReadDone, kOpDone, kRegisterFree, kProgramDone };
+  // kRegisterFree, kProgramDone and kEraseDone are array events: a
+  // suspension moves them (array_event_due).
+  enum Kind : std::uint32_t { kArrayReadDone, kOpDone, kRegisterFree, kProgramDone, kEraseDone };
   struct Queue {
     FlashTxn* head = nullptr;
     FlashTxn* tail = nullptr;
@@ -103,14 +118,45 @@ class NandArray : public EventTarget {
   struct Die {
     Queue hi, lo;
     std::uint32_t lo_count = 0;  // programs/erases/GC reads waiting or running
+    std::uint32_t hi_hosts = 0;  // suspend: reads in `hi` that may suspend (suspends_array)
     FlashTxn* current = nullptr;  // holds the die's interface (command, data, register)
     Queue in_array;               // programs started, in completion order
     Tick array_free_at = 0;       // the array finishes its last operation
     Tick last_done = 0;
+    // Suspend: the operation suspended (null: none), the interface's holder
+    // when it was (given back on resume), when the suspend command went in,
+    // and when the array can take the suspension's next read.
+    FlashTxn* suspended = nullptr;
+    FlashTxn* held = nullptr;
+    Tick suspended_at = 0;
+    Tick read_free_at = 0;
+    // The delay suspensions added to the array, summed. An array event
+    // carries its low 32 bits as they were when it was scheduled (the lag
+    // it misses stays far below 4.29 s, so the difference is exact).
+    Tick shift = 0;
+    // Array events due while a suspension was under way, held until the
+    // resume says by how much they move. At most two programs, a register
+    // release and an erase are pending on a die.
+    struct Deferred {
+      std::uint32_t kind;
+      Tick at;
+    };
+    Deferred deferred[4] = {};
+    std::uint32_t deferred_count = 0;
   };
 
   void dispatch(std::uint32_t die);
   void finish(std::uint32_t die, FlashTxn* t);
+  // Suspend: whether `t` is a read that may suspend an operation; the
+  // operation it would suspend on `d` (null: none may be), `holder` being
+  // whoever holds the interface; the resume, at the end of the last read.
+  bool suspends_array(const FlashTxn& t) const;
+  FlashTxn* suspendable(const Die& d, FlashTxn* holder) const;
+  void resume(std::uint32_t die);
+  // Array events are scheduled with the die's shift, and checked when they
+  // fire: false when the event was moved (or held during a suspension).
+  void schedule_array_event(std::uint32_t die, Kind kind, Tick at);
+  bool array_event_due(std::uint32_t die, std::uint32_t kind, std::uint64_t arg);
   Tick reserve_channel(std::uint32_t die, Tick duration);
   Tick reserve_command(std::uint32_t die);
   // Under an op limit: whether `die` may start work now (else it queues).

@@ -27,6 +27,22 @@ ModeTiming read_mode(const ConfigNode& node, CellMode m) {
   return t;
 }
 
+// Read only when the block is there: a drive without it resolves to the
+// config it had before suspend existed (resolved.json, snapshots' keys).
+SuspendTiming read_suspend(const ConfigNode& node) {
+  SuspendTiming s;
+  s.program = node.get_bool("program", false);
+  s.erase = node.get_bool("erase", false);
+  s.suspend_latency = node.get_time("suspend_latency", 0);
+  s.resume_latency = node.get_time("resume_latency", 0);
+  // A suspension count lives in the transaction's byte (FlashTxn::suspends).
+  s.max_per_operation = static_cast<std::uint32_t>(node.get_int("max_per_operation", 1, 0, 255));
+  if (s.enabled() && s.max_per_operation == 0)
+    node.fail("max_per_operation",
+              "expected at least 1 while program or erase suspend is on (false turns it off)");
+  return s;
+}
+
 }  // namespace
 
 NandTiming NandTiming::from_config(const ConfigNode& nand, const Geometry& geo) {
@@ -34,6 +50,7 @@ NandTiming NandTiming::from_config(const ConfigNode& nand, const Geometry& geo) 
   t.bus_bytes_per_s = nand.get_rate_mts("bus") * 1e6;
   t.t_cmd = nand.get_time("t_cmd", 0);
   t.cache_program = nand.get_bool("cache_program", false);
+  if (nand.has("suspend")) t.suspend = read_suspend(nand.child("suspend"));
   const ConfigNode timing = nand.child("timing");
   for (CellMode m : {CellMode::kSlc, CellMode::kMlc, CellMode::kTlc, CellMode::kQlc}) {
     if (bits_per_cell(m) > bits_per_cell(geo.native_mode)) continue;

@@ -27,12 +27,33 @@ struct ModeTiming {
   Tick program_time(std::uint32_t page) const { return tPROG[page % tPROG.size()]; }
 };
 
+// Program and erase suspend (drive.nand.suspend; README "Program and erase
+// suspend"): a read the host waits for may suspend the program or erase in
+// its die's array, run, and let the operation resume. Off unless the config
+// turns it on for programs or erases.
+struct SuspendTiming {
+  bool program = false;  // programs may be suspended
+  bool erase = false;    // erases may be suspended
+  // From the suspend command until the die takes the read (tPSUS / tESUS in
+  // datasheets; the suspend command's cycles are inside it).
+  Tick suspend_latency = 0;
+  // Added when the operation resumes (the resume command and the array's
+  // restart), so the operation ends that much later.
+  Tick resume_latency = 0;
+  // Suspensions one operation may take; after that its reads wait as they
+  // would without suspend.
+  std::uint32_t max_per_operation = 1;
+
+  bool enabled() const { return program || erase; }
+};
+
 struct NandTiming {
   std::array<ModeTiming, 5> mode{};  // indexed by bits per cell
   double bus_bytes_per_s = 400e6;    // 8-bit channel: MT/s x 1 byte
   Tick t_cmd = 0;                    // command and address cycles on the channel per operation
   // Cache programming: the next program's data-in overlaps the current tPROG.
   bool cache_program = false;
+  SuspendTiming suspend;
 
   static NandTiming from_config(const ConfigNode& nand, const Geometry& geo);
 

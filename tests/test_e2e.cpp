@@ -1217,3 +1217,64 @@ TEST_CASE("concurrent tenants on two namespaces get their own results and flash 
   for (int h : {0, 1, 2}) CHECK(handles[h]["host_bytes_written"] == 0);
   CHECK(p["fdp"]["host_bytes_written"] == handles[3]["host_bytes_written"]);
 }
+
+// --- Program and erase suspend (issue 32) ---------------------------------
+
+TEST_CASE(
+    "program and erase suspend: off runs as before it existed; on, reads beside writes skip the "
+    "programs",
+    "[e2e][suspend]") {
+  // GC-bound random writes beside QD1 random reads of a region they never
+  // touch, on the 1 GB drive (no cache programming: a program holds its die).
+  const auto wl = write_temp("read_under_writes.yaml", R"(workload:
+  phases:
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
+    - {name: randomize, precondition: true, fast: true, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
+    - name: mix
+      jobs:
+        - {name: reader, rw: randread, bs: 4KiB, iodepth: 1, offset: 0, size: 20%, runtime: 300ms}
+        - {name: writer, rw: randwrite, bs: 4KiB, iodepth: 32, offset: 20%, size: 80%, runtime: 300ms}
+)");
+  const std::string block =
+      "drive.nand.suspend.suspend_latency=20us --set drive.nand.suspend.resume_latency=10us"
+      " --set drive.nand.suspend.max_per_operation=255";
+  const std::string absent = scratch("suspend_absent"), off = scratch("suspend_off"),
+                    on = scratch("suspend_on");
+  const std::string run = "run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out ";
+  REQUIRE(run_binary(run + absent).status == 0);
+  REQUIRE(
+      run_binary(
+          run + off +
+          " --set drive.nand.suspend.program=false --set drive.nand.suspend.erase=false --set " +
+          block)
+          .status == 0);
+  REQUIRE(run_binary(
+              run + on +
+              " --set drive.nand.suspend.program=true --set drive.nand.suspend.erase=true --set " +
+              block)
+              .status == 0);
+
+  // Off: every figure of every phase as without the block, and no suspend
+  // figures or columns.
+  nlohmann::json x = read_summary(absent)["phases"], y = read_summary(off)["phases"];
+  for (auto* j : {&x, &y})
+    for (auto& p : *j) p.erase("wall_seconds"), p.erase("host_ios_per_wall_second");
+  CHECK(x == y);
+  CHECK_FALSE(x.back()["nand"].contains("suspend"));
+  CHECK(read_file(absent + "/latency_hist.csv") == read_file(off + "/latency_hist.csv"));
+  CHECK(read_file(off + "/metrics.csv").find("nand.suspend.") == std::string::npos);
+
+  // On: the reads suspend programs and erases, and none waits for a whole
+  // program (1500 us on this drive), as reads without suspend do.
+  const nlohmann::json mix_off = y.back(), mix_on = read_summary(on)["phases"].back();
+  CHECK(read_file(on + "/metrics.csv").find("nand.suspend.program_suspends") != std::string::npos);
+  const nlohmann::json& counts = mix_on["nand"]["suspend"];
+  CHECK(counts["program_suspends"].get<std::uint64_t>() > 0);
+  CHECK(counts["reads"].get<std::uint64_t>() >= counts["program_suspends"].get<std::uint64_t>());
+  CHECK(mix_on["ftl"]["gc_moved_pages"].get<std::uint64_t>() > 0);
+  const double tprog_us = 1500;
+  CHECK(mix_off["read"]["latency_us"]["max"].get<double>() > tprog_us);
+  CHECK(mix_on["read"]["latency_us"]["max"].get<double>() < tprog_us);
+  CHECK(mix_on["read"]["latency_us"]["p99"].get<double>() <
+        mix_off["read"]["latency_us"]["p99"].get<double>());
+}

@@ -12,8 +12,10 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -126,6 +128,11 @@ class Bench : public TxnSink {
   std::uint64_t erase(std::uint32_t die, CellMode mode = CellMode::kTlc) {
     return submit(TxnOp::kErase, TxnSource::kGc, mode, die, 0, 0, 0);
   }
+  // A translation-page read: for a host read's lookup, or for a map update.
+  std::uint64_t map_read(std::uint32_t die, std::uint32_t page, bool for_host_read) {
+    return submit(TxnOp::kRead, TxnSource::kMapping, CellMode::kTlc, die, page, 1, 4096, 1,
+                  for_host_read);
+  }
 
   void run() {
     while (engine_.step()) {
@@ -138,6 +145,7 @@ class Bench : public TxnSink {
     return it->second;
   }
   const std::vector<std::uint64_t>& order() const { return order_; }
+  const std::map<std::uint64_t, Tick>& completions() const { return done_at_; }
 
   EventEngine& engine() { return engine_; }
   NandArray& nand() { return nand_; }
@@ -148,9 +156,10 @@ class Bench : public TxnSink {
  private:
   std::uint64_t submit(TxnOp op, TxnSource source, CellMode mode, std::uint32_t die,
                        std::uint32_t page, std::uint32_t pages, std::uint32_t bytes,
-                       std::uint8_t plane_ops = 1) {
+                       std::uint8_t plane_ops = 1, bool for_host_read = false) {
     FlashTxn* t = pool_.get();
     t->plane_ops = plane_ops;
+    t->for_host_read = for_host_read;
     t->op = op;
     t->source = source;
     t->mode = mode;
@@ -658,4 +667,388 @@ TEST_CASE("NandArray die_busy sums the busy time of every die") {
   b.run();
   // Each die is busy from dispatch (time 0) to completion.
   CHECK(b.nand().stats().die_busy == 3 * (kTcmd + kTlcTbers) + kTcmd);
+}
+
+// ---- NandArray: program and erase suspend ----
+
+namespace {
+
+constexpr Tick kSuspendLatency = 20_us;
+constexpr Tick kResumeLatency = 10_us;
+
+std::vector<std::string> suspend_on(const std::string& which = "program: true, erase: true",
+                                    int max_per_operation = 2, bool cache_program = false) {
+  return {"drive.nand.suspend={" + which +
+              ", suspend_latency: 20us, resume_latency: 10us, max_per_operation: " +
+              std::to_string(max_per_operation) + "}",
+          std::string("drive.nand.cache_program=") + (cache_program ? "true" : "false")};
+}
+
+// A 4 KiB read of a lower page while the array is free for it: what a read
+// that suspends an operation takes from its arrival, the channel being free.
+const Tick kSuspendedRead = kSuspendLatency + kTlcTr[0] + bus(4096);
+
+bool same_stats(const NandStats& a, const NandStats& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Reads of every kind arriving while programs and erases run on dies that
+// share a channel, some in the middle of an operation.
+void mixed_traffic(Bench& b) {
+  b.program(0, 2);
+  b.program(0, 1);
+  b.program(2, 0);
+  b.erase(1);
+  b.engine().advance_to(300_us);
+  b.read(0, 0, 4096);
+  b.read(0, 1, 8192, TxnSource::kGc);
+  b.map_read(0, 2, true);
+  b.read(1, 0, 4096);
+  b.engine().advance_to(700_us);
+  b.read(2, 1, 4096);
+  b.erase(0);
+  b.engine().advance_to(3_ms);
+  b.read(0, 2, 4096);
+  b.map_read(1, 1, false);
+  b.run();
+}
+
+}  // namespace
+
+TEST_CASE("Without suspend a die runs the same whether the suspend block is absent or off") {
+  for (const bool cache_program : {false, true}) {
+    const std::string cache =
+        std::string("drive.nand.cache_program=") + (cache_program ? "true" : "false");
+    Bench absent(kDriveYaml, {cache});
+    Bench off(kDriveYaml,
+              {cache,
+               "drive.nand.suspend={program: false, erase: false, suspend_latency: 20us, "
+               "resume_latency: 10us, max_per_operation: 4}"});
+    REQUIRE_FALSE(absent.timing().suspend.enabled());
+    REQUIRE_FALSE(off.timing().suspend.enabled());
+    mixed_traffic(absent);
+    mixed_traffic(off);
+    INFO("cache programming " << cache_program);
+    CHECK(absent.completions() == off.completions());
+    CHECK(absent.order() == off.order());
+    CHECK(same_stats(absent.nand().stats(), off.nand().stats()));
+    CHECK(off.nand().stats().program_suspends == 0u);
+    CHECK(off.nand().stats().suspend_reads == 0u);
+    // The traffic has reads that waited for a whole program: die 0's first
+    // host read (at 300 us) ends after its program (2000 us).
+    CHECK(off.done_at(4) > kTcmd + bus(kDiePageBytes) + kTlcTprog[2]);
+  }
+}
+
+TEST_CASE(
+    "A host read mid-program waits for the suspend latency and its own read, not the program") {
+  Bench b(kDriveYaml, suspend_on());
+  const auto p = b.program(0, 2);
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick program_end = data_in + kTlcTprog[2];
+  const Tick arrive = data_in + 300_us;
+  b.engine().advance_to(arrive);
+  const auto r = b.read(0, 0, 4096);
+  b.run();
+  // Suspend latency, tR, data-out: nothing of the 1.7 ms of program left.
+  CHECK(b.done_at(r) == arrive + kSuspendedRead);
+  CHECK(b.done_at(r) - arrive < program_end - arrive);
+  // The program ends later by exactly the time the read took, plus the resume.
+  CHECK(b.done_at(p) == program_end + kSuspendedRead + kResumeLatency);
+  CHECK(b.order() == std::vector<std::uint64_t>{r, p});
+  const NandStats& s = b.nand().stats();
+  CHECK(s.program_suspends == 1u);
+  CHECK(s.erase_suspends == 0u);
+  CHECK(s.suspend_reads == 1u);
+  CHECK(b.nand().die_idle(0));
+  CHECK(b.live_txns() == 0u);
+}
+
+TEST_CASE("A host read suspends an erase as it does a program") {
+  Bench b(kDriveYaml, suspend_on());
+  const auto e = b.erase(0);
+  const Tick arrive = 1_ms;
+  b.engine().advance_to(arrive);
+  const auto r = b.read(0, 0, 4096);
+  b.run();
+  CHECK(b.done_at(r) == arrive + kSuspendedRead);
+  CHECK(b.done_at(e) == kTcmd + kTlcTbers + kSuspendedRead + kResumeLatency);
+  CHECK(b.nand().stats().erase_suspends == 1u);
+  CHECK(b.nand().stats().program_suspends == 0u);
+}
+
+TEST_CASE("Reads that reach a suspended die are served in the same suspension, which counts once") {
+  Bench b(kDriveYaml, suspend_on());
+  const auto p = b.program(0, 2);
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick arrive = data_in + 300_us;
+  b.engine().advance_to(arrive);
+  const auto r1 = b.read(0, 0, 4096);
+  b.engine().advance_to(arrive + 5_us);  // during the suspend latency
+  const auto r2 = b.read(0, 1, 4096);
+  b.run();
+  const Tick r1_end = arrive + kSuspendedRead;
+  // The second read follows the first as on an idle die: command, tR, data-out.
+  const Tick r2_end = r1_end + kTcmd + kTlcTr[1] + bus(4096);
+  CHECK(b.done_at(r1) == r1_end);
+  CHECK(b.done_at(r2) == r2_end);
+  CHECK(b.done_at(p) == data_in + kTlcTprog[2] + (r2_end - arrive) + kResumeLatency);
+  CHECK(b.nand().stats().program_suspends == 1u);
+  CHECK(b.nand().stats().suspend_reads == 2u);
+}
+
+TEST_CASE("A program is suspended at most max_per_operation times, then reads wait for it") {
+  Bench b(kDriveYaml, suspend_on("program: true, erase: true", 2));
+  const auto p = b.program(0, 2);
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  std::vector<std::uint64_t> reads;
+  std::vector<Tick> arrivals;
+  for (Tick at = data_in + 100_us; reads.size() < 3; at += 200_us) {
+    b.engine().advance_to(at);
+    arrivals.push_back(at);
+    reads.push_back(b.read(0, 0, 4096));
+  }
+  b.run();
+  CHECK(b.done_at(reads[0]) == arrivals[0] + kSuspendedRead);
+  CHECK(b.done_at(reads[1]) == arrivals[1] + kSuspendedRead);
+  // Two suspensions moved the program; the third read waits for its end.
+  const Tick program_end = data_in + kTlcTprog[2] + 2 * (kSuspendedRead + kResumeLatency);
+  CHECK(b.done_at(p) == program_end);
+  CHECK(b.done_at(reads[2]) == program_end + kTcmd + kTlcTr[0] + bus(4096));
+  CHECK(b.nand().stats().program_suspends == 2u);
+  CHECK(b.nand().stats().suspend_reads == 2u);
+
+  SECTION("the next program has a limit of its own") {
+    const Tick start = b.engine().now();
+    const auto p2 = b.program(0, 0);
+    b.engine().advance_to(start + data_in + 100_us);
+    const auto r = b.read(0, 0, 4096);
+    b.run();
+    CHECK(b.done_at(r) == start + data_in + 100_us + kSuspendedRead);
+    CHECK(b.done_at(p2) == start + data_in + kTlcTprog[0] + kSuspendedRead + kResumeLatency);
+    CHECK(b.nand().stats().program_suspends == 3u);
+  }
+}
+
+TEST_CASE("Only reads a host read waits for suspend, and only the operations the config names") {
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick program_end = data_in + kTlcTprog[2];
+  const Tick arrive = data_in + 300_us;
+  // What a read arriving mid-program takes when it waits for the program.
+  const Tick after_program = program_end + kTcmd + kTlcTr[0] + bus(4096);
+  SECTION("a GC read waits for the program") {
+    Bench b(kDriveYaml, suspend_on());
+    const auto p = b.program(0, 2);
+    b.engine().advance_to(arrive);
+    const auto r = b.read(0, 0, 4096, TxnSource::kGc);
+    b.run();
+    CHECK(b.done_at(p) == program_end);
+    CHECK(b.done_at(r) == after_program);
+    CHECK(b.nand().stats().program_suspends == 0u);
+  }
+  SECTION("a translation-page read suspends for a host read's lookup, not for a map update") {
+    for (const bool lookup : {true, false}) {
+      Bench b(kDriveYaml, suspend_on());
+      const auto p = b.program(0, 2);
+      b.engine().advance_to(arrive);
+      const auto r = b.map_read(0, 0, lookup);
+      b.run();
+      INFO("for a host read's lookup: " << lookup);
+      CHECK(b.done_at(r) == (lookup ? arrive + kSuspendedRead : after_program));
+      CHECK(b.done_at(p) == (lookup ? program_end + kSuspendedRead + kResumeLatency : program_end));
+    }
+  }
+  SECTION("program suspend alone leaves erases whole") {
+    Bench b(kDriveYaml, suspend_on("program: true, erase: false"));
+    const auto e = b.erase(0);
+    b.engine().advance_to(1_ms);
+    const auto r = b.read(0, 0, 4096);
+    b.run();
+    CHECK(b.done_at(e) == kTcmd + kTlcTbers);
+    CHECK(b.done_at(r) == kTcmd + kTlcTbers + kTcmd + kTlcTr[0] + bus(4096));
+    CHECK(b.nand().stats().erase_suspends == 0u);
+  }
+  SECTION("erase suspend alone leaves programs whole") {
+    Bench b(kDriveYaml, suspend_on("program: false, erase: true"));
+    const auto p = b.program(0, 2);
+    b.engine().advance_to(arrive);
+    const auto r = b.read(0, 0, 4096);
+    b.run();
+    CHECK(b.done_at(p) == program_end);
+    CHECK(b.done_at(r) == after_program);
+    CHECK(b.nand().stats().program_suspends == 0u);
+  }
+}
+
+TEST_CASE(
+    "With cache programming a read suspends the program in the array and the next one starts "
+    "later") {
+  Bench b(kDriveYaml, suspend_on("program: true, erase: true", 2, true));
+  REQUIRE(b.timing().cache_program);
+  const auto p1 = b.program(0, 0);
+  const auto p2 = b.program(0, 1);  // its data waits in the cache register
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick p1_end = data_in + kTlcTprog[0];
+  const Tick p2_end = p1_end + kTlcTprog[1];
+  const Tick arrive = 2 * data_in + 50_us;  // both data-ins are over
+  REQUIRE(arrive < p1_end);
+  b.engine().advance_to(arrive);
+  const auto r = b.read(0, 0, 4096);
+  b.run();
+  const Tick moved = kSuspendedRead + kResumeLatency;
+  CHECK(b.done_at(r) == arrive + kSuspendedRead);
+  CHECK(b.done_at(p1) == p1_end + moved);
+  CHECK(b.done_at(p2) == p2_end + moved);
+  CHECK(b.order() == std::vector<std::uint64_t>{r, p1, p2});
+  CHECK(b.nand().stats().program_suspends == 1u);
+}
+
+TEST_CASE(
+    "With suspend a read that may not suspend waits in its queue, and a host read takes it along") {
+  // Cache programming frees the interface while the program runs: without
+  // suspend a read would take it and wait there for the program's end.
+  Bench b(kDriveYaml, suspend_on("program: true, erase: true", 2, true));
+  const auto p = b.program(0, 2);
+  const Tick data_in = kTcmd + bus(kDiePageBytes);
+  const Tick program_end = data_in + kTlcTprog[2];
+  b.engine().advance_to(data_in + 100_us);
+  SECTION("a map update's load goes first in the host read's suspension") {
+    const auto m = b.map_read(0, 1, false);
+    const Tick arrive = data_in + 300_us;
+    b.engine().advance_to(arrive);
+    const auto r = b.read(0, 0, 4096);
+    b.run();
+    const Tick m_end = arrive + kSuspendLatency + kTlcTr[1] + bus(4096);
+    const Tick r_end = m_end + kTcmd + kTlcTr[0] + bus(4096);
+    CHECK(b.done_at(m) == m_end);
+    CHECK(b.done_at(r) == r_end);
+    CHECK(b.done_at(p) == program_end + (r_end - arrive) + kResumeLatency);
+    CHECK(b.nand().stats().program_suspends == 1u);
+    CHECK(b.nand().stats().suspend_reads == 2u);
+  }
+  SECTION("alone, it waits for the program's end, then issues its command") {
+    const auto m = b.map_read(0, 1, false);
+    const auto g = b.read(0, 0, 8192, TxnSource::kGc);
+    b.run();
+    CHECK(b.done_at(p) == program_end);
+    const Tick m_end = program_end + kTcmd + kTlcTr[1] + bus(4096);
+    CHECK(b.done_at(m) == m_end);
+    CHECK(b.done_at(g) == m_end + kTcmd + kTlcTr[0] + bus(8192));
+    CHECK(b.nand().stats().program_suspends == 0u);
+  }
+  SECTION("a GC read stays in its queue through a host read's suspension") {
+    const auto g = b.read(0, 1, 8192, TxnSource::kGc);
+    const Tick arrive = data_in + 300_us;
+    b.engine().advance_to(arrive);
+    const auto r = b.read(0, 0, 4096);
+    b.run();
+    const Tick moved_end = program_end + kSuspendedRead + kResumeLatency;
+    CHECK(b.done_at(r) == arrive + kSuspendedRead);
+    CHECK(b.done_at(p) == moved_end);
+    CHECK(b.done_at(g) == moved_end + kTcmd + kTlcTr[1] + bus(8192));
+    CHECK(b.nand().stats().suspend_reads == 1u);
+  }
+}
+
+TEST_CASE(
+    "Under mixed traffic with suspend every operation completes once, no sooner than its own "
+    "time") {
+  for (const bool cache_program : {false, true}) {
+    Bench b(kDriveYaml, suspend_on("program: true, erase: true", 3, cache_program));
+    std::mt19937 rng(7);
+    std::map<std::uint64_t, std::pair<Tick, Tick>> least;  // id -> (submitted, least time it takes)
+    std::vector<std::uint64_t> programs_of_die0;
+    std::uint64_t submitted = 0;
+    Tick at = 0;
+    for (int k = 0; k < 400; ++k) {
+      at += std::uniform_int_distribution<Tick>(0, 150_us)(rng);
+      b.engine().advance_to(at);
+      const auto die = std::uniform_int_distribution<std::uint32_t>(0, 3)(rng);
+      const auto page = std::uniform_int_distribution<std::uint32_t>(0, 11)(rng);
+      const int kind = std::uniform_int_distribution<int>(0, 9)(rng);
+      std::uint64_t id;
+      Tick takes;
+      if (kind < 3) {
+        id = b.read(die, page, 4096, kind < 2 ? TxnSource::kHostRead : TxnSource::kGc);
+        takes = kTlcTr[page % 3] + bus(4096);
+      } else if (kind < 5) {
+        id = b.map_read(die, page, kind == 3);
+        takes = kTlcTr[page % 3] + bus(4096);
+      } else if (kind < 9) {
+        id = b.program(die, page);
+        takes = bus(kDiePageBytes) + kTlcTprog[page % 3];
+        if (die == 0) programs_of_die0.push_back(id);
+      } else {
+        id = b.erase(die);
+        takes = kTlcTbers;
+      }
+      least[id] = {at, takes};
+      ++submitted;
+    }
+    b.run();
+    INFO("cache programming " << cache_program);
+    CHECK(b.order().size() == submitted);
+    for (const auto& [id, when] : least) CHECK(b.done_at(id) >= when.first + when.second);
+    // A die's programs leave the array in the order they entered it.
+    std::vector<std::uint64_t> done_programs;
+    for (const auto id : b.order())
+      if (std::find(programs_of_die0.begin(), programs_of_die0.end(), id) != programs_of_die0.end())
+        done_programs.push_back(id);
+    CHECK(done_programs == programs_of_die0);
+    const NandStats& s = b.nand().stats();
+    CHECK(s.program_suspends > 0u);
+    CHECK(s.erase_suspends > 0u);
+    CHECK(s.suspend_reads >= s.program_suspends + s.erase_suspends);
+    for (std::uint32_t d = 0; d < 4; ++d) CHECK(b.nand().die_idle(d));
+    CHECK(b.live_txns() == 0u);
+  }
+}
+
+TEST_CASE("Suspend keys are read with their defaults and bad values are errors at file:line:col") {
+  // The suspend block follows the test drive's last line.
+  const auto lines_before =
+      static_cast<int>(std::count(std::begin(kDriveYaml), std::end(kDriveYaml), '\n'));
+  auto with_block = [](const std::string& block) {
+    return std::string(kDriveYaml) + "    suspend:\n" + block;
+  };
+  auto at = [&](int line_in_block, int col) {
+    return "nand.yaml:" + std::to_string(lines_before + 1 + line_in_block) + ":" +
+           std::to_string(col) + ": ";
+  };
+  SECTION("absent: off") {
+    auto doc = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive", {});
+    const NandTiming t = timing_of(*doc, geometry_of(*doc));
+    CHECK_FALSE(t.suspend.enabled());
+  }
+  SECTION("given: read as written, the rest defaulted") {
+    auto doc = ConfigDoc::parse(with_block("      program: true\n      suspend_latency: 25us\n"),
+                                "nand.yaml", "drive", {});
+    const NandTiming t = timing_of(*doc, geometry_of(*doc));
+    CHECK(t.suspend.enabled());
+    CHECK(t.suspend.program);
+    CHECK_FALSE(t.suspend.erase);
+    CHECK(t.suspend.suspend_latency == 25_us);
+    CHECK(t.suspend.resume_latency == 0u);
+    CHECK(t.suspend.max_per_operation == 1u);
+  }
+  SECTION("errors") {
+    CHECK(config_error(with_block("      erase: maybe\n"), {}) ==
+          at(1, 14) + "drive.nand.suspend.erase: expected true or false, got 'maybe'");
+    CHECK_THAT(
+        config_error(with_block("      program: true\n      suspend_latency: -20us\n"), {}),
+        Catch::StartsWith(at(2, 24) + "drive.nand.suspend.suspend_latency: expected a time"));
+    CHECK_THAT(config_error(with_block("      resume_latency: soon\n"), {}),
+               Catch::StartsWith(at(1, 23) + "drive.nand.suspend.resume_latency: expected a time"));
+    CHECK(config_error(with_block("      max_per_operation: 300\n"), {}) ==
+          at(1, 26) +
+              "drive.nand.suspend.max_per_operation: expected an integer in [0, 255], got '300'");
+    CHECK_THAT(
+        config_error(with_block("      erase: true\n      max_per_operation: 0\n"), {}),
+        Catch::StartsWith(at(2, 26) + "drive.nand.suspend.max_per_operation: expected at least 1"));
+    // Off, a limit of 0 says the same thing and is accepted.
+    CHECK(config_error(with_block("      program: false\n      max_per_operation: 0\n"), {}) ==
+          "(no ConfigError)");
+    CHECK_THAT(config_error({"drive.nand.suspend=yes"}),
+               Contains("drive.nand.suspend: expected a map"));
+  }
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "app/sweep.h"
@@ -46,6 +47,14 @@ Result sweep(const std::string& args) {
   const std::string out = scratch("stdout" + std::to_string(++n)), err = scratch("stderr" + std::to_string(n));
   const int rc = std::system((std::string(SSDTWIN_BINARY) + " sweep " + args + " >" + out + " 2>" + err).c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
+}
+
+// A file's lines, without their newlines.
+std::vector<std::string> lines_of(const std::string& path) {
+  std::istringstream in(slurp(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
 }
 
 // results.csv as rows of column -> value.
@@ -244,6 +253,76 @@ TEST_CASE("a sweep's phases and chart phases must be phases its points run, exit
   CHECK_THAT(c.err, Catch::Matchers::Contains("sweep.charts.0.phase: expected a phase") &&
                         Catch::Matchers::Contains("got 'rw'"));
   CHECK_FALSE(fs::exists(dir));
+}
+
+TEST_CASE("a chart of several metrics of one unit draws a line per metric and value", "[sweep]") {
+  const std::string axes =
+      "  axes:\n    - {key: drive.user_capacity, values: [0.9GB, 1GB]}\n"
+      "    - {key: drive.ftl.gc.policy, values: [greedy, fifo]}\n"
+      "  set: [workload.phases.2.runtime=300ms]\n"
+      "  phases: [randwrite]\n"
+      "  metrics: [write.latency_us.p50, write.latency_us.p99, write.iops]\n";
+  const std::string dir = scratch("several");
+  fs::remove_all(dir);
+  const std::string file = write_sweep(
+      "several.yaml",
+      axes +
+          "  charts:\n    - {metrics: [write.latency_us.p50, write.latency_us.p99], "
+          "x: drive.user_capacity, lines: drive.ftl.gc.policy, phase: randwrite, file: lat.png}\n");
+  const Result r = sweep(file + " --out " + dir + " -j 2 -q");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  // The chart's table: a column per metric and policy, a row per capacity,
+  // each cell the point's figure in results.csv.
+  const std::vector<std::string> table = lines_of(dir + "/chart_0.csv");
+  REQUIRE(table.size() == 3);
+  CHECK(table[0] ==
+        "x,\"write.latency_us.p50, greedy\",\"write.latency_us.p99, greedy\","
+        "\"write.latency_us.p50, fifo\",\"write.latency_us.p99, fifo\"");
+  std::map<std::string, std::vector<std::string>> by_capacity;
+  for (std::size_t i = 1; i < table.size(); ++i) {
+    const auto cells = *split_csv_line(table[i]);
+    REQUIRE(cells.size() == 5);
+    by_capacity[cells[0]] = {cells.begin() + 1, cells.end()};
+  }
+  REQUIRE(by_capacity.size() == 2);
+  for (const auto& row : results(dir)) {
+    const std::string x = row.at("drive.user_capacity") == "1GB" ? "1" : "0.9";
+    const std::size_t first = row.at("drive.ftl.gc.policy") == "greedy" ? 0 : 2;
+    CHECK(by_capacity.at(x)[first] == row.at("write.latency_us.p50"));
+    CHECK(by_capacity.at(x)[first + 1] == row.at("write.latency_us.p99"));
+  }
+  CHECK(fs::exists(dir + "/lat.png"));
+  CHECK_THAT(slurp(dir + "/lat.gp"),
+             Catch::Matchers::Contains("write.latency_us.p99, drive.ftl.gc.policy = fifo"));
+
+  SECTION("--collect reads a plan written when a chart named one metric") {
+    auto plan = nlohmann::json::parse(slurp(dir + "/sweep.json"));
+    auto& c = plan["charts"][0];
+    c["metric"] = "write.latency_us.p99";
+    c.erase("metrics");
+    std::ofstream(dir + "/sweep.json") << plan.dump(1);
+    fs::remove(dir + "/chart_0.csv");
+    REQUIRE(sweep("--collect " + dir).rc == 0);
+    CHECK(lines_of(dir + "/chart_0.csv").front() == "x,greedy,fifo");
+  }
+  SECTION("metrics of another unit, or both metric and metrics, are refused") {
+    auto refused = [&](const std::string& name, const std::string& chart) {
+      const Result r =
+          sweep(write_sweep(name + ".yaml", axes + "  charts:\n    - " + chart + "\n") + " --out " +
+                scratch(name));
+      CHECK(r.rc == 2);
+      return r.err;
+    };
+    CHECK_THAT(
+        refused("units", "{metrics: [write.latency_us.p50, write.iops], x: drive.user_capacity}"),
+        Catch::Matchers::Contains("sweep.charts.0.metrics: expected metrics of one unit on one "
+                                  "chart, got 'write.iops' in IOPS beside us"));
+    CHECK_THAT(
+        refused("both", "{metric: write.iops, metrics: [write.iops], x: drive.user_capacity}"),
+        Catch::Matchers::Contains(
+            "sweep.charts.0.metric: expected `metric:` or `metrics:`, not both"));
+  }
 }
 
 TEST_CASE("sweep -j below 1 is refused, exit 2", "[sweep][errors]") {
