@@ -33,7 +33,8 @@ Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const Control
 }
 
 void Controller::submit(std::uint32_t id) {
-  const HostCommand& c = host_->command(id);
+  HostCommand& c = host_->command(id);
+  resolve(c);
   // The command runs on the core that frees up first (firmware processes
   // commands run-to-completion, one per core at a time).
   const std::uint32_t pages = c.bytes / kSectorBytes;
@@ -42,7 +43,7 @@ void Controller::submit(std::uint32_t id) {
                         processed_lane_);
     return;
   }
-  const Lpn first = first_page(c);
+  const Lpn first = c.first_page;
   ftl_.prefetch_entries(first, pages, c.op == IoOp::kWrite);
   // A deallocation marks whole map segments: its cost follows the
   // segments it touches (map_access_time), not its pages.
@@ -63,7 +64,7 @@ void Controller::on_submit(const FlashTxn&) {
 void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   const auto id = static_cast<std::uint32_t>(arg);
   HostCommand& c = host_->command(id);
-  const Lpn first = first_page(c);
+  const Lpn first = c.first_page;
   const std::uint32_t pages = c.bytes / kSectorBytes;
   if (kind == kWriteDataIn) {  // one chunk, in order
     const std::uint32_t n = chunk_pages(pages, c.arrived);
@@ -72,7 +73,7 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     // posted, so that command waits for the flash work it set off.
     ops_in_handler_ = 0;
     in_data_in_ = true;
-    ftl_.write(first + c.arrived, n, handle(c));
+    ftl_.write(first + c.arrived, n, c.handle);
     in_data_in_ = false;
     c.arrived += n;
     if (c.arrived != pages) return;
@@ -158,7 +159,7 @@ bool Controller::admit_chunks(std::uint32_t id) {
     if (!ftl_.reserve_buffer(n)) return false;
     // Once, when the first chunk gets in (a write waiting for buffer space
     // is retried at every program's completion, and loads nothing then).
-    if (c.admitted == 0) ftl_.prefetch_old_blocks(first_page(c), pages);
+    if (c.admitted == 0) ftl_.prefetch_old_blocks(c.first_page, pages);
     c.admitted += n;
     // Each chunk is its own data phase (on SATA, a DMA Setup with an offset).
     const Tick end = host_->transfer_to_device(std::uint64_t{n} * kSectorBytes, engine_.now());

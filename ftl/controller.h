@@ -105,13 +105,18 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     return std::min(cfg_.write_chunk_pages, pages - done);
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
-  // The command's first page in the FTL's space, and its write stream.
-  Lpn first_page(const HostCommand& c) const {
+  // At fetch: the command's first page in the FTL's space and its write
+  // stream's handle, from its namespace (HostCommand::first_page, handle).
+  void resolve(HostCommand& c) const {
     const Lpn in_ns = static_cast<Lpn>(c.offset / kSectorBytes);
-    return namespaces_ ? namespaces_->find(c.nsid)->first + in_ns : in_ns;
-  }
-  PlacementHandle handle(const HostCommand& c) const {
-    return namespaces_ ? namespaces_->find(c.nsid)->handles[c.placement] : 0;
+    if (!namespaces_) {
+      c.first_page = in_ns;
+      c.handle = 0;
+      return;
+    }
+    const Namespace& ns = *namespaces_->find(c.nsid);
+    c.first_page = ns.first + in_ns;
+    c.handle = ns.handles[c.placement];
   }
   // A Flush, or a FUA write whose data is in, completes once the write
   // buffer's entries up to `seq` are on flash (at once on a drive with

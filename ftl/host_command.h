@@ -22,7 +22,13 @@ struct HostCommand {
   // The submission queue the host placed it in (NVMe: the controller's
   // arbitration picks among the queues' heads; SATA has one).
   std::uint16_t sq = 0;
+  // Set by the controller when it fetches the command (they are looked up
+  // once, not per chunk): the reclaim unit handle its placement selects,
+  // and its first 4 KiB page in the FTL's space (the namespace's offset
+  // added). (Both fit the padding before `offset`.)
+  std::uint16_t handle = 0;
   std::uint32_t nsid = 1;
+  std::uint32_t first_page = 0;
   std::uint64_t offset = 0;  // bytes, 4 KiB aligned
   std::uint32_t bytes = 0;
   Tick issued = 0;          // when the workload issued it (latency starts)
