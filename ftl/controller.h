@@ -27,13 +27,19 @@ class ConfigNode;
 class HostPort {
  public:
   virtual ~HostPort() = default;
-  virtual HostCommand& command(std::uint32_t id) = 0;
+  // Command `id` of the host's table. Not virtual: the controller looks a
+  // command up several times on its way through.
+  HostCommand& command(std::uint32_t id) const { return table_[id]; }
   // Reserves the link to move `bytes` of command data; returns when the
   // transfer ends. `earliest`: the data is not ready before then.
   virtual Tick transfer_to_device(std::uint64_t bytes, Tick earliest) = 0;
   virtual Tick transfer_to_host(std::uint64_t bytes, Tick earliest) = 0;
   // The command is complete once its data has moved (at `at` or later).
   virtual void complete(std::uint32_t id, Tick at) = 0;
+
+ protected:
+  // The implementation's command table, set whenever it is (re)built.
+  HostCommand* table_ = nullptr;
 };
 
 struct ControllerConfig {

@@ -45,7 +45,7 @@ void FastWriter::write_tpage(Owner o) {
   core_.place(core_.blocks.info_of(p));
 }
 
-Ppa FastWriter::next_host_slot(PlacementHandle h) {
+Ppa FastWriter::turn_host_slot(PlacementHandle h) {
   // Host data rotates over the dies one program unit at a time, as the
   // timed flush does.
   std::uint32_t& die = die_[h];

@@ -84,7 +84,16 @@ class FastWriter {
   }
   // Next slot of handle `h`'s host stream, on the die whose turn it is; the
   // turn passes on when that die's unit closes.
-  Ppa next_host_slot(PlacementHandle h = 0);
+  Ppa next_host_slot(PlacementHandle h = 0) {
+    OpenUnit& u = host_[std::size_t{h} * core_.geo.dies() + die_[h]];
+    // Most slots: the open unit has room past this one, so nothing opens,
+    // closes or passes the turn (take_slots' work, inline here because
+    // preconditioning runs it for every page of the drive).
+    if (u.open && u.used + 1 < u.unit.slots) return u.unit.first + u.used++;
+    return turn_host_slot(h);
+  }
+  // next_host_slot when the unit opens or closes.
+  Ppa turn_host_slot(PlacementHandle h);
   // Up to `want` consecutive slots of that unit (`got` of them, the unit
   // closing when full); returns the first.
   Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);

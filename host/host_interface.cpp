@@ -34,12 +34,14 @@ void HostInterface::set_command_slots(std::uint32_t n) {
   if (in_device_ != 0 || wait_count_ != 0)
     throw std::logic_error("command table resized with commands outstanding");
   commands_.assign(n, HostCommand{});
+  table_ = commands_.data();
   next_waiting_.assign(n, kNone);
   arbiter_->set_queues(cfg_.queues);
 }
 
 bool HostInterface::may_admit(std::uint32_t id) const {
   if (in_device_ >= cfg_.device_slots) return false;
+  if (!has_non_queued_) return true;
   if (non_queued_in_device_) return false;
   return in_device_ == 0 || !non_queued(commands_[id].op);
 }
@@ -103,6 +105,10 @@ void HostInterface::on_event(std::uint32_t kind, std::uint64_t arg) {
     controller_.submit(id);
     return;
   }
+  on_completed(id);
+}
+
+void HostInterface::on_completed(std::uint32_t id) {
   --in_device_;
   if (non_queued(commands_[id].op)) non_queued_in_device_ = false;
   last_completed_ = engine_.now();

@@ -10,6 +10,7 @@ NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming&
       program_lane_(engine.add_lane()),
       geo_(geo),
       timing_(timing),
+      suspend_(timing.suspend.enabled()),
       dies_(geo.dies()),
       channel_free_at_(geo.channels, 0), channel_cmd_end_(geo.channels, 0) {}
 
@@ -28,13 +29,13 @@ void NandArray::submit(FlashTxn* txn) {
   for (NandObserver* o : observers_) o->on_submit(*txn);
   if (urgent(*txn)) {
     d.hi.push(txn);
-    if (timing_.suspend.enabled() && suspends_array(*txn)) ++d.hi_hosts;
+    if (suspend_ && suspends_array(*txn)) ++d.hi_hosts;
   } else {
     d.lo.push(txn);
     ++d.lo_count;
   }
   // With suspend a held die may still take a read (dispatch decides).
-  if (!d.current || timing_.suspend.enabled()) dispatch(txn->die);
+  if (!d.current || suspend_) dispatch(txn->die);
 }
 
 Tick NandArray::reserve_channel(std::uint32_t die, Tick duration) {
@@ -173,12 +174,18 @@ bool NandArray::array_event_due(std::uint32_t die, std::uint32_t kind, std::uint
 }
 
 void NandArray::dispatch(std::uint32_t die) {
+  if (suspend_) dispatch_as<true>(die);
+  else dispatch_as<false>(die);
+}
+
+template <bool kSuspend>
+void NandArray::dispatch_as(std::uint32_t die) {
   Die& d = dies_[die];
   if (d.current) {
     // A program or erase holds the interface (its data coming in, or
     // waiting for the array): a read that may suspend the array's operation
     // takes it, and gives it back on resume.
-    if (!timing_.suspend.enabled() || d.current->op == TxnOp::kRead || d.hi_hosts == 0 ||
+    if (!kSuspend || d.current->op == TxnOp::kRead || d.hi_hosts == 0 ||
         !suspendable(d, d.current))
       return;
     d.held = d.current;
@@ -191,13 +198,13 @@ void NandArray::dispatch(std::uint32_t die) {
   // would keep the next host read waiting for the whole operation. It goes
   // in the next suspension (if urgent) or when the operation ends (finish()
   // dispatches again), which is when it would have taken the array anyway.
-  if (timing_.suspend.enabled() && d.hi_hosts == 0 && !d.suspended &&
+  if (kSuspend && d.hi_hosts == 0 && !d.suspended &&
       (d.hi.head || (d.lo.head && d.lo.head->op == TxnOp::kRead)) && suspendable(d, nullptr))
     return;
   FlashTxn* t = nullptr;
   if (d.hi.head) {
     t = d.hi.pop();
-    if (timing_.suspend.enabled() && suspends_array(*t)) --d.hi_hosts;
+    if (kSuspend && suspends_array(*t)) --d.hi_hosts;
   } else if (d.lo.head) {
     t = d.lo.pop();
   }
@@ -214,7 +221,7 @@ void NandArray::dispatch(std::uint32_t die) {
       // latency instead (and, in a suspension, for the reads before it). A
       // host read suspends for the reads queued ahead of it too: they go
       // first, in queue order, as they would without suspend.
-      if (timing_.suspend.enabled() && !d.suspended && (suspends_array(*t) || d.hi_hosts > 0))
+      if (kSuspend && !d.suspended && (suspends_array(*t) || d.hi_hosts > 0))
         if (FlashTxn* op = suspendable(d, d.held)) {
           d.suspended = op;
           ++op->suspends;
@@ -222,8 +229,8 @@ void NandArray::dispatch(std::uint32_t die) {
           d.suspended_at = engine_.now();
           d.read_free_at = engine_.now() + timing_.suspend.suspend_latency;
         }
-      Tick& array_free_at = d.suspended ? d.read_free_at : d.array_free_at;
-      if (d.suspended) ++stats_.suspend_reads;
+      Tick& array_free_at = kSuspend && d.suspended ? d.read_free_at : d.array_free_at;
+      if (kSuspend && d.suspended) ++stats_.suspend_reads;
       const Tick start = std::max(reserve_command(die), array_free_at);
       const Tick busy = mt.read_time(t->page) * t->senses * t->plane_ops;
       array_free_at = start + busy;
@@ -280,7 +287,7 @@ void NandArray::finish(std::uint32_t die, FlashTxn* t) {
 void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
   const auto die = static_cast<std::uint32_t>(arg);
   Die& d = dies_[die];
-  if (kind >= kRegisterFree && timing_.suspend.enabled() && !array_event_due(die, kind, arg))
+  if (kind >= kRegisterFree && suspend_ && !array_event_due(die, kind, arg))
     return;
   switch (kind) {
     case kArrayReadDone: {

@@ -146,6 +146,10 @@ class NandArray : public EventTarget {
   };
 
   void dispatch(std::uint32_t die);
+  // dispatch() with suspend on or off: off, none of its checks are compiled
+  // in (a die's `suspended` stays null and its `shift` 0).
+  template <bool kSuspend>
+  void dispatch_as(std::uint32_t die);
   void finish(std::uint32_t die, FlashTxn* t);
   // Suspend: whether `t` is a read that may suspend an operation; the
   // operation it would suspend on `d` (null: none may be), `holder` being
@@ -169,6 +173,9 @@ class NandArray : public EventTarget {
   EventEngine::Lane program_lane_;
   Geometry geo_;
   NandTiming timing_;
+  // timing_.suspend.enabled(), read on every dispatch and array event: one
+  // flag, not two, when suspend is off.
+  bool suspend_;
   TxnSink* sink_ = nullptr;
   std::vector<NandObserver*> observers_;
   ActivityObserver* activity_ = nullptr;

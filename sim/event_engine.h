@@ -109,7 +109,8 @@ class EventEngine {
   };
 
   std::uint32_t new_slot();
-  bool append_to_lane(Lane lane, Key key);
+  // Doubles a full lane's ring (rare: rings grow to the working size once).
+  [[gnu::noinline, gnu::cold]] void grow_lane(LaneQueue& q);
   void pop_lane(Lane lane);
   void grow_heap();
   void sift_up(std::size_t i, Key key);
