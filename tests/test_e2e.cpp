@@ -422,6 +422,41 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   CHECK(rows == 1 + 3);  // header + one row per 100 MB written
 }
 
+TEST_CASE("the whole-drive fill of a QLC drive shows its SLC cache, then the QLC program rate",
+          "[e2e][qlc]") {
+  const char* qlc = "configs/drives/test_qlc_2gb.yaml";
+  auto t = make_drive(qlc);
+  const Drive& d = *t.drive;
+  const double cache_gb = empty_cache_bytes(d) / 1e9;
+  const double slc = program_bound(d, CellMode::kSlc, d.timing.pages_per_program(CellMode::kSlc));
+  const double native = program_bound(d, CellMode::kQlc, d.timing.pages_per_program(CellMode::kQlc));
+  const std::string out = scratch("e2e_qlc_fill");
+  // The procedure as shipped, with segments of 8 MB for a 2 GB drive.
+  const Exec e = run_binary("run -q --drive " + source_path(qlc) + " --workload " +
+                            source_path("configs/workloads/whole_drive_fill.yaml") + " --out " + out +
+                            " --set workload.timeseries.per_bytes=8MB");
+  REQUIRE(e.status == 0);
+  const auto fill = nlohmann::json::parse(read_file(out + "/summary.json"))["fill"];
+  CHECK(fill["drop_found"].get<bool>());
+  CHECK(fill["slc_cache_gb"].get<double>() == Approx(cache_gb).epsilon(0.15));
+  CHECK(fill["after_cache_mb_per_s"].get<double>() <= native * 1.01);
+  CHECK(fill["after_cache_mb_per_s"].get<double>() >= native * 0.9);
+  // In the cache (past the first segment, which the empty write buffer
+  // takes faster than any flash): the SLC program rate.
+  std::istringstream csv(read_file(out + "/fill.csv"));
+  std::string row;
+  std::getline(csv, row);
+  std::vector<std::pair<double, double>> rows;
+  for (double gb, rate; std::getline(csv, row);) {
+    std::sscanf(row.c_str(), "%lf,%lf", &gb, &rate);
+    rows.emplace_back(gb, rate);
+  }
+  REQUIRE(rows.size() > 10);
+  for (std::size_t k = 1; k < rows.size() && rows[k].first <= cache_gb - 0.008; ++k)
+    CHECK(rows[k].second == Approx(slc).epsilon(0.05));
+  CHECK(std::filesystem::exists(out + "/fill.png"));
+}
+
 TEST_CASE("results that cannot all be written exit 1 naming the file, and no summary.json",
           "[e2e][errors][output]") {
   const std::string out = scratch("e2e_fsize_out");

@@ -447,6 +447,103 @@ TEST_CASE("A one-shot program moves every page of the wordline and takes one tPR
   CHECK(shot.nand().stats().bus_bytes == 3u * kDiePageBytes);
 }
 
+// ---- QLC: four page types ----
+
+namespace {
+
+constexpr Tick kQlcTr[4] = {60_us, 80_us, 100_us, 120_us};
+constexpr Tick kQlcTprog[4] = {400_us, 800_us, 1600_us, 3200_us};
+constexpr Tick kQlcTbers = 6_ms;
+
+// The test drive as a QLC part (16 pages per block: whole 4-bit wordlines)
+// with `qlc` as its QLC timings; its SLC timings are the test drive's.
+std::string qlc_yaml(const std::string& qlc) {
+  std::string y = kDriveYaml;
+  auto swap = [&](const std::string& from, const std::string& to) {
+    y.replace(y.find(from), from.size(), to);
+  };
+  swap("pages_per_block: 12", "pages_per_block: 16");
+  swap("cell: tlc", "cell: qlc");
+  swap("tlc: {tR: [50us, 60us, 70us], tPROG: [500us, 900us, 2000us], tBERS: 4ms}", "qlc: " + qlc);
+  return y;
+}
+
+// Programmed a page at a time: a time per page type.
+const std::string kQlcYaml =
+    qlc_yaml("{tR: [60us, 80us, 100us, 120us], tPROG: [400us, 800us, 1600us, 3200us], tBERS: 6ms}");
+
+}  // namespace
+
+TEST_CASE("A QLC part reads and programs each of its four page types in that type's time") {
+  for (std::uint32_t page = 0; page < 8; ++page) {
+    Bench b(kQlcYaml);
+    REQUIRE(b.geo().native_mode == CellMode::kQlc);
+    const auto rd = b.read(0, page, 4096, TxnSource::kHostRead, CellMode::kQlc);
+    const auto pr = b.program(1, page, CellMode::kQlc);  // die 1: the other channel
+    b.run();
+    INFO("page " << page);
+    CHECK(b.done_at(rd) == kTcmd + kQlcTr[page % 4] + bus(4096));
+    CHECK(b.done_at(pr) == kTcmd + bus(kDiePageBytes) + kQlcTprog[page % 4]);
+  }
+  // Its SLC-mode blocks take the SLC times; the erase is the mode's.
+  Bench b(kQlcYaml);
+  const auto rd = b.read(0, 3, 4096, TxnSource::kHostRead, CellMode::kSlc);
+  const auto er = b.erase(1, CellMode::kQlc);
+  b.run();
+  CHECK(b.done_at(rd) == kTcmd + kSlcTr + bus(4096));
+  CHECK(b.done_at(er) == kTcmd + kQlcTbers);
+  CHECK(b.timing().pages_per_program(CellMode::kQlc) == 1u);
+  CHECK(b.geo().pages_in_mode(CellMode::kSlc) == 16u / 4);
+}
+
+TEST_CASE("A one-shot QLC program moves the four pages of a wordline and takes one tPROG") {
+  const Tick one_shot_tprog = 6_ms;
+  const std::string y =
+      qlc_yaml("{tR: [60us, 80us, 100us, 120us], tPROG: 6ms, tBERS: 6ms, one_shot: true}");
+  Bench shot(y);
+  REQUIRE(shot.timing().pages_per_program(CellMode::kQlc) == 4u);
+  REQUIRE(shot.timing().pages_per_program(CellMode::kSlc) == 1u);
+  const auto id = shot.program(0, 4, CellMode::kQlc, 4);
+  shot.run();
+  CHECK(shot.done_at(id) == kTcmd + bus(4 * kDiePageBytes) + one_shot_tprog);
+  CHECK(shot.nand().stats().programs[4] == 1u);
+  CHECK(shot.nand().stats().page_programs[4] == 4u * kPlanes);
+  // Reads still take their page type's time.
+  for (std::uint32_t page = 4; page < 8; ++page) {
+    Bench b(y);
+    const auto rd = b.read(0, page, 4096, TxnSource::kHostRead, CellMode::kQlc);
+    b.run();
+    CHECK(b.done_at(rd) == kTcmd + kQlcTr[page % 4] + bus(4096));
+  }
+}
+
+TEST_CASE("QLC tR and tPROG lists other than one or four times are errors at file:line:col") {
+  // A value in the file is located at its line; one replaced by --set at
+  // its --set.
+  std::string three = kQlcYaml;
+  const std::string tr = "tR: [60us, 80us, 100us, 120us]";
+  const std::size_t at = three.find(tr);
+  three.replace(at, tr.size(), "tR: [60us, 80us, 100us]");
+  const auto line = 1 + std::count(three.begin(), three.begin() + static_cast<long>(at), '\n');
+  const std::string msg = config_error(three, {});
+  CHECK_THAT(msg, Contains("nand.yaml:" + std::to_string(line) + ":"));
+  CHECK_THAT(msg, Contains("drive.nand.timing.qlc.tR:"));
+  CHECK_THAT(msg, Contains("(4)"));
+  const std::string prog =
+      config_error(kQlcYaml, {"drive.nand.timing.qlc.tPROG=[400us, 800us]"});
+  CHECK_THAT(prog, Contains("--set drive.nand.timing.qlc.tPROG"));
+  CHECK_THAT(prog, Contains("(4)"));
+  // One time for every page type is fine; so are four.
+  CHECK(config_error(kQlcYaml, {"drive.nand.timing.qlc.tR=90us"}) == "(no ConfigError)");
+  CHECK(config_error(kQlcYaml, {}) == "(no ConfigError)");
+  // QLC timings on a TLC part are a key nobody reads (ConfigDoc::check_unused).
+  auto doc = ConfigDoc::parse(kDriveYaml, "nand.yaml", "drive",
+                              {"drive.nand.timing.qlc={tR: 90us, tPROG: 3ms, tBERS: 6ms}"});
+  const Geometry geo = geometry_of(*doc);
+  timing_of(*doc, geo);
+  CHECK_THROWS_WITH(doc->check_unused(), Contains("drive.nand.timing.qlc"));
+}
+
 // ---- NandArray: channels and dies ----
 
 TEST_CASE("Two dies on the same channel serialize transfers but overlap array operations") {

@@ -2,6 +2,7 @@
 // repository's configs (with overrides) or from inline YAML.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -9,6 +10,8 @@
 #include "app/drive.h"
 #include "app/report.h"
 #include "app/runner.h"
+#include "ftl/slc_cache.h"
+#include "host/host_link.h"
 #include "host/workload/workload.h"
 #include "sim/config.h"
 
@@ -77,6 +80,26 @@ inline Tick qd1_read_latency(const Drive& d, Tick tR) {
          d.ftl_cfg.map.access_time + d.timing.t_cmd + tR + d.timing.bus_time(kSectorBytes) +
          d.ctrl_cfg.ecc_decode + HostLink(d.hif_cfg.link).duration(kSectorBytes) +
          d.hif_cfg.completion_latency;
+}
+
+// Sequential write bound of a die-parallel program stream, MB/s: every die
+// programs `unit` bytes per (t_cmd + data-in + tPROG), and each channel
+// carries the data-in of its dies.
+inline double program_bound(const Drive& d, CellMode m, std::uint32_t pages_per_program) {
+  const double unit =
+      static_cast<double>(pages_per_program) * d.geo.slots_per_die_page() * kSectorBytes;
+  const Tick data_in = d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(unit));
+  const double dies = d.geo.dies() * unit / to_seconds(data_in + d.timing.of(m).program_time(0));
+  const double channels = d.geo.channels * unit / to_seconds(data_in);
+  return std::min({dies, channels, d.hif_cfg.link.payload_bytes_per_s()}) / 1e6;
+}
+
+// The SLC cache's capacity on the empty drive, bytes: its static blocks and
+// the dynamic region's budget.
+inline double empty_cache_bytes(const Drive& d) {
+  const SlcCache& c = d.ftl.slc();
+  return static_cast<double>(d.ftl_cfg.slc.static_blocks_per_die + c.dynamic_budget_blocks()) *
+         d.geo.dies() * static_cast<double>(c.block_bytes());
 }
 
 }  // namespace ssdtwin::test
