@@ -329,12 +329,21 @@ _FOB_MATRIX = [
     (("phase", "randwrite64g_4k_qd32", "write", "iops"), "F FOB: 4K random write QD32 IOPS (64 GB)"),
     (("phase", "mix70_4k_qd32", "read", "iops"), "F FOB: 4K 70/30 QD32, read IOPS"),
 ]
-PREDICTIONS = [
-    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "slc_cache_gb"), "A: SLC cache GB"),
-    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "cached_mb_per_s"), "A: MB/s in the cache"),
-    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "last16gb_mb_per_s"), "A: last 16 GB MB/s"),
-    ("wd_blue_3d_1tb", [], "whole_drive_fill", ("fill", "overall_mb_per_s"), "A: whole fill MB/s"),
-] + [("wd_blue_3d_1tb", [], "fob_matrix", path, label) for path, label in _FOB_MATRIX] + [
+# Procedure A's figures (whole_drive_fill), for each drive that predicts them.
+_FILL = [
+    (("fill", "slc_cache_gb"), "A: SLC cache GB"),
+    (("fill", "cached_mb_per_s"), "A: MB/s in the cache"),
+    (("fill", "last16gb_mb_per_s"), "A: last 16 GB MB/s"),
+    (("fill", "overall_mb_per_s"), "A: whole fill MB/s"),
+]
+
+
+def _fill(drive):
+    return [(drive, [], "whole_drive_fill", path, label) for path, label in _FILL]
+
+
+PREDICTIONS = _fill("wd_blue_3d_1tb") + [
+    ("wd_blue_3d_1tb", [], "fob_matrix", path, label) for path, label in _FOB_MATRIX] + [
     ("wd_blue_3d_1tb", [], "seq_write_2x", ("phase", "seqwrite", "bandwidth", "average_mb_per_s"),
      "F 2x seq write: average MB/s"),
     ("wd_blue_3d_1tb", [], "seq_write_2x", ("phase", "seqwrite", "bandwidth", "min_interval_mb_per_s"),
@@ -350,15 +359,20 @@ PREDICTIONS = [
 _LOAD_PROFILES = ["4k_random_read", "4k_random_write", "64k_seq_read", "64k_seq_write", "sql",
                   "sql_90_10", "sql_80_20", "oracle", "oracle_90_10", "oracle_80_20"]
 # The fifth reference drive, WD Red SN700 4 TB: a prediction from public facts.
-PREDICTIONS += [
-    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "slc_cache_gb"), "A: SLC cache GB"),
-    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "cached_mb_per_s"), "A: MB/s in the cache"),
-    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "last16gb_mb_per_s"), "A: last 16 GB MB/s"),
-    ("wd_red_sn700_4tb", [], "whole_drive_fill", ("fill", "overall_mb_per_s"), "A: whole fill MB/s"),
+PREDICTIONS += _fill("wd_red_sn700_4tb") + [
     ("wd_red_sn700_4tb", [], "qd_sweep_fob", ("qd_max", "randread"), "E: FOB 4K random read, peak IOPS"),
     ("wd_red_sn700_4tb", [], "qd_sweep_fob", ("qd_max", "randwrite"), "E: FOB 4K random write, peak IOPS"),
 ] + [("wd_red_sn700_4tb", [], "load_curve", ("load_peak", prof, key), f"G: {prof} peak {label}")
      for prof in _LOAD_PROFILES for key, label in (("iops", "IOPS"), ("mean_latency_us", "latency us"))]
+
+# Crucial P1 1 TB (issue 32, QLC): a prediction from public facts. Procedure A
+# as AnandTech ran it (the whole drive, 1 GB segments) and procedure B (QD1
+# 4 KiB random reads over growing spans after a full sequential fill).
+_P1_SPANS = ["1GB", "8GB", "32GB", "128GB", "full"]
+PREDICTIONS += _fill("crucial_p1_1tb") + [
+    ("crucial_p1_1tb", [], "whole_drive_fill", ("fill", "after_cache_mb_per_s"), "A: MB/s after the cache"),
+] + [("crucial_p1_1tb", [], "working_set", ("phase", f"span_{span}", "read", "iops"),
+      f"B: 4K random read QD1, {span} span, IOPS") for span in _P1_SPANS]
 
 
 def ledger():
@@ -439,6 +453,7 @@ def main():
         failed += ok if miss else not ok
         print(f"{status} {drive:16s} {label:20s} {text}  "
               f"wall {s['run']['wall_seconds']:.1f} s  ({source})")
+    print("Predictions: drives built from public facts alone, never compared with a measurement")
     for drive, sets, wl, path, label in PREDICTIONS:
         s, _ = run(args.build, args.out, drive, wl, cache, sets)
         value = get(s, path)  # None: not reached (e.g. no steady window)
