@@ -42,6 +42,12 @@ black=(--set drive.nand.dies_per_channel=1 --set drive.user_capacity=9.5GB
        --set drive.nand.pages_per_block=96 --set drive.nand.blocks_per_plane=400)
 sn700=("${small[@]}" --set drive.nand.pages_per_block=192 --set drive.nand.blocks_per_plane=200
        --set drive.ftl.slc_cache.static=512MB)
+# QLC blocks of 16 wordlines x 4 strings x 4 bits; 10 GB of user data on
+# 12.5 GiB, so that the dynamic SLC region (up to 1 GB) has to be folded
+# as the drive fills, as on the whole drive past 648 GB.
+p1=(--set drive.nand.dies_per_channel=1 --set drive.user_capacity=10GB
+    --set drive.nand.pages_per_block=256 --set drive.nand.blocks_per_plane=200
+    --set drive.ftl.slc_cache.static=512MB --set drive.ftl.slc_cache.dynamic.max=1GB)
 # A map cache far smaller than the table, so eviction decides hits.
 small_map=(--set drive.ftl.map_cache.location=sram --set drive.ftl.map_cache.size=64KiB)
 
@@ -162,6 +168,7 @@ case_ "$out" m500_latency          "$drives/crucial_m500_480gb.yaml"  "$wl/laten
 case_ "$out" black_consistency     "$drives/wd_black_512gb_2017.yaml" "$wl/consistency.yaml"     "${black[@]}"
 case_ "$out" sn700_qd_sweep        "$drives/wd_red_sn700_4tb.yaml"    "$wl/qd_sweep.yaml"        "${sn700[@]}"
 case_ "$out" sn700_load_curve      "$drives/wd_red_sn700_4tb.yaml"    "$wl/load_curve.yaml"      "${sn700[@]}"
+case_ "$out" p1_fill               "$drives/crucial_p1_1tb.yaml"      "$wl/fill_curve.yaml"      "${p1[@]}"
 
 for kind in "${kinds[@]}"; do
   for p in ${registered[$kind]}; do policy_case "$kind" "$p" "${kind}_$p" "$out"; done
