@@ -99,14 +99,7 @@ TEST_CASE("a 4 KiB random read at QD1 costs the sum of its parts", "[e2e]") {
   // One tR for every page type so that each read has the same expected latency.
   auto t = make_drive(kTlc, {"drive.nand.timing.tlc.tR=57us"});
   Drive& d = *t.drive;
-  const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: prefill, rw: write, bs: 128KiB, iodepth: 32, size: 512MiB, io_size: 512MiB, idle_after: 20ms}
-    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, size: 512MiB, number_ios: 2000}
-)",
-                               d.user_bytes());
-  const auto r = run_quiet(d, w);
+  const auto r = write_then_read_qd1(d, "512MiB", "20ms", 2000);
   const PhaseReport& p = phase(r, "randread");
   const Tick expected = qd1_read_latency(d, 57_us);
   const double mean = p.result.latency[static_cast<int>(IoOp::kRead)].mean();

@@ -804,14 +804,7 @@ TEST_CASE("reads take the SLC time in the cache and their page type's time after
     INFO(drive << ", fold.idle_after " << idle);
     auto t = make_drive(drive, {std::string("drive.ftl.slc_cache.fold.idle_after=") + idle});
     Drive& d = *t.drive;
-    const auto w = make_workload(R"(
-workload:
-  phases:
-    - {name: w, rw: write, bs: 128KiB, iodepth: 32, size: 16MiB, io_size: 16MiB, idle_after: 1s}
-    - {name: r, rw: randread, bs: 4KiB, iodepth: 1, size: 16MiB, number_ios: 2000}
-)",
-                                 d.user_bytes());
-    const auto r = run_quiet(d, w);
+    const auto r = write_then_read_qd1(d, "16MiB", "1s", 2000);
     const PhaseReport& rd = r.phases[1];
     const bool folded = std::string(idle) != "0s";
     CHECK(r.phases[0].slc_bytes_at_end == (folded ? 0.0 : 16.0 * 1024 * 1024));

@@ -27,6 +27,7 @@
 #include "sim/event_engine.h"
 #include "sim/time.h"
 
+using ssdtwin::bits_per_cell;
 using ssdtwin::CellMode;
 using ssdtwin::ConfigDoc;
 using ssdtwin::ConfigError;
@@ -428,25 +429,6 @@ TEST_CASE("An erase completes after t_cmd and tBERS of the block's mode") {
   CHECK(b.done_at(slc) == kTcmd + kSlcTbers);
 }
 
-TEST_CASE("A one-shot program moves every page of the wordline and takes one tPROG") {
-  const Tick one_shot_tprog = 1500_us;
-  Bench shot([&] {
-    std::string y = kDriveYaml;
-    const std::string from = "tPROG: [500us, 900us, 2000us], tBERS: 4ms}";
-    y.replace(y.find(from), from.size(), "tPROG: 1500us, tBERS: 4ms, one_shot: true}");
-    return y;
-  }());
-  REQUIRE(shot.timing().pages_per_program(CellMode::kTlc) == 3u);
-  REQUIRE(shot.timing().pages_per_program(CellMode::kSlc) == 1u);
-
-  const auto id = shot.program(0, 3, CellMode::kTlc, 3);
-  shot.run();
-  CHECK(shot.done_at(id) == kTcmd + bus(3 * kDiePageBytes) + one_shot_tprog);
-  CHECK(shot.nand().stats().programs[3] == 1u);
-  CHECK(shot.nand().stats().page_programs[3] == 3u * kPlanes);
-  CHECK(shot.nand().stats().bus_bytes == 3u * kDiePageBytes);
-}
-
 // ---- QLC: four page types ----
 
 namespace {
@@ -474,6 +456,42 @@ const std::string kQlcYaml =
 
 }  // namespace
 
+TEST_CASE("A one-shot program moves every page of the wordline and takes one tPROG") {
+  // TLC and QLC: 3 and 4 pages per program; reads keep their page type's time.
+  std::string tlc = kDriveYaml;
+  const std::string from = "tPROG: [500us, 900us, 2000us], tBERS: 4ms}";
+  tlc.replace(tlc.find(from), from.size(), "tPROG: 1500us, tBERS: 4ms, one_shot: true}");
+  const std::string qlc =
+      qlc_yaml("{tR: [60us, 80us, 100us, 120us], tPROG: 6ms, tBERS: 6ms, one_shot: true}");
+  struct Part {
+    const std::string& yaml;
+    CellMode mode;
+    Tick tprog;
+    const Tick* tr;
+  };
+  for (const Part& c : {Part{tlc, CellMode::kTlc, 1500_us, kTlcTr},
+                        Part{qlc, CellMode::kQlc, 6_ms, kQlcTr}}) {
+    const std::uint32_t bits = bits_per_cell(c.mode);
+    INFO(bits << " bits per cell");
+    Bench shot(c.yaml);
+    REQUIRE(shot.timing().pages_per_program(c.mode) == bits);
+    REQUIRE(shot.timing().pages_per_program(CellMode::kSlc) == 1u);
+    const auto id = shot.program(0, bits, c.mode, bits);
+    shot.run();
+    CHECK(shot.done_at(id) == kTcmd + bus(bits * kDiePageBytes) + c.tprog);
+    CHECK(shot.nand().stats().programs[bits] == 1u);
+    CHECK(shot.nand().stats().page_programs[bits] == bits * kPlanes);
+    CHECK(shot.nand().stats().bus_bytes == bits * kDiePageBytes);
+    for (std::uint32_t page = bits; page < 2 * bits; ++page) {
+      Bench b(c.yaml);
+      const auto rd = b.read(0, page, 4096, TxnSource::kHostRead, c.mode);
+      b.run();
+      CHECK(b.done_at(rd) == kTcmd + c.tr[page % bits] + bus(4096));
+    }
+  }
+}
+
+
 TEST_CASE("A QLC part reads and programs each of its four page types in that type's time") {
   for (std::uint32_t page = 0; page < 8; ++page) {
     Bench b(kQlcYaml);
@@ -494,27 +512,6 @@ TEST_CASE("A QLC part reads and programs each of its four page types in that typ
   CHECK(b.done_at(er) == kTcmd + kQlcTbers);
   CHECK(b.timing().pages_per_program(CellMode::kQlc) == 1u);
   CHECK(b.geo().pages_in_mode(CellMode::kSlc) == 16u / 4);
-}
-
-TEST_CASE("A one-shot QLC program moves the four pages of a wordline and takes one tPROG") {
-  const Tick one_shot_tprog = 6_ms;
-  const std::string y =
-      qlc_yaml("{tR: [60us, 80us, 100us, 120us], tPROG: 6ms, tBERS: 6ms, one_shot: true}");
-  Bench shot(y);
-  REQUIRE(shot.timing().pages_per_program(CellMode::kQlc) == 4u);
-  REQUIRE(shot.timing().pages_per_program(CellMode::kSlc) == 1u);
-  const auto id = shot.program(0, 4, CellMode::kQlc, 4);
-  shot.run();
-  CHECK(shot.done_at(id) == kTcmd + bus(4 * kDiePageBytes) + one_shot_tprog);
-  CHECK(shot.nand().stats().programs[4] == 1u);
-  CHECK(shot.nand().stats().page_programs[4] == 4u * kPlanes);
-  // Reads still take their page type's time.
-  for (std::uint32_t page = 4; page < 8; ++page) {
-    Bench b(y);
-    const auto rd = b.read(0, page, 4096, TxnSource::kHostRead, CellMode::kQlc);
-    b.run();
-    CHECK(b.done_at(rd) == kTcmd + kQlcTr[page % 4] + bus(4096));
-  }
 }
 
 TEST_CASE("QLC tR and tPROG lists other than one or four times are errors at file:line:col") {
