@@ -181,6 +181,11 @@ void NandArray::dispatch(std::uint32_t die) {
 template <bool kSuspend>
 void NandArray::dispatch_as(std::uint32_t die) {
   Die& d = dies_[die];
+  // Without suspend no die is ever shifted: the event's argument is the die.
+  const auto schedule_array = [&](Kind kind, Tick at) {
+    if constexpr (kSuspend) schedule_array_event(die, kind, at);
+    else engine_.schedule_at(at, this, kind, die, kind == kProgramDone ? program_lane_ : EventEngine::kNoLane);
+  };
   if (d.current) {
     // A program or erase holds the interface (its data coming in, or
     // waiting for the array): a read that may suspend the array's operation
@@ -257,8 +262,8 @@ void NandArray::dispatch_as(std::uint32_t die) {
       ++stats_.programs[m];
       stats_.page_programs[m] += std::uint64_t{geo_.planes} * t->pages;
       d.in_array.push(t);
-      if (timing_.cache_program) schedule_array_event(die, kRegisterFree, start);
-      schedule_array_event(die, kProgramDone, d.array_free_at);
+      if (timing_.cache_program) schedule_array(kRegisterFree, start);
+      schedule_array(kProgramDone, d.array_free_at);
       break;
     }
     case TxnOp::kErase: {
@@ -266,7 +271,7 @@ void NandArray::dispatch_as(std::uint32_t die) {
       d.array_free_at = start + mt.tBERS;
       if (activity_) activity_->on_flash_op(die, FlashActivity::kErase, m, mt.tBERS);
       ++stats_.erases[m];
-      schedule_array_event(die, kEraseDone, d.array_free_at);
+      schedule_array(kEraseDone, d.array_free_at);
       break;
     }
   }
