@@ -94,7 +94,7 @@ void GarbageCollector::advance(std::uint32_t die) {
     const Stream last = engine_.victim(die).dest;
     if (start_victim(die)) {
       if (pending(g) > 0 && !core_.gc_dest.empty() && last != engine_.victim(die).dest)
-        program_unit(die, true, last);
+        program_unit(die, true, &last);
       continue;
     }
     if (pending(g) > 0) program_unit(die, true);  // no space yet: retried on the next completion
@@ -178,11 +178,7 @@ std::uint32_t GarbageCollector::plane_pages_holding_data(Ppa first) const {
   return n;
 }
 
-bool GarbageCollector::program_unit(std::uint32_t die, bool pad) {
-  return program_unit(die, pad, engine_.victim(die).dest);
-}
-
-bool GarbageCollector::program_unit(std::uint32_t die, bool pad, Stream dest_stream) {
+bool GarbageCollector::program_unit(std::uint32_t die, bool pad, const Stream* into) {
   DieGc& g = dies_[die];
   // Pages overwritten by the host since they were read need no move. The
   // count stops at what a unit needs (one page when padding): each look is
@@ -197,6 +193,7 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad, Stream dest_str
     return false;
   }
   if (current < need) return false;
+  const Stream dest_stream = into ? *into : engine_.victim(die).dest;
   const auto parity = [&](const ProgramUnit& p) { submit_program(p); };
   const auto unit =
       core_.allocate_data(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal, parity);

@@ -81,9 +81,9 @@ class GarbageCollector {
   void advance(std::uint32_t die);
   void issue_reads(std::uint32_t die, std::uint32_t victim);
   // One GC program unit of the queued moves into the victim's stream (or
-  // `dest`); `pad`: even if they do not fill it.
-  bool program_unit(std::uint32_t die, bool pad);
-  bool program_unit(std::uint32_t die, bool pad, Stream dest);
+  // `into`'s; the victim's is looked up only once a unit is due, as most
+  // calls find none); `pad`: even if they do not fill it.
+  bool program_unit(std::uint32_t die, bool pad, const Stream* into = nullptr);
   // Plane pages of the die-page starting at `first` that hold a valid slot.
   std::uint32_t plane_pages_holding_data(Ppa first) const;
   // One GC program unit to the die, as one multi-plane operation or plane by plane.
