@@ -88,10 +88,11 @@ class EventEngine {
     std::uint64_t arg;
     std::uint32_t kind;
   };
-  // Binary: a 4-ary heap of these keys (four children to a cache line) was
-  // no faster on the GC rows and 2-3% slower on the trace rows, whose heaps
-  // are small.
+  // Binary (a 4-ary heap was no faster: RESULTS, "Benchmarks against
+  // MQSim"). sift_down_from_root picks between exactly two children, so the
+  // arity is fixed here, not a knob.
   static constexpr std::size_t kArity = 2;
+  static_assert(kArity == 2, "sift_down_from_root compares two children: rewrite it before changing kArity");
   // Every cell past the last key holds kEmpty, larger than any real key
   // (whose slot is below 2^32 - 1), so child selection needs no bound check.
   static constexpr Key kEmpty = ~Key{0};

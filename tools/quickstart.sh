@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh
-tools/build.sh build
+tools/build.sh build ssdtwin  # the main job needs the simulator alone
 out=results/sn500_whole_drive_fill
 build/ssdtwin run --drive configs/drives/wd_sn500_250gb.yaml \
   --workload configs/workloads/whole_drive_fill.yaml --out "$out"

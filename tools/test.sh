@@ -13,7 +13,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   cd build-fuzz
 else
   tools/setup.sh
-  tools/build.sh build -DSSDTWIN_WERROR=ON
+  tools/build.sh build  # the tree quickstart built, the tests added
   cd build
 fi
 # The sanitizers leave out the [slow] cases: the same code paths run in
