@@ -143,6 +143,8 @@ ZonedConfig read_zoned(const ConfigNode& node, const ConfigNode& drive, std::uin
   z.capacity_slots = pages("zone_capacity");
   if (z.capacity_slots > z.zone_slots) node.fail("zone_capacity", "expected at most zone_size");
   const std::uint64_t user_slots = user_bytes / kSectorBytes;
+  // Commands carry their first page in 32 bits (HostCommand::first_page).
+  if (user_slots > 0xFFFFFFFFull) drive.fail("user_capacity", "expected less than 16 TiB");
   if (user_slots % z.zone_slots != 0)
     drive.fail("user_capacity", "expected a whole number of zones (ftl.zoned.zone_size " +
                                     std::to_string(z.zone_slots * kSectorBytes) + " bytes)");

@@ -101,7 +101,7 @@ CmdStatus ZonedFtl::check_command(HostCommand& c) {
   const std::uint64_t end = std::uint64_t{z_.zones} * z_.zone_slots;
   if (c.op == IoOp::kFlush) return CmdStatus::kSuccess;
   if (c.op == IoOp::kTrim) return fail(CmdStatus::kInvalidOpcode);  // no deallocation inside a zone
-  if (c.first_page + pages > end) return fail(CmdStatus::kLbaOutOfRange);
+  if (c.first_page >= end || c.first_page + pages > end) return fail(CmdStatus::kLbaOutOfRange);
   const auto zone = static_cast<std::uint32_t>(c.first_page / z_.zone_slots);
   const std::uint64_t in_zone = c.first_page % z_.zone_slots;
   switch (c.op) {

@@ -146,6 +146,8 @@ TEST_CASE("zone states follow the NVMe ZNS state machine", "[zoned]") {
   CHECK(z.check_command(trim) == CmdStatus::kInvalidOpcode);
   HostCommand past = cmd(IoOp::kWrite, 63, kZoneSlots - 1, 2);
   CHECK(z.check_command(past) == CmdStatus::kLbaOutOfRange);
+  HostCommand past_end = cmd(IoOp::kZoneMgmt, 64, 0, 0, ZoneAction::kReset);
+  CHECK(z.check_command(past_end) == CmdStatus::kLbaOutOfRange);
   HostCommand mid_append = cmd(IoOp::kWrite, 9, 8, 8, ZoneAction::kAppend);
   CHECK(z.check_command(mid_append) == CmdStatus::kInvalidField);
   // Every failure is counted by status.
@@ -413,6 +415,18 @@ TEST_CASE("fio zonemode=zbd jobs map onto zoned phases", "[zoned][fio]") {
                     Catch::Contains("zone_append"));
   CHECK_THROWS_WITH(load("[w]\nrw=write\nmax_open_zones=4\nbs=64k\nsize=64m\n"),
                     Catch::Contains("zonemode=zbd"));
+}
+
+TEST_CASE("a trace replayed on a zoned drive gets its refused writes counted as errors", "[zoned][trace]") {
+  const std::string trace =
+      (std::filesystem::temp_directory_path() / "ssdtwin_zoned_trace.csv").string();
+  // Two writes at zone 0's write pointer, one off it, one read.
+  std::ofstream(trace) << "0,write,0,4096\n1000,write,4096,4096\n2000,write,65536,4096\n3000,read,0,4096\n";
+  ZnsRun z = run_zns({"{name: r, rw: trace, trace: {file: " + trace + ", format: native}}"});
+  CHECK(z.result().errors[static_cast<std::size_t>(CmdStatus::kZoneInvalidWrite)] == 1);
+  CHECK(z.result().ios[1] == 2);
+  CHECK(z.result().ios[0] == 1);
+  CHECK(z.metric(0, "zoned.commands_failed") == 1);
 }
 
 TEST_CASE("ssdtwin runs a zoned workload on the test ZNS drive and lists the FTL kinds", "[zoned][e2e]") {
