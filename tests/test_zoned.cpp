@@ -306,16 +306,16 @@ TEST_CASE("a zone reset erases the blocks the zone programmed, at the NAND's era
 }
 
 TEST_CASE("host GC on zones keeps device write amplification at 1.0", "[zoned]") {
-  ZnsRun z = run_zns({"{name: log, rw: zone_log, zoned: {logical: 512MiB, gc_free_zones: 2}, bs: 64KiB, "
+  ZnsRun z = run_zns({"{name: log, rw: zone_log, zoned: {logical: 512MiB, open_zones: 4, gc_free_zones: 2}, bs: 64KiB, "
                       "iodepth: 16, size: 1GiB, io_size: 1GiB}"});
   CHECK(z.metric(0, "zoned.commands_failed") == 0);
   CHECK(z.metric(0, "zoned.log_zone_resets") > 0);
   CHECK(z.metric(0, "zoned.host_write_amplification") > 1.0);
   // Device: every page programmed is a page the host wrote, or waits in
-  // the buffer (the head zone's partial unit).
+  // the buffer (a partial unit of 24 pages per head zone at most).
   const FtlStats& s = z.ftl().stats();
   CHECK(s.flush_padding_slots == 0);
-  CHECK(s.host_write_slots - s.host_native_slots < 24);
+  CHECK(s.host_write_slots - s.host_native_slots < 4 * 24);
   CHECK(z.metric(0, "write_amplification") <= 1.0);
   CHECK(z.metric(0, "write_amplification") > 0.999);
 }

@@ -213,10 +213,9 @@ void read_zoned(const ConfigNode& n, PhaseSpec& p) {
   p.zoned.enabled = true;
   if (p.rw != RwKind::kWrite && p.rw != RwKind::kRandWrite && !zone_rw)
     n.fail("zoned", "expected rw: write, randwrite, zone_reset or zone_log with zoned");
-  if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) {
+  if (p.rw != RwKind::kZoneReset)
     p.zoned.open_zones = static_cast<std::uint32_t>(z.get_int("open_zones", 1, 1, 65536));
-    p.zoned.append = z.get_bool("append", false);
-  }
+  if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) p.zoned.append = z.get_bool("append", false);
   if (p.rw == RwKind::kZoneLog) {
     const Amount logical = z.get_amount("logical");
     p.zoned.logical = logical.resolve(p.span);

@@ -218,8 +218,9 @@ struct PhaseSpec {
   // bytes moved, then skips to zone_range + zone_skip further on.
   std::uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
   // Zoned namespaces (`zoned:`, fio's zonemode=zbd; host/workload/zone_writer.h):
-  // writes go to zones at their write pointers, `open_zones` at once, as
-  // writes or Zone Appends; zone_log's data set and collection threshold.
+  // writes go to zones at their write pointers, `open_zones` at once (a
+  // zone_log's head zones), as writes or Zone Appends; zone_log's data set
+  // and collection threshold.
   struct Zoned {
     bool enabled = false;
     std::uint32_t open_zones = 1;

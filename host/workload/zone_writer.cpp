@@ -28,12 +28,13 @@ ZoneWriter::ZoneWriter(const PhaseSpec& spec, const ZoneLayout& layout, Rng& rng
   slots_ = static_cast<std::uint32_t>(capacity_ / spec.bs);
   gc_free_ = spec.zoned.gc_free_zones;
   const std::uint64_t objects = spec.zoned.logical / spec.bs;
-  // The collection's copies need a zone beyond those it waits for, and the
-  // data must leave garbage to collect.
-  if (objects == 0 || zones_ <= gc_free_ + 1 || objects >= std::uint64_t{zones_ - gc_free_ - 1} * slots_)
+  // The collection's copies need a zone beyond those it waits for and the
+  // open heads, and the data must leave garbage to collect.
+  const std::uint64_t held = std::uint64_t{gc_free_} + want_open_;
+  if (objects == 0 || zones_ <= held || objects >= (zones_ - held) * slots_)
     throw std::invalid_argument(phase + "zoned.logical (" + std::to_string(spec.zoned.logical) +
                                 " bytes) must be above bs and below the capacity of the range's zones less "
-                                "gc_free_zones + 1 (" + std::to_string(zones_) + " zones of " +
+                                "gc_free_zones + open_zones (" + std::to_string(zones_) + " zones of " +
                                 std::to_string(slots_) + " objects)");
   where_.assign(objects, kNowhere);
   slot_object_.assign(std::uint64_t{zones_} * slots_, 0);
@@ -106,25 +107,27 @@ void ZoneWriter::completed(const Io& io, std::uint64_t, bool failed) {
   }
 }
 
-bool ZoneWriter::log_take_head() {
-  if (free_.empty()) return false;
-  head_ = free_.front();
-  free_.erase(free_.begin());
-  head_slot_ = 0;
-  has_head_ = true;
+bool ZoneWriter::log_pick_head(bool user) {
+  if (heads_.size() < want_open_ && free_.size() > (user ? 1u : 0u)) {
+    heads_.push_back({free_.front(), 0});
+    free_.erase(free_.begin());
+  }
+  if (heads_.empty()) return false;
+  head_ = next_head_++ % static_cast<std::uint32_t>(heads_.size());
   return true;
 }
 
 void ZoneWriter::log_place(std::uint32_t object) {
   const std::uint64_t old = where_[object];
   if (old != kNowhere) --valid_[old / slots_];
-  const std::uint64_t at = std::uint64_t{head_} * slots_ + head_slot_;
+  Head& h = heads_[head_];
+  const std::uint64_t at = std::uint64_t{h.zone} * slots_ + h.slot;
   where_[object] = at;
   slot_object_[at] = object;
-  ++valid_[head_];
-  if (++head_slot_ == slots_) {
-    full_[head_] = 1;
-    has_head_ = false;
+  ++valid_[h.zone];
+  if (++h.slot == slots_) {
+    full_[h.zone] = 1;
+    heads_.erase(heads_.begin() + head_);
   }
 }
 
@@ -142,7 +145,7 @@ void ZoneWriter::log_start_gc() {
 bool ZoneWriter::next_log(Io& io) {
   const auto write_at_head = [&](std::uint32_t object, bool user) {
     io.op = IoOp::kWrite;
-    io.offset = zone_start(head_) + std::uint64_t{head_slot_} * spec_.bs;
+    io.offset = zone_start(heads_[head_].zone) + std::uint64_t{heads_[head_].slot} * spec_.bs;
     io.bytes = spec_.bs;
     io.user = user;
     io.object = object;
@@ -155,7 +158,7 @@ bool ZoneWriter::next_log(Io& io) {
       copies_.pop_back();
       continue;
     }
-    if (!has_head_ && !log_take_head()) return false;
+    if (!log_pick_head(false)) return false;
     copies_.pop_back();
     ++gc_writes_;
     gc_bytes_ += spec_.bs;
@@ -188,7 +191,7 @@ bool ZoneWriter::next_log(Io& io) {
   }
   // A user write; a new head zone only while another stays free for the
   // collection's copies.
-  if (!has_head_ && (free_.size() <= 1 || !log_take_head())) return false;
+  if (!log_pick_head(true)) return false;
   write_at_head(static_cast<std::uint32_t>(rng_.below(where_.size())), true);
   return true;
 }

@@ -13,11 +13,11 @@
 //   zone_reset: one Zone Management Send (reset) per zone of the range.
 //   zone_log: a log-structured store over the range's zones (an LSM tree's
 //     or a log-structured file system's data path). `logical` bytes of
-//     objects of `bs` are overwritten at random; each write goes to the
-//     log's head zone. When `gc_free_zones` or fewer zones are free, the
-//     host's garbage collection reads the valid objects of the full zone
-//     with fewest, writes them at the head and resets that zone. User
-//     writes keep one free zone for the collection's copies.
+//     objects of `bs` are overwritten at random; writes go to the log's
+//     `open_zones` head zones in turn. When `gc_free_zones` or fewer zones
+//     are free, the host's garbage collection reads the valid objects of
+//     the full zone with fewest, writes them at the heads and resets that
+//     zone. User writes keep one free zone for the collection's copies.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +68,9 @@ class ZoneWriter {
   std::uint64_t zone_start(std::uint32_t z) const { return first_ + std::uint64_t{z} * zone_bytes_; }
   bool next_write(Io& io);
   bool next_log(Io& io);
-  bool log_take_head();
+  // Picks the head the next write goes to (`user`: a new head may not take
+  // the last free zone); false when none can take it.
+  bool log_pick_head(bool user);
   void log_start_gc();
   void log_place(std::uint32_t object);
 
@@ -95,8 +97,11 @@ class ZoneWriter {
   std::vector<std::uint32_t> valid_;        // objects per zone
   std::vector<std::uint32_t> free_;         // empty zones, in the order they freed
   std::vector<std::uint8_t> full_;          // zone is written to its capacity
-  std::uint32_t head_ = 0, head_slot_ = 0;
-  bool has_head_ = false;
+  struct Head {
+    std::uint32_t zone, slot;
+  };
+  std::vector<Head> heads_;  // the log's open zones, written in turn
+  std::uint32_t next_head_ = 0, head_ = 0;  // head_: the one picked
   std::uint32_t gc_free_ = 2;
   // The collection under way: its victim, the next slot to look at, reads
   // out, reads done waiting for their copy's write (object, where it was
