@@ -36,12 +36,15 @@ Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const Control
 void Controller::submit(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   resolve(c);
-  if (zoned_ || c.zone != ZoneAction::kNone) check_zoned(c);
   // The command runs on the core that frees up first (firmware processes
-  // commands run-to-completion, one per core at a time).
+  // commands run-to-completion, one per core at a time). One the zones
+  // refuse costs its firmware time and completes with its status.
+  if ((zoned_ || c.zone != ZoneAction::kNone) && !check_zoned(c)) [[unlikely]] {
+    host_->complete(id, cores_.run(engine_.now(), cfg_.command_time));
+    return;
+  }
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  if (c.op >= IoOp::kFlush || c.status != CmdStatus::kSuccess) {
-    // No data, no mapping: the command's firmware time only.
+  if (c.op >= IoOp::kFlush) {  // no data, no mapping: the command's firmware time only
     engine_.schedule_at(cores_.run(engine_.now(), cfg_.command_time), this, kProcessed, id,
                         processed_lane_);
     return;
@@ -82,10 +85,6 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     if (c.arrived != pages) return;
     if (c.fua && !plp_) complete_when_durable(id, ftl_.buffered_seq());
     else host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
-    return;
-  }
-  if (c.status != CmdStatus::kSuccess) {  // refused at fetch: the error completes it
-    host_->complete(id, engine_.now());
     return;
   }
   switch (c.op) {
@@ -135,12 +134,13 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
   }
 }
 
-void Controller::check_zoned(HostCommand& c) {
+bool Controller::check_zoned(HostCommand& c) {
   const Lpn asked = c.first_page;
   c.status = ftl_.check_command(c);
   // An append's data goes where the zone's write pointer was: the
   // completion tells the host (offset, in the namespace).
   if (c.first_page != asked) c.offset += std::uint64_t{c.first_page - asked} * kSectorBytes;
+  return c.status == CmdStatus::kSuccess;
 }
 
 void Controller::on_zone_done(std::uint64_t cmd) {

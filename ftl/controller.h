@@ -107,8 +107,9 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
   // Zoned namespaces: the FTL checks a command against its zones at fetch,
-  // in submission order (HostCommand::status; an append gets its LBA).
-  void check_zoned(HostCommand& c);
+  // in submission order (HostCommand::status; an append gets its LBA);
+  // false: refused.
+  bool check_zoned(HostCommand& c);
   // At fetch: the command's first page in the FTL's space and its write
   // stream's handle, from its namespace (HostCommand::first_page, handle).
   void resolve(HostCommand& c) const {

@@ -188,7 +188,6 @@ bool IoGenerator::may_issue(const Stream& s) const {
   const PhaseSpec& p = s.spec;
   if (p.io_bytes && s.issued_bytes >= p.io_bytes) return false;
   if (p.ios && s.issued_ios >= p.ios) return false;
-  if (s.zones && !s.zones->can_issue()) return false;
   if (p.runtime && engine_->now() >= s.measure_from + p.runtime) return false;
   if (result_.steady && result_.steady->steady()) return false;
   return true;
@@ -247,23 +246,23 @@ void IoGenerator::flush_done(Stream& s, std::uint32_t id) {
 
 bool IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
-  IoPattern::Io io{};
-  bool counts = true;  // toward the io_size stop (zone_log: the user's writes only)
-  if (s.zones) {
+  IoPattern::Io io;
+  const ZoneWriter::Io* zio = nullptr;  // a zoned stream's IO (its zone action; counted toward io_size?)
+  if (s.zones) [[unlikely]] {
     ZoneWriter::Io& z = s.zone_io[id - s.first_id];
     if (!s.zones->next(z)) return false;
     io = IoPattern::Io{z.op, z.offset, z.bytes};
-    counts = z.user;
+    zio = &z;
   } else {
     io = s.pattern.next();
   }
   c = HostCommand{};
-  if (s.zones) c.zone = s.zone_io[id - s.first_id].zone;
+  if (zio) c.zone = zio->zone;
   // A stream bounded by bytes moves exactly them: its last IO takes what is
   // left. (A sequential stream's wrap at the range end already lands there;
   // a random one's blocks need not divide the range, and mixed sizes
   // overshoot. trimwrite's trim and write of a block go in pairs.)
-  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite && !s.zones &&
+  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite && !zio &&
       io.bytes > s.spec.io_bytes - s.issued_bytes) {
     const std::uint64_t left = s.spec.io_bytes - s.issued_bytes;
     io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
@@ -287,7 +286,7 @@ bool IoGenerator::issue(Stream& s, std::uint32_t id) {
   if (s.offered_iops > 0 && c.issued >= measure_from_)
     result_.queue_delay[static_cast<int>(c.op)].record(c.issued - s.issue_arrival);
   ++s.issued_ios;
-  if (counts) s.issued_bytes += c.bytes;
+  if (!zio || zio->user) s.issued_bytes += c.bytes;  // zone_log: the user's writes only
   if (outstanding_ == 0) busy_since_ = c.issued;
   ++outstanding_;
   ++s.outstanding;
@@ -320,7 +319,9 @@ void IoGenerator::fill(Stream& s) {
   if (!blocked(s) && s.outstanding == 0) stream_stopped(s);
 }
 
-void IoGenerator::record(Stream& s, const HostCommand& c, Tick now) {
+// Inlined into on_complete, the per-IO path (a call there costs more than
+// the zoned path's copy).
+[[gnu::always_inline]] inline void IoGenerator::record(Stream& s, const HostCommand& c, Tick now) {
   const int op = static_cast<int>(c.op);
   if (now >= measure_from_ && c.issued >= measure_from_) {
     result_.latency[op].record(now - c.issued);

@@ -43,15 +43,6 @@ ZoneWriter::ZoneWriter(const PhaseSpec& spec, const ZoneLayout& layout, Rng& rng
   for (std::uint32_t z = 0; z < zones_; ++z) free_.push_back(z);
 }
 
-bool ZoneWriter::can_issue() const {
-  switch (mode_) {
-    case Mode::kReset: return next_zone_ < zones_;
-    case Mode::kWrite: return !open_.empty() || next_zone_ < zones_;
-    case Mode::kLog: return true;  // next() decides (it may wait for the collection)
-  }
-  return false;
-}
-
 bool ZoneWriter::next(Io& io) {
   io = Io{};
   switch (mode_) {

@@ -51,8 +51,6 @@ class ZoneWriter {
   // The next command, or false: nothing to issue now (every zone of the
   // range used, or the log waits for its collection's reads or reset).
   bool next(Io& io);
-  // Can next() give a command now? (next() may still decline.)
-  bool can_issue() const;
   // A command the drive completed: `offset` is where the data went (an
   // append's LBA), `failed` when its status was an error.
   void completed(const Io& io, std::uint64_t offset, bool failed);
