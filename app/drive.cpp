@@ -28,14 +28,21 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
                                      hif_cfg.hmb_round_trip)),
       translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
-      ftl(*page_mapped(*translation)),
+      ftl(page_mapped(*translation)),
       namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, ftl_cfg.fdp.handles())),
       ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
       controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
   controller.set_namespaces(&namespaces);
-  ftl.count_by_namespace(namespaces);
+  // Zones are an NVMe command set (ZNS); SATA's zoned commands (ZAC) are
+  // not modelled.
+  if (translation->zoned() && std::strcmp(hif_cfg.protocol->name(), "nvme") != 0)
+    root.child("host").fail("interface", "expected nvme with ftl.kind zoned (the NVMe Zoned Namespace command set)");
+  if (ftl) ftl->count_by_namespace(namespaces);
+  else if (namespaces.size() > 1)
+    root.fail("namespaces", "expected none with ftl.kind " + ftl_cfg.kind +
+                                " (its zones span the drive's one namespace)");
   if (auto pc = PowerConfig::from_config(root)) {
     power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
     power_meter = std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
@@ -50,6 +57,13 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
   const std::uint64_t unit_bytes =
       std::uint64_t{timing.pages_per_program(geo.native_mode)} * geo.slots_per_die_page() *
       kSectorBytes;
+  // Zoned: each active zone may hold a partial unit in the buffer, and a
+  // unit more must fit for any zone to reach a whole one.
+  if (translation->zoned() && ftl_cfg.write_buffer_slots < (ftl_cfg.zoned.max_active + 1ull) * unit_bytes / kSectorBytes)
+    root.child("controller")
+        .fail("write_buffer", "expected at least a program unit per active zone and one more (" +
+                                  std::to_string((ftl_cfg.zoned.max_active + 1ull) * unit_bytes) +
+                                  " bytes, ftl.zoned.max_active_zones + 1 units)");
   if (ftl_cfg.write_buffer_slots < 2 * unit_bytes / kSectorBytes)
     root.child("controller")
         .fail("write_buffer", "expected at least two program units (" +
@@ -109,7 +123,7 @@ void Drive::archive_state(StateArchive& ar, Rng& rng) {
   Tick now = engine.now();
   NandStats nand_stats = nand.stats();
   ar.pods(now, rng, nand_stats);
-  ftl.archive(ar);
+  ftl->archive(ar);
   controller.archive(ar);
   ar.seal();
   if (!ar.loading()) return;
@@ -117,12 +131,13 @@ void Drive::archive_state(StateArchive& ar, Rng& rng) {
   ar.end();
   engine.advance_to(now);
   nand.restore_stats(nand_stats);
-  ftl.rearm_timers(ar);
+  ftl->rearm_timers(ar);
 }
 
 SnapshotIo Drive::save_state(OutputFile& out, const SnapshotKey& key, Rng& rng) {
   const auto start = std::chrono::steady_clock::now();
-  if (engine.pending() != ftl.armed_timers())
+  if (!ftl) throw SnapshotError("--save-state: drive-state snapshots need ftl.kind page_mapped");
+  if (engine.pending() != ftl->armed_timers())
     throw std::logic_error("drive-state snapshot: events pending beyond the FTL's idle timers");
   for (std::uint32_t d = 0; d < geo.dies(); ++d)
     if (!nand.die_idle(d) || nand.array_busy_until(d) > engine.now())
@@ -147,7 +162,8 @@ SnapshotIo Drive::save_state(OutputFile& out, const SnapshotKey& key, Rng& rng) 
 
 SnapshotIo Drive::load_state(const std::string& path, const SnapshotKey& key, Rng& rng) {
   const auto start = std::chrono::steady_clock::now();
-  if (ftl.map().logical_pages() == 0 || !ftl.quiescent() || engine.now() != 0 || !engine.empty())
+  if (!ftl) throw SnapshotError("--load-state: drive-state snapshots need ftl.kind page_mapped");
+  if (ftl->map().logical_pages() == 0 || !ftl->quiescent() || engine.now() != 0 || !engine.empty())
     throw std::logic_error("drive-state snapshot: load into a freshly built drive only");
   struct stat st{};
   // Before opening: a FIFO would block the open, and a folder opens but

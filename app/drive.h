@@ -49,9 +49,10 @@ class Drive {
   HostIfConfig hif_cfg;
   FtlConfig ftl_cfg;
   // The FTL the controller talks to (ftl.kind), and the page-mapped FTL
-  // whose figures and fast paths the procedures use (the only kind yet).
+  // whose figures and fast paths the procedures use (null for another
+  // kind: its drive runs timed phases only, refused elsewhere first).
   std::unique_ptr<FlashTranslation> translation;
-  Ftl& ftl;
+  Ftl* ftl;
   // drive.namespaces (one of the whole capacity when absent).
   Namespaces namespaces;
   ControllerConfig ctrl_cfg;

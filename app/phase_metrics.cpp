@@ -97,6 +97,46 @@ V nand_suspend(const PhaseView& v, int) {
   return V::integer(v.phase.nand_after.*M - v.phase.nand_before.*M);
 }
 
+// Zoned namespaces (ftl/zoned_ftl.h): absent on a drive without zones, so
+// that other drives report what they did before.
+V zoned_failed(const PhaseView& v, int) {
+  if (!v.drive.translation->zoned()) return V::absent();
+  std::uint64_t n = 0;
+  for (std::size_t k = 1; k < kCmdStatuses; ++k) n += v.phase.result.errors[k];
+  return V::integer(n);
+}
+V zoned_errors(const PhaseView& v, int status) {
+  if (!v.drive.translation->zoned()) return V::absent();
+  return V::integer(v.phase.result.errors[status]);
+}
+V zoned_mgmt(const PhaseView& v, int what) {
+  if (!v.drive.translation->zoned()) return V::absent();
+  const PhaseResult& r = v.phase.result;
+  switch (what) {
+    case 0: return V::integer(r.zone_mgmt);
+    case 1: return V::real(round_decimals(r.zone_mgmt_latency.mean() / 1e3, 3));
+    case 2: return V::real(to_us(r.zone_mgmt_latency.percentile(0.99)));
+    default: return V::real(to_us(r.zone_mgmt_latency.max()));
+  }
+}
+V zoned_appends(const PhaseView& v, int) {
+  if (!v.drive.translation->zoned()) return V::absent();
+  return V::integer(v.phase.result.append_lbas.size());
+}
+V zoned_log(const PhaseView& v, int what) {
+  if (!v.drive.translation->zoned() || v.phase.spec->rw != RwKind::kZoneLog) return V::absent();
+  const PhaseResult& r = v.phase.result;
+  switch (what) {
+    case 0: return V::integer(r.log_user_bytes);
+    case 1: return V::integer(r.log_gc_bytes);
+    case 2: return V::integer(r.log_zone_resets);
+    default:
+      return r.log_user_bytes > 0 ? V::real(static_cast<double>(r.log_user_bytes + r.log_gc_bytes) /
+                                            static_cast<double>(r.log_user_bytes))
+                                  : V::null();
+  }
+}
+
 V bus_bytes(const PhaseView& v, int) {
   return V::integer(v.phase.nand_after.bus_bytes - v.phase.nand_before.bus_bytes);
 }
@@ -382,6 +422,22 @@ std::vector<PhaseMetric> build_table() {
   for (int k = 0; k < 6; ++k)
     t.push_back({"power.state" + std::to_string(k) + "_s", "s",
                  "time in the drive's power state k (drive.power.states.k)", power_state_time, k});
+  // Zoned namespaces: what the host saw (absent on a drive without zones).
+  t.push_back({"zoned.commands_failed", "commands", "commands the drive completed with an error status",
+               zoned_failed});
+  for (std::size_t k = 1; k < kCmdStatuses; ++k)
+    t.push_back({std::string("zoned.errors.") + cmd_status_name(static_cast<CmdStatus>(k)), "commands",
+                 "commands failed with this NVMe status", zoned_errors, static_cast<int>(k)});
+  t.push_back({"zoned.zone_mgmt_commands", "commands", "Zone Management Send commands completed", zoned_mgmt, 0});
+  t.push_back({"zoned.zone_mgmt_latency_us.mean", "us", "their mean latency (a reset's is its erases)", zoned_mgmt, 1});
+  t.push_back({"zoned.zone_mgmt_latency_us.p99", "us", "their 99th-percentile latency", zoned_mgmt, 2});
+  t.push_back({"zoned.zone_mgmt_latency_us.max", "us", "the slowest", zoned_mgmt, 3});
+  t.push_back({"zoned.appends_recorded", "commands", "Zone Append LBAs recorded (in completion order)", zoned_appends});
+  t.push_back({"zoned.log_user_bytes", "B", "zone_log: bytes the host log wrote for its user", zoned_log, 0});
+  t.push_back({"zoned.log_gc_bytes", "B", "zone_log: bytes the host's garbage collection copied", zoned_log, 1});
+  t.push_back({"zoned.log_zone_resets", "zones", "zone_log: zones the host's garbage collection reset", zoned_log, 2});
+  t.push_back({"zoned.host_write_amplification", "ratio",
+               "zone_log: host bytes written (user and GC copies) per user byte", zoned_log, 3});
   t.insert(t.end(), rest.end() - 2, rest.end());
   return t;
 }

@@ -16,6 +16,7 @@
 
 #include "app/phase_metrics.h"
 #include "app/report_procedures.h"
+#include "ftl/zoned_ftl.h"
 #include "sim/chart.h"
 #include "sim/fill_curve.h"
 #include "sim/output_file.h"
@@ -212,7 +213,7 @@ Json namespaces_json(const Drive& drive, const PhaseReport& p) {
 // parity, padding and map pages included); a fast phase, which programs
 // nothing, counts the pages the FTL placed.
 Json fdp_json(const Drive& drive, const PhaseReport& p) {
-  const FdpConfig& fdp = drive.ftl.config().fdp;
+  const FdpConfig& fdp = drive.ftl_cfg.fdp;
   const FtlStats& a = p.ftl_after;
   const FtlStats& b = p.ftl_before;
   const auto ratio = [](std::uint64_t num, std::uint64_t den) {
@@ -252,6 +253,29 @@ Json fdp_json(const Drive& drive, const PhaseReport& p) {
   return j;
 }
 
+// The zoned FTL's layout and its device-side counters over the run.
+Json zoned_drive_json(const ZonedFtl& z) {
+  const ZonedConfig& c = z.layout();
+  const ZoneStats& s = z.zone_stats();
+  Json j;
+  j["zones"] = c.zones;
+  j["zone_size_bytes"] = c.zone_slots * kSectorBytes;
+  j["zone_capacity_bytes"] = c.capacity_slots * kSectorBytes;
+  j["max_open_zones"] = c.max_open;
+  j["max_active_zones"] = c.max_active;
+  j["stripe_dies"] = c.stripe_dies;
+  j["die_blocks_per_zone"] = std::uint64_t{c.blocks_per_die} * c.stripe_dies;
+  const std::pair<const char*, std::uint64_t> counts[] = {
+      {"appends", s.appends}, {"implicit_opens", s.implicit_opens}, {"explicit_opens", s.explicit_opens},
+      {"implicit_closes", s.implicit_closes}, {"closes", s.closes}, {"finishes", s.finishes},
+      {"resets", s.resets}, {"reset_erases", s.reset_erases}};
+  for (const auto& [key, n] : counts) j[key] = n;
+  Json errors = Json::object();
+  for (std::size_t k = 1; k < kCmdStatuses; ++k) errors[cmd_status_name(static_cast<CmdStatus>(k))] = s.errors[k];
+  j["errors"] = errors;
+  return j;
+}
+
 Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   const PhaseSpec& s = *p.spec;
   Json j;
@@ -279,7 +303,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   if (p.trace) j["trace"] = trace_json(p);
   if (!s.stream_names.empty()) j["jobs"] = jobs_json(p);
   if (drive.namespaces.size() > 1) j["namespaces"] = namespaces_json(drive, p);
-  if (drive.ftl.config().fdp.enabled) j["fdp"] = fdp_json(drive, p);
+  if (drive.ftl_cfg.fdp.enabled) j["fdp"] = fdp_json(drive, p);
   add_procedure_phase_json(p, j);
   return j;
 }
@@ -298,23 +322,31 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   Json d;
   d["raw_bytes"] = drive.geo.raw_bytes();
   d["user_bytes"] = drive.user_bytes();
-  d["over_provisioning"] =
-      static_cast<double>(drive.geo.raw_bytes() - drive.user_bytes()) / drive.user_bytes();
+  // A zoned namespace's LBA space is larger than what its zones hold: the
+  // spare flash is over what the zones can take.
+  const ZonedConfig& zc = drive.ftl_cfg.zoned;
+  const std::uint64_t holds =
+      drive.translation->zoned() ? std::uint64_t{zc.zones} * zc.capacity_slots * kSectorBytes : drive.user_bytes();
+  d["over_provisioning"] = (static_cast<double>(drive.geo.raw_bytes()) - static_cast<double>(holds)) /
+                           static_cast<double>(holds);
   d["dies"] = drive.geo.dies();
   d["host_link"] = drive.hif_cfg.link.description;
   d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
   d["device_queue_slots"] = drive.hif_cfg.device_slots;
-  d["map_cache_whole_table"] = drive.ftl.map_cache_whole_table();
-  {
-    const BlockManager& bm = drive.ftl.blocks();
+  if (drive.ftl) {
+    d["map_cache_whole_table"] = drive.ftl->map_cache_whole_table();
+    const BlockManager& bm = drive.ftl->blocks();
     std::uint64_t spares = 0;
     for (std::uint32_t die = 0; die < bm.dies(); ++die) spares += bm.spare_blocks(die);
     d["bad_blocks"] = bm.bad_blocks();
     d["spare_blocks_left"] = spares;
     d["unreplaced_bad_blocks"] = bm.unreplaced_bad_blocks();
     d["error_model"] = drive.errors ? Json(true) : Json(false);
+    d["map_lookup_ns"] = drive.ftl_cfg.map.access_time;
+  } else {
+    d["error_model"] = drive.errors ? Json(true) : Json(false);
   }
-  d["map_lookup_ns"] = drive.ftl_cfg.map.access_time;
+  if (const auto* z = dynamic_cast<const ZonedFtl*>(drive.translation.get())) d["zoned"] = zoned_drive_json(*z);
   j["drive_model"] = d;
 
   std::uint64_t host_ios = 0;
@@ -340,7 +372,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   run["host_ios_per_wall_second"] =
       report.wall_seconds > 0 ? static_cast<double>(host_ios) / report.wall_seconds : 0.0;
   run["peak_rss_mib"] = peak_rss_mib();
-  run["ftl_table_mib"] = static_cast<double>(drive.ftl.table_bytes()) / (1 << 20);
+  run["ftl_table_mib"] = drive.ftl ? static_cast<double>(drive.ftl->table_bytes()) / (1 << 20) : 0.0;
   if (!report.failure.empty()) run["failure"] = report.failure;
   j["run"] = run;
   if (meta.verify) {

@@ -13,6 +13,7 @@
 
 #include "ftl/drive_failure.h"
 #include "ftl/snapshot.h"
+#include "ftl/zoned_ftl.h"
 #include "sim/output_file.h"
 #include "host/workload/io_pattern.h"
 #include "host/trace/trace_cache.h"
@@ -28,7 +29,7 @@ namespace {
 class SlcGauge final : public Gauge {
  public:
   explicit SlcGauge(Drive* const& drive) : drive_(drive) {}
-  double value() const override { return static_cast<double>(drive_->ftl.slc_cache_bytes()) / 1e9; }
+  double value() const override { return drive_->ftl ? static_cast<double>(drive_->ftl->slc_cache_bytes()) / 1e9 : 0.0; }
 
  private:
   Drive* const& drive_;
@@ -39,7 +40,7 @@ class GcMovesGauge final : public Gauge {
  public:
   explicit GcMovesGauge(Drive* const& drive) : drive_(drive) {}
   double value() const override {
-    return static_cast<double>(drive_->ftl.stats().gc_moved_slots) + carried_;
+    return static_cast<double>(drive_->translation->stats().gc_moved_slots) + carried_;
   }
   // A power cut replaced the drive: the count goes on from `before`.
   void replaced(double before) { carried_ += before - value(); }
@@ -171,8 +172,8 @@ void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
 // Runs the drive until it has finished what it was doing: nothing buffered,
 // no flash operation or relocation in flight (Ftl::quiescent).
 void settle(Drive& drive, const std::string& when) {
-  while (!drive.ftl.quiescent())
-    if (!drive.engine.step() && !drive.ftl.flush_stranded())
+  while (!drive.translation->quiescent())
+    if (!drive.engine.step() && !drive.translation->flush_stranded())
       throw std::runtime_error("the drive did not settle " + when);
 }
 
@@ -192,7 +193,7 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
   settle(drive, "before fast preconditioning phase '" + spec.name + "'");
   mark_power(drive, pr, true);
   pr.nand_before = drive.nand.stats();
-  pr.ftl_before = drive.ftl.stats();
+  pr.ftl_before = drive.ftl->stats();
   IoPattern pattern(spec, rng);
   const Namespace& ns = *drive.namespaces.find(spec.nsid);
   const Lpn base = ns.first;
@@ -213,11 +214,11 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
     progress.update(spec.name + (spec.steady ? " (fast, steady)" : " (fast)"), drive.engine.now(), done);
   };
   if (spec.steady) {
-    const std::string why = drive.ftl.steady_blocker();
+    const std::string why = drive.ftl->steady_blocker();
     if (!why.empty()) throw std::runtime_error("phase '" + spec.name + "' (fast: steady): " + why);
   }
   while (spec.steady && more()) {  // 4 KiB writes over the whole drive: one page per IO
-    drive.ftl.fast_write_counted(rng);
+    drive.ftl->fast_write_counted(rng);
     ++ios;
     bytes += kSectorBytes;
     if ((ios & 0xFFFFF) == 0) show_progress();
@@ -227,14 +228,14 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
     const Lpn first = base + static_cast<Lpn>(io.offset / kSectorBytes);
     const PlacementHandle h = io.op == IoOp::kTrim ? 0 : handle();
     for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
-      if (io.op == IoOp::kTrim) drive.ftl.fast_trim(first + i);
-      else drive.ftl.fast_write(first + i, h);
+      if (io.op == IoOp::kTrim) drive.ftl->fast_trim(first + i);
+      else drive.ftl->fast_write(first + i, h);
     }
     ++ios;
     bytes += io.bytes;
     if ((ios & 0xFFFF) == 0) show_progress();
   }
-  drive.ftl.end_fast(rng);  // the caller resumes the drive (Ftl::resume_after_fast)
+  drive.ftl->end_fast(rng);  // the caller resumes the drive (Ftl::resume_after_fast)
   const int op = static_cast<int>(spec.rw == RwKind::kTrim ? IoOp::kTrim : IoOp::kWrite);
   pr.result.ios[op] = ios;
   pr.result.bytes[op] = bytes;
@@ -294,17 +295,20 @@ class Watchdog {
       due_ = since + span_;
       return;
     }
-    std::string free;
-    for (std::uint32_t d = 0; d < drive.geo.dies(); ++d)
-      free += (d ? " " : "") + std::to_string(drive.ftl.blocks().free_blocks(d));
+    std::string state = "zoned FTL";
+    if (drive.ftl) {
+      std::string free;
+      for (std::uint32_t d = 0; d < drive.geo.dies(); ++d)
+        free += (d ? " " : "") + std::to_string(drive.ftl->blocks().free_blocks(d));
+      state = std::string("GC ") + (drive.ftl->gc_active() ? "under way" : "idle") + "; free blocks per die: " +
+              free + " (GC reserve " + std::to_string(drive.ftl->config().gc_reserved_blocks) + ")";
+    }
     char span[32];
     std::snprintf(span, sizeof span, "%g", to_seconds(span_));
     throw DriveFailure("watchdog: no host IO completed in " + std::string(span) +
                        " s of simulated time in phase '" + phase + "' (a simulator bug: please report it) " +
                        "with " + std::to_string(drive.hif.in_device()) + " commands in the drive and " +
-                       std::to_string(drive.hif.waiting()) + " waiting on the host; GC " +
-                       (drive.ftl.gc_active() ? "under way" : "idle") + "; free blocks per die: " + free +
-                       " (GC reserve " + std::to_string(drive.ftl.config().gc_reserved_blocks) + ")");
+                       std::to_string(drive.hif.waiting()) + " waiting on the host; " + state);
   }
 
  private:
@@ -342,25 +346,25 @@ class PowerCycler {
   // Power fails now, in `phase`: returns how long the drive was down.
   Tick cut(const std::string& phase) {
     Drive& old = *drive_;
-    const DurableImage image = old.ftl.power_cut();
-    report_.verify_checks_before += old.ftl.stats().verify_checks;
-    report_.verify_errors_before += old.ftl.stats().verify_errors;
-    report_.reads_failed_before += old.ftl.stats().host_reads_failed;
+    const DurableImage image = old.ftl->power_cut();
+    report_.verify_checks_before += old.ftl->stats().verify_checks;
+    report_.verify_errors_before += old.ftl->stats().verify_errors;
+    report_.reads_failed_before += old.ftl->stats().host_reads_failed;
     report_.events += old.engine.events_executed();
-    min_free_ = std::min(min_free_, old.ftl.min_free_blocks_seen());
+    min_free_ = std::min(min_free_, old.ftl->min_free_blocks_seen());
     const Tick at = old.engine.now();
     std::unique_ptr<Drive> fresh = build_();
-    fresh->ftl.inject_faults(old.ftl.injected_faults());
+    fresh->ftl->inject_faults(old.ftl->injected_faults());
     fresh->engine.advance_to(at);
-    const RecoveryReport rec = fresh->ftl.recover(image);
+    const RecoveryReport rec = fresh->ftl->recover(image);
     fresh->engine.advance_to(at + rec.recovery_time);
     // Block failures still to come happen on the new drive, as late in
     // powered time (those already past are in the image).
     for (const auto& f : workload_.block_faults)
       if (f.at + down_ > at)
-        fresh->ftl.fail_block_at(f.at + down_ + rec.recovery_time, f.die, f.block);
+        fresh->ftl->fail_block_at(f.at + down_ + rec.recovery_time, f.die, f.block);
     for (const auto& f : workload_.die_faults)
-      if (f.at + down_ > at) fresh->ftl.fail_die_at(f.at + down_ + rec.recovery_time, f.die);
+      if (f.at + down_ > at) fresh->ftl->fail_die_at(f.at + down_ + rec.recovery_time, f.die);
     down_ += rec.recovery_time;
     // The host sets its power settings again on the drive it finds.
     apply_power_policy(*fresh, workload_);
@@ -426,7 +430,7 @@ PowerSnapshot power_now(const Drive& drive) {
 // idle time): the drive is replaced by the recovered one, and the phase's
 // counters carry over. Returns how long the drive was down.
 Tick cycle_power(Drive*& drive, PowerCycler& cycler, PhaseReport& pr, bool ended) {
-  const FtlStats old_ftl = drive->ftl.stats();
+  const FtlStats old_ftl = drive->translation->stats();
   const NandStats old_nand = drive->nand.stats();
   const std::uint64_t old_waits = drive->controller.buffer_waits();
   PowerSnapshot old_power;
@@ -436,7 +440,7 @@ Tick cycle_power(Drive*& drive, PowerCycler& cycler, PhaseReport& pr, bool ended
   }
   const Tick down = cycler.cut(pr.spec->name);
   drive = &cycler.drive();
-  carry_over(pr.ftl_before, old_ftl, drive->ftl.stats());
+  carry_over(pr.ftl_before, old_ftl, drive->translation->stats());
   carry_over(pr.nand_before, old_nand, drive->nand.stats());
   pr.buffer_waits += drive->controller.buffer_waits() - old_waits;
   if (drive->power_meter && pr.has_power) {
@@ -456,6 +460,8 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
   GcMovesGauge gc_moves(drive);
   IoGenerator gen(drive->engine, drive->hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge, offered, &gc_moves);
+  if (const auto* z = dynamic_cast<const ZonedFtl*>(drive->translation.get()))
+    gen.set_zone_layout({z->layout().zone_slots * kSectorBytes, z->layout().capacity_slots * kSectorBytes});
   ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
   CutAt cut = next_cut();
   Watchdog watchdog(workload.watchdog, *drive);
@@ -469,7 +475,7 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
       ramped = true;
       mark_power(*drive, pr, true);
       pr.nand_before = drive->nand.stats();
-      pr.ftl_before = drive->ftl.stats();
+      pr.ftl_before = drive->translation->stats();
       pr.buffer_waits = drive->controller.buffer_waits();
     }
     if (!drive->engine.step())
@@ -478,7 +484,7 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
     watch.poll(drive->engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive->engine.now(), gen.progress());
     if (drive->engine.now() >= watchdog.due()) watchdog.check(*drive, spec.name);
-    if (drive->ftl.all_dies_failed()) return false;
+    if (drive->ftl && drive->ftl->all_dies_failed()) return false;
     if (!cut.due(*drive, pr.result)) continue;
     if (!cycler) return false;
     // The host runs on through the cut: what the drive held fails, and the
@@ -526,7 +532,7 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
     watch.poll(drive.engine.now());
     if ((++tick & 0x3FFF) == 0) progress.update(spec.name, drive.engine.now(), rep.progress());
     if (drive.engine.now() >= watchdog.due()) watchdog.check(drive, spec.name);
-    if (drive.ftl.all_dies_failed()) return;  // run_phases reports it
+    if (drive.ftl && drive.ftl->all_dies_failed()) return;  // run_phases reports it
   }
   watch.finish();
   pr.trace_read = reader->stats();
@@ -540,16 +546,17 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
 const std::vector<ActivityColumn>& activity_columns() {
   static const std::vector<ActivityColumn> kColumns = {
       {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval",
-       [](const Drive& d) { return static_cast<double>(d.ftl.stats().gc_moved_slots); }},
+       [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_moved_slots); }},
       {"fold_moved_pages", true, "4 KiB pages", "pages folded from SLC to native mode in the interval",
-       [](const Drive& d) { return static_cast<double>(d.ftl.stats().fold_moved_slots); }},
+       [](const Drive& d) { return static_cast<double>(d.translation->stats().fold_moved_slots); }},
       {"blocks_erased", true, "die-blocks", "blocks erased by GC, folding and SLC reclaim in the interval",
-       [](const Drive& d) { return static_cast<double>(d.ftl.stats().gc_erases); }},
+       [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_erases); }},
       {"host_pages_to_slc", true, "4 KiB pages", "host pages programmed into the SLC cache in the interval",
-       [](const Drive& d) { return static_cast<double>(d.ftl.stats().host_slc_slots); }},
+       [](const Drive& d) { return static_cast<double>(d.translation->stats().host_slc_slots); }},
       {"free_blocks_per_die", false, "blocks", "erased blocks of the normal pools, drive average per die",
        [](const Drive& d) {
-         return static_cast<double>(d.ftl.blocks().free_blocks_total()) / d.ftl.blocks().dies();
+         if (!d.ftl) return 0.0;  // zones own their blocks: no free pool
+         return static_cast<double>(d.ftl->blocks().free_blocks_total()) / d.ftl->blocks().dies();
        }},
   };
   return kColumns;
@@ -574,7 +581,7 @@ SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s, std::size
   SnapshotKey key;
   key.drive_json = Json::parse(s.drive_json).dump();
   key.precondition_json = pre.dump();
-  key.verify = drive.ftl.verifying();
+  key.verify = drive.ftl && drive.ftl->verifying();
   return key;
 }
 
@@ -652,7 +659,7 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     pr.spec = &spec;
     mark_power(*drive, pr, true);
     pr.nand_before = drive->nand.stats();
-    pr.ftl_before = drive->ftl.stats();
+    pr.ftl_before = drive->translation->stats();
     pr.buffer_waits = drive->controller.buffer_waits();  // the phase's delta at its end
     const double wall_before = progress.wall_seconds();
 
@@ -701,12 +708,12 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
       // Worn out, or the watchdog: as a real drive turns read-only.
       stop_run(e.what());
     }
-    if (drive->ftl.all_dies_failed() && report.failure.empty()) stop_run("all dies failed");
+    if (drive->ftl && drive->ftl->all_dies_failed() && report.failure.empty()) stop_run("all dies failed");
     if (resume && !stop) {
       // A timed phase next: the map fast writes made goes to flash first.
       if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast)
-        drive->ftl.persist_fast_map();
-      drive->ftl.resume_after_fast();
+        drive->ftl->persist_fast_map();
+      drive->ftl->resume_after_fast();
     }
     ios_before += ios_of(pr.result);
     mark_power(*drive, pr, false);  // idle_after is between phases, as the host sees it
@@ -728,14 +735,16 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     if (settle_here) settle(*drive, "at the end of preconditioning (phase '" + spec.name + "')");
 
     pr.nand_after = drive->nand.stats();
-    pr.ftl_after = drive->ftl.stats();
+    pr.ftl_after = drive->translation->stats();
     pr.buffer_waits = drive->controller.buffer_waits() - pr.buffer_waits;
-    pr.min_free_blocks = drive->ftl.min_free_blocks_seen();
-    if (cycler) pr.min_free_blocks = std::min(pr.min_free_blocks, cycler->min_free_seen());
-    pr.wear = drive->ftl.blocks().wear();
-    pr.valid_shares = drive->ftl.blocks().valid_shares();
     pr.wall_seconds = progress.wall_seconds() - wall_before;
-    pr.slc_bytes_at_end = static_cast<double>(drive->ftl.slc_cache_bytes());
+    if (drive->ftl) {  // block-pool figures: the page-mapped FTL's
+      pr.min_free_blocks = drive->ftl->min_free_blocks_seen();
+      if (cycler) pr.min_free_blocks = std::min(pr.min_free_blocks, cycler->min_free_seen());
+      pr.wear = drive->ftl->blocks().wear();
+      pr.valid_shares = drive->ftl->blocks().valid_shares();
+      pr.slc_bytes_at_end = static_cast<double>(drive->ftl->slc_cache_bytes());
+    }
     if (report.cut) {
       if (!report.failure.empty()) report.phases.resize(i + 1);
       break;
@@ -769,13 +778,27 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
                               const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;
   report.phases.resize(workload.phases.size());
+  if (!drive->ftl) {
+    // Fast phases, faults and power cuts act on the page-mapped FTL's state.
+    for (const PhaseSpec& p : workload.phases)
+      if (p.fast)
+        throw std::runtime_error("phase '" + p.name + "': fast preconditioning needs ftl.kind page_mapped");
+    if (!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty() ||
+        workload.uncorrectable_rate > 0 || !workload.uncorrectable_at.empty() ||
+        !workload.block_faults.empty() || !workload.die_faults.empty())
+      throw std::runtime_error("workload '" + workload.name + "': faults need ftl.kind page_mapped");
+    Drive* d = drive.get();
+    const std::size_t end = run_phases(d, workload, opt, nullptr, report);
+    if (report.cut) report.phases.resize(end + 1);
+    return report;
+  }
   ReadRecovery::Injected faults;
   faults.rate = workload.uncorrectable_rate;
   for (const std::uint64_t offset : workload.uncorrectable_at)
     faults.pages.push_back(static_cast<Lpn>(offset / kSectorBytes));
-  drive->ftl.inject_faults(faults);
-  for (const auto& f : workload.block_faults) drive->ftl.fail_block_at(f.at, f.die, f.block);
-  for (const auto& f : workload.die_faults) drive->ftl.fail_die_at(f.at, f.die);
+  drive->ftl->inject_faults(faults);
+  for (const auto& f : workload.block_faults) drive->ftl->fail_block_at(f.at, f.die, f.block);
+  for (const auto& f : workload.die_faults) drive->ftl->fail_die_at(f.at, f.die);
   PowerCycler cycler(drive, build, workload, report);
   Drive* d = drive.get();
   const std::size_t end =
@@ -786,7 +809,7 @@ RunReport run_with_faults(std::unique_ptr<Drive>& drive,
 }
 
 VerifySummary verify_summary(const Drive& drive, const RunReport& report) {
-  const FtlStats& s = drive.ftl.stats();
+  const FtlStats& s = drive.translation->stats();
   VerifySummary v;
   v.checks = s.verify_checks + report.verify_checks_before;
   v.wrong_data = s.verify_errors + report.verify_errors_before;

@@ -29,6 +29,7 @@ Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const Control
       processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
   plp_ = ftl_.durable_buffer();
+  zoned_ = ftl_.zoned();
   if (cfg_.gc_move_time > 0) ftl_.set_gc_firmware(&cores_, cfg_.gc_move_time);
 }
 
@@ -36,9 +37,14 @@ void Controller::submit(std::uint32_t id) {
   HostCommand& c = host_->command(id);
   resolve(c);
   // The command runs on the core that frees up first (firmware processes
-  // commands run-to-completion, one per core at a time).
+  // commands run-to-completion, one per core at a time). One the zones
+  // refuse costs its firmware time and completes with its status.
+  if ((zoned_ || c.zone != ZoneAction::kNone) && !check_zoned(c)) [[unlikely]] {
+    host_->complete(id, cores_.run(engine_.now(), cfg_.command_time));
+    return;
+  }
   const std::uint32_t pages = c.bytes / kSectorBytes;
-  if (c.op == IoOp::kFlush) {  // no data, no mapping: the command's firmware time only
+  if (c.op >= IoOp::kFlush) {  // no data, no mapping: the command's firmware time only
     engine_.schedule_at(cores_.run(engine_.now(), cfg_.command_time), this, kProcessed, id,
                         processed_lane_);
     return;
@@ -121,7 +127,24 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       if (plp_) host_->complete(id, engine_.now());
       else complete_when_durable(id, ftl_.buffered_seq());
       break;
+    case IoOp::kZoneMgmt:
+      // Done now, or once its flash work is (on_zone_done).
+      if (!ftl_.zone_manage(id, c.zone, c.first_page, c.status)) host_->complete(id, engine_.now());
+      break;
   }
+}
+
+bool Controller::check_zoned(HostCommand& c) {
+  const Lpn asked = c.first_page;
+  c.status = ftl_.check_command(c);
+  // An append's data goes where the zone's write pointer was: the
+  // completion tells the host (offset, in the namespace).
+  if (c.first_page != asked) c.offset += std::uint64_t{c.first_page - asked} * kSectorBytes;
+  return c.status == CmdStatus::kSuccess;
+}
+
+void Controller::on_zone_done(std::uint64_t cmd) {
+  host_->complete(static_cast<std::uint32_t>(cmd), engine_.now());
 }
 
 void Controller::complete_when_durable(std::uint32_t id, std::uint64_t seq) {

@@ -91,6 +91,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   void on_buffer_space() override;
   void on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) override;
   void on_durable() override;
+  void on_zone_done(std::uint64_t cmd) override;
   // Charges the firmware time of one NAND operation to the core free first.
   void on_submit(const FlashTxn& txn) override;
 
@@ -111,6 +112,10 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     return std::min(cfg_.write_chunk_pages, pages - done);
   }
   void finish_read_part(HostCommand& c, std::uint32_t id);
+  // Zoned namespaces: the FTL checks a command against its zones at fetch,
+  // in submission order (HostCommand::status; an append gets its LBA);
+  // false: refused.
+  bool check_zoned(HostCommand& c);
   // At fetch: the command's first page in the FTL's space and its write
   // stream's handle, from its namespace (HostCommand::first_page, handle).
   void resolve(HostCommand& c) const {
@@ -150,6 +155,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   };
   Fifo<DurableWait> durable_waits_;
   bool plp_ = false;  // power-loss protection: the write buffer is durable
+  bool zoned_ = false;  // the FTL has zones: every command is checked at fetch
   // NAND operations submitted while a write's data-in is handled (the unit
   // it completed was flushed on the spot), and whether one is being handled.
   std::uint32_t ops_in_handler_ = 0;

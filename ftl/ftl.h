@@ -115,7 +115,7 @@ class Ftl final : public FlashTranslation,
   // end_fast() closes the open units, leaving the FTL quiescent (a snapshot
   // may be taken there); resume_after_fast() then lets the timed path go
   // on, starting the collection the state calls for.
-  bool quiescent() const;
+  bool quiescent() const override;
   void fast_write(Lpn lpn, PlacementHandle handle = 0);
   void fast_trim(Lpn lpn);
   // Steady-state mode (fast: steady, ftl/steady_layout.h): a 4 KiB write
@@ -138,7 +138,7 @@ class Ftl final : public FlashTranslation,
   // (translation pages written back after the host's last write wait for
   // the next write); false when nothing waits. For settling a drive that
   // nothing else will write to (app/runner.cpp).
-  bool flush_stranded();
+  bool flush_stranded() override;
   // Power loss (ftl/power_loss.h): the flash as a cut now would leave it,
   // with the model's account of what the cut loses (needs verification
   // mode); and, on a freshly built drive, the mapping rebuilt from such an
@@ -180,7 +180,7 @@ class Ftl final : public FlashTranslation,
   Tick map_access_time(Lpn first, std::uint32_t count) const override;
   void map_update(Lpn lpn) override;
 
-  const FtlStats& stats() const { return core_.stats; }
+  const FtlStats& stats() const override { return core_.stats; }
   const BlockManager& blocks() const { return core_.blocks; }
   const MappingTable& map() const { return core_.map; }
   const FtlConfig& config() const { return core_.cfg; }

@@ -129,6 +129,43 @@ FdpConfig read_fdp(const ConfigNode& fdp, const FtlConfig& c, const Geometry& ge
   return f;
 }
 
+// ftl.zoned: the zones must fit the flash with their blocks whole (a
+// zone's reset erases them, so no two zones share one).
+ZonedConfig read_zoned(const ConfigNode& node, const ConfigNode& drive, std::uint64_t user_bytes,
+                       const Geometry& geo) {
+  ZonedConfig z;
+  const auto pages = [&](const char* key) {
+    const std::uint64_t b = node.get_bytes(key);
+    if (b == 0 || b % kSectorBytes != 0) node.fail(key, "expected a whole number of 4 KiB pages");
+    return b / kSectorBytes;
+  };
+  z.zone_slots = pages("zone_size");
+  z.capacity_slots = pages("zone_capacity");
+  if (z.capacity_slots > z.zone_slots) node.fail("zone_capacity", "expected at most zone_size");
+  const std::uint64_t user_slots = user_bytes / kSectorBytes;
+  // Commands carry their first page in 32 bits (HostCommand::first_page).
+  if (user_slots > 0xFFFFFFFFull) drive.fail("user_capacity", "expected less than 16 TiB");
+  if (user_slots % z.zone_slots != 0)
+    drive.fail("user_capacity", "expected a whole number of zones (ftl.zoned.zone_size " +
+                                    std::to_string(z.zone_slots * kSectorBytes) + " bytes)");
+  z.zones = static_cast<std::uint32_t>(user_slots / z.zone_slots);
+  z.stripe_dies = static_cast<std::uint32_t>(node.get_int("stripe_dies", 1, 1, geo.dies()));
+  if (geo.dies() % z.stripe_dies != 0)
+    node.fail("stripe_dies", "expected a divisor of the drive's " + std::to_string(geo.dies()) + " dies");
+  z.max_active = static_cast<std::uint32_t>(node.get_int("max_active_zones", 1, z.zones));
+  z.max_open = static_cast<std::uint32_t>(node.get_int("max_open_zones", z.max_active, 1, z.max_active));
+  const std::uint64_t stripe_slots = std::uint64_t{z.stripe_dies} * geo.slots_per_die_block();
+  z.blocks_per_die = static_cast<std::uint32_t>((z.capacity_slots + stripe_slots - 1) / stripe_slots);
+  const std::uint32_t groups = geo.dies() / z.stripe_dies;
+  const std::uint64_t zones_per_group = (z.zones + groups - 1) / groups;
+  if (zones_per_group * z.blocks_per_die > geo.blocks_per_plane)
+    drive.fail("user_capacity",
+               std::to_string(z.zones) + " zones of " + std::to_string(z.blocks_per_die) +
+                   " die-blocks on each of their dies need " + std::to_string(zones_per_group * z.blocks_per_die) +
+                   " blocks per plane; the NAND has " + std::to_string(geo.blocks_per_plane));
+  return z;
+}
+
 }  // namespace
 
 FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
@@ -146,6 +183,19 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
 
   const ConfigNode ftl = drive.child("ftl");
   c.kind = ftl.get_enum("kind", ftl_kind_names(), "page_mapped");
+  if (c.kind == "zoned") {
+    // No GC, SLC cache, map cache or FDP: their keys stay unread, and so
+    // are refused as unknown. A zone's flash is written in order at fixed
+    // places, so a partly filled program unit cannot be padded out and
+    // completed later: it waits in the buffer, which must survive a power
+    // cut (as on enterprise ZNS drives).
+    c.power_loss = PowerLossConfig::from_config(ftl.child("power_loss"));
+    if (!c.power_loss.protection)
+      ftl.child("power_loss").fail("protection", "expected true with ftl.kind zoned: open zones keep "
+                                                 "partial program units in the write buffer");
+    c.zoned = read_zoned(ftl.child("zoned"), drive, c.user_bytes, geo);
+    return c;
+  }
   c.programs_queued_per_die =
       static_cast<std::uint32_t>(ftl.get_int("programs_queued_per_die", 2, 1, 64));
   const ConfigNode gc = ftl.child("gc");

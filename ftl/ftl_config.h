@@ -84,6 +84,27 @@ struct FdpConfig {
   static constexpr std::uint32_t kMaxHandles = 16;
 };
 
+// The zoned FTL (`ftl.kind: zoned`, ftl/zoned_ftl.h), from `ftl.zoned`:
+//
+//   ftl:
+//     kind: zoned
+//     zoned: {zone_size: 2048MiB, zone_capacity: 1077MiB, max_open_zones: 14,
+//             max_active_zones: 14, stripe_dies: 8}
+//
+// The namespace's LBA space (drive.user_capacity) is zones x zone_size; a
+// zone's first zone_capacity bytes are writable. A zone's flash is whole
+// die-blocks on `stripe_dies` dies (its program units go round-robin over
+// them), so one zone writes at most as fast as those dies program.
+struct ZonedConfig {
+  std::uint64_t zone_slots = 0;      // zone size, 4 KiB pages
+  std::uint64_t capacity_slots = 0;  // zone capacity, 4 KiB pages
+  std::uint32_t zones = 0;
+  std::uint32_t max_open = 0;    // open (implicitly or explicitly) at once
+  std::uint32_t max_active = 0;  // open or closed at once
+  std::uint32_t stripe_dies = 1;
+  std::uint32_t blocks_per_die = 0;  // die-blocks a zone takes on each of its dies
+};
+
 struct FtlConfig {
   std::uint64_t user_bytes = 0;              // drive.user_capacity
   std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
@@ -148,6 +169,7 @@ struct FtlConfig {
   ReadRecoveryConfig recovery;
   BadBlockConfig bad_blocks;
   PowerLossConfig power_loss;
+  ZonedConfig zoned;  // kind zoned only
 
   // `drive` is the drive root node; reads user_capacity, controller.* and
   // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.

@@ -2,6 +2,7 @@
 // by the host interface and are referred to by index.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "sim/time.h"
@@ -11,7 +12,38 @@ namespace ssdtwin {
 // kFlush (NVMe Flush, SATA FLUSH CACHE): completes once every write
 // completed before it is on flash. It moves no data, and comes after the
 // three data ops so that arrays per data op (kOps = 3) stay indexed by op.
-enum class IoOp : std::uint8_t { kRead, kWrite, kTrim, kFlush };
+// kZoneMgmt (NVMe ZNS Zone Management Send): moves no data either; its
+// action is HostCommand::zone.
+enum class IoOp : std::uint8_t { kRead, kWrite, kTrim, kFlush, kZoneMgmt };
+
+// NVMe Zoned Namespace command set (ftl/zoned_ftl.h). kAppend rides on a
+// write (IoOp::kWrite): `offset` names the zone's start, the drive picks
+// the LBA (its write pointer) and the completion carries it back in
+// `offset`. The rest are Zone Management Send actions (IoOp::kZoneMgmt) on
+// the zone starting at `offset`.
+enum class ZoneAction : std::uint8_t { kNone, kAppend, kOpen, kClose, kFinish, kReset, kOffline };
+
+// A completion's status. The NVMe codes are in cmd_status_name's table
+// (ftl/zoned_ftl.cpp): generic (SCT 0h) for the first three, command
+// specific (SCT 1h, 0xB8-0xBF) for the zone errors.
+enum class CmdStatus : std::uint8_t {
+  kSuccess,
+  kInvalidOpcode,
+  kInvalidField,
+  kLbaOutOfRange,
+  kZoneBoundary,
+  kZoneFull,
+  kZoneReadOnly,
+  kZoneOffline,
+  kZoneInvalidWrite,
+  kTooManyActiveZones,
+  kTooManyOpenZones,
+  kZoneInvalidTransition,
+  kCount
+};
+constexpr std::size_t kCmdStatuses = static_cast<std::size_t>(CmdStatus::kCount);
+// "zone_invalid_write", ... (summary.json keys); "success" for kSuccess.
+const char* cmd_status_name(CmdStatus s);
 
 struct HostCommand {
   IoOp op = IoOp::kRead;
@@ -43,6 +75,10 @@ struct HostCommand {
   // A write with Force Unit Access: complete once its data is on flash
   // (on a drive with power-loss protection, once it is in the buffer).
   bool fua = false;
+  // Zoned namespaces: the command's zone action (kNone for plain I/O), and
+  // the status its completion carries (set by the drive).
+  ZoneAction zone = ZoneAction::kNone;
+  CmdStatus status = CmdStatus::kSuccess;
   // A write's data moves into the write buffer in chunks as space frees:
   // pages given buffer space (and sent over the link), and pages arrived.
   std::uint32_t admitted = 0;

@@ -11,6 +11,8 @@
 #include <cstdint>
 
 #include "ftl/address.h"
+#include "ftl/ftl_stats.h"
+#include "ftl/host_command.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -30,6 +32,9 @@ class FtlListener {
   virtual void on_read_resumed(std::uint64_t cmd, const struct ReadPlan& plan) = 0;
   // durable_seq() reached what make_durable last asked for.
   virtual void on_durable() {}
+  // The flash work of zone management command `cmd` (a finish's padding
+  // program, a reset's erases) is done.
+  virtual void on_zone_done(std::uint64_t /*cmd*/) {}
 };
 
 struct ReadPlan {
@@ -81,6 +86,33 @@ class FlashTranslation {
   virtual std::uint64_t buffered_seq() const = 0;
   virtual std::uint64_t durable_seq() const = 0;
   virtual void make_durable(std::uint64_t seq) = 0;
+
+  // What the run loop and the results read of any kind: the counters, and
+  // whether nothing is under way (nothing buffered that a timer or a write
+  // will flush, no flash operation in flight); flush_stranded programs what
+  // waits with nothing to flush it (false: nothing did).
+  virtual const FtlStats& stats() const = 0;
+  virtual bool quiescent() const = 0;
+  virtual bool flush_stranded() = 0;
+
+  // Zoned namespaces (NVMe ZNS). A kind without zones answers every zone
+  // command with Invalid Opcode and has no zone layout.
+  virtual bool zoned() const { return false; }
+  // At fetch, in submission order (a zone's write pointer moves in the
+  // order the host queued its writes): checks a command against the zone
+  // state machine and applies its state change (implicit open, the write
+  // pointer's advance). An append gets its LBA here: `first_page` (and the
+  // caller moves `offset` with it). Returns the completion status.
+  virtual CmdStatus check_command(HostCommand& c) {
+    return c.zone == ZoneAction::kNone ? CmdStatus::kSuccess : CmdStatus::kInvalidOpcode;
+  }
+  // A Zone Management Send action on the zone starting at `first_page`,
+  // for command `cmd`. true: its flash work is under way, and the
+  // listener's on_zone_done(cmd) follows; false: done (or failed: `status`).
+  virtual bool zone_manage(std::uint64_t /*cmd*/, ZoneAction /*a*/, Lpn /*first_page*/, CmdStatus& status) {
+    status = CmdStatus::kInvalidOpcode;
+    return false;
+  }
 };
 
 }  // namespace ssdtwin

@@ -142,9 +142,9 @@ workload:
   CHECK(p.ftl_after.gc_victims > p.ftl_before.gc_victims);
   // Host writes never take the blocks reserved for GC; GC may dip one into
   // the reserve to open its own write block.
-  CHECK(d.ftl.min_free_blocks_seen() + 1 >= d.ftl_cfg.gc_reserved_blocks);
+  CHECK(d.ftl->min_free_blocks_seen() + 1 >= d.ftl_cfg.gc_reserved_blocks);
   for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
-    CHECK(d.ftl.blocks().free_blocks(die) >= d.ftl_cfg.gc_reserved_blocks);
+    CHECK(d.ftl->blocks().free_blocks(die) >= d.ftl_cfg.gc_reserved_blocks);
 }
 
 TEST_CASE("every logical page reads back its latest write through writes, trims and GC",
@@ -156,7 +156,7 @@ TEST_CASE("every logical page reads back its latest write through writes, trims 
     const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
     const auto r = run_quiet(d, w);
     INFO(drive);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.verify_errors == 0);
     CHECK(s.gc_victims > 0);
     CHECK(s.trim_slots > 0);
@@ -183,7 +183,7 @@ workload:
       for (int op = 0; op < 3; ++op)
         o << p.result.ios[op] << ',' << p.result.latency[op].mean() << ','
           << p.result.latency[op].max() << ',' << p.result.end << ';';
-    o << t.drive->engine.now() << ',' << t.drive->ftl.stats().gc_moved_slots;
+    o << t.drive->engine.now() << ',' << t.drive->ftl->stats().gc_moved_slots;
     return o.str();
   };
   CHECK(once() == once());
@@ -259,7 +259,7 @@ workload:
       for (int op = 0; op < 3; ++op)
         o << p.result.ios[op] << ',' << p.result.latency[op].mean() << ','
           << p.result.latency[op].max() << ',' << p.result.end << ';';
-    o << t.drive->engine.now() << ',' << t.drive->ftl.stats().gc_moved_slots;
+    o << t.drive->engine.now() << ',' << t.drive->ftl->stats().gc_moved_slots;
     return o.str();
   };
   // test_tlc_1gb: 4 queues of 256 entries, 1020 commands.

@@ -167,7 +167,8 @@ TEST_CASE(
   CHECK_THAT(load_error("[global]\nbs=4k\n"), Contains("no job sections"));
   CHECK_THAT(load_error("[a]\ninclude missing.inc\n"),
              Contains("bad.fio:2: include") && Contains("cannot read"));
-  CHECK_THAT(load_error("[a]\nzonemode=zbd\n"), Contains("expected none or strided"));
+  CHECK_THAT(load_error("[a]\nzonemode=sparse\n"), Contains("expected none, strided or zbd"));
+  CHECK_THAT(load_error("[a]\nzonemode=zbd\nrw=trim\n"), Contains("with zonemode=zbd"));
   CHECK_THAT(load_error("[a]\nstartdelay=1-2\n"), Contains("a random start delay"));
 }
 

@@ -69,9 +69,9 @@ workload:
                                d.user_bytes());
   const RunReport report = run_quiet(d, w);
   REQUIRE(report.phases.size() == 4);
-  REQUIRE(d.ftl.stats().gc_victims > 0);
-  const MappingTable& map = d.ftl.map();
-  const Layout& layout = d.ftl.blocks().layout();
+  REQUIRE(d.ftl->stats().gc_victims > 0);
+  const MappingTable& map = d.ftl->map();
+  const Layout& layout = d.ftl->blocks().layout();
   std::uint64_t on_flash = 0;
   for (Lpn l = 0; l < map.logical_pages(); ++l) {
     const std::uint32_t m = map.lookup(l);
@@ -85,7 +85,7 @@ workload:
       const Ppa first = layout.first_slot(layout.die_block(die, b), 0);
       std::uint32_t valid = 0;
       for (std::uint32_t s = 0; s < layout.slots_per_block(); ++s) valid += map.valid(first + s);
-      const BlockInfo& info = d.ftl.blocks().info(die, b);
+      const BlockInfo& info = d.ftl->blocks().info(die, b);
       if (info.valid != valid)
         FAIL("die " << die << " block " << b << ": count " << info.valid << " actual " << valid);
       if (info.state == BlockState::kFree) CHECK(valid == 0);
@@ -283,7 +283,7 @@ workload:
   const auto r = run_quiet(d, w);
   CHECK(r.phases[0].result.ios[static_cast<int>(IoOp::kWrite)] == 20000);
   CHECK(r.phases[0].buffer_waits > 0);
-  CHECK(d.ftl.buffer().used() <= d.ftl.buffer().capacity());
+  CHECK(d.ftl->buffer().used() <= d.ftl->buffer().capacity());
 }
 
 TEST_CASE("a write larger than the write buffer streams through it in chunks", "[ftl][controller]") {
@@ -302,9 +302,9 @@ workload:
                                               d.user_bytes()));
     const auto written = r.phases[0].result.bytes[static_cast<int>(IoOp::kWrite)];
     CHECK(written == 64ull << 20);
-    CHECK(d.ftl.buffer().used() <= d.ftl.buffer().capacity());
-    CHECK(d.ftl.stats().verify_checks >= (64ull << 20) / kSectorBytes);
-    CHECK(d.ftl.stats().verify_errors == 0);
+    CHECK(d.ftl->buffer().used() <= d.ftl->buffer().capacity());
+    CHECK(d.ftl->stats().verify_checks >= (64ull << 20) / kSectorBytes);
+    CHECK(d.ftl->stats().verify_errors == 0);
     return static_cast<double>(written) / 1e6 / seconds_of(r.phases[0]);
   };
   const double big = write_mb_s("4MiB");
@@ -498,7 +498,7 @@ TEST_CASE("once the cache is full, writes run at the native program rate", "[ftl
     INFO(drive);
     auto t = make_drive(drive);
     Drive& d = *t.drive;
-    CHECK((d.geo.native_mode == CellMode::kQlc) == (d.ftl.slc().dynamic_budget_blocks() > 0));
+    CHECK((d.geo.native_mode == CellMode::kQlc) == (d.ftl->slc().dynamic_budget_blocks() > 0));
     const auto w = make_workload(R"(
 workload:
   timeseries: {per_bytes: )" + std::to_string(segment_mb) + R"(MB}
@@ -576,8 +576,8 @@ workload:
                                d.user_bytes());
   const auto r = run_quiet(d, w);
   CHECK(r.phases[1].slc_bytes_at_end == 0);
-  CHECK(d.ftl.stats().fold_moved_slots == 0);
-  CHECK(d.ftl.stats().gc_erases > 0);  // the emptied SLC blocks were erased
+  CHECK(d.ftl->stats().fold_moved_slots == 0);
+  CHECK(d.ftl->stats().gc_erases > 0);  // the emptied SLC blocks were erased
 }
 
 namespace {
@@ -702,7 +702,7 @@ workload:
   CHECK(first.cache_gb == Approx(share / (1 + share) * user_gb).epsilon(0.15));
   CHECK(second.cache_gb == Approx(share / (1 + share) * user_gb / 2).epsilon(0.15));
   // A full drive leaves no room for a dynamic cache: it has been folded away.
-  CHECK(r.phases[1].slc_bytes_at_end <= 4.0 * d.ftl.slc().block_bytes() * d.geo.dies());
+  CHECK(r.phases[1].slc_bytes_at_end <= 4.0 * d.ftl->slc().block_bytes() * d.geo.dies());
 }
 
 TEST_CASE("with fold_first a full cache makes writes wait for folding", "[ftl][slc]") {
@@ -736,7 +736,7 @@ TEST_CASE("every page reads back its latest write through the cache and folding,
     auto doc = ConfigDoc::load(source_path("configs/workloads/integrity_mix.yaml"), "workload", {});
     const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
     run_quiet(d, w);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.verify_errors == 0);
     CHECK(s.host_slc_slots > 0);
     CHECK(s.fold_moved_slots > 0);
@@ -765,7 +765,7 @@ workload:
 )",
                                  d.user_bytes());
     run_quiet(d, w);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.slc_reclaims > 0);  // the path under test ran
     CHECK(s.verify_errors == 0);
     CHECK(s.verify_checks >= d.user_bytes() / kSectorBytes);
@@ -948,12 +948,12 @@ TEST_CASE("a DRAM cache holding the whole table never misses", "[ftl][map]") {
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
                       {"drive.ftl.map_cache={location: dram, size: 1MiB}"});
   Drive& d = *t.drive;
-  REQUIRE(d.ftl.map().logical_pages() * 4 <= 1024 * 1024);
+  REQUIRE(d.ftl->map().logical_pages() * 4 <= 1024 * 1024);
   const auto w = make_workload(with_span("100%"), d.user_bytes());
   const auto r = run_quiet(d, w);
-  CHECK(d.ftl.stats().map_misses == 0);
-  CHECK(d.ftl.stats().map_reads == 0);
-  CHECK(d.ftl.stats().map_writebacks == 0);
+  CHECK(d.ftl->stats().map_misses == 0);
+  CHECK(d.ftl->stats().map_reads == 0);
+  CHECK(d.ftl->stats().map_writebacks == 0);
 }
 
 TEST_CASE("evicted dirty map entries are written back and read back correctly",
@@ -967,13 +967,13 @@ TEST_CASE("evicted dirty map entries are written back and read back correctly",
     const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
     run_quiet(d, w);
     INFO("segment " << segment);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.verify_errors == 0);
     CHECK(s.map_writebacks > 0);
     CHECK(s.map_reads > 0);
     if (segment != "4KiB") CHECK(s.map_merge_reads > 0);
     // Translation pages live on flash like data and GC moved them too.
-    const MappingTable& map = d.ftl.map();
+    const MappingTable& map = d.ftl->map();
     std::uint32_t on_flash = 0;
     for (std::uint32_t tp = 0; tp < map.tpages(); ++tp) {
       const std::uint32_t where = map.location(kMapOwner | tp);
@@ -1149,7 +1149,7 @@ workload:
   auto min_free = [](const Drive& d) {
     std::uint32_t m = UINT32_MAX;
     for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
-      m = std::min(m, d.ftl.blocks().free_blocks(die));
+      m = std::min(m, d.ftl->blocks().free_blocks(die));
     return m;
   };
   // Without background GC, idle time leaves the dies near the trigger.
@@ -1164,7 +1164,7 @@ workload:
   CHECK(min_free(*bg.drive) >= 10);
   // The collection happened in the idle time after the writes.
   const PhaseReport& over = r.phases[1];
-  CHECK(over.ftl_after.gc_victims > plain.drive->ftl.stats().gc_victims);
+  CHECK(over.ftl_after.gc_victims > plain.drive->ftl->stats().gc_victims);
 }
 
 // ---- Fast preconditioning.
@@ -1179,7 +1179,7 @@ struct ValidShares {
 
 ValidShares block_state(const Drive& d) {
   ValidShares s;
-  const BlockManager& bm = d.ftl.blocks();
+  const BlockManager& bm = d.ftl->blocks();
   for (std::uint32_t die = 0; die < d.geo.dies(); ++die) {
     double dv = 0;
     for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b) {
@@ -1262,9 +1262,9 @@ workload:
 )", d.user_bytes()));
   CHECK(r.phases[2].ftl_after.gc_victims > r.phases[2].ftl_before.gc_victims);
   CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
-  CHECK(d.ftl.stats().verify_checks >= d.ftl.user_pages());
-  CHECK(d.ftl.stats().verify_errors == 0);
-  CHECK(d.ftl.stats().read_unmapped > 0);  // the trimmed range reads as zeroes
+  CHECK(d.ftl->stats().verify_checks >= d.ftl->user_pages());
+  CHECK(d.ftl->stats().verify_errors == 0);
+  CHECK(d.ftl->stats().read_unmapped > 0);  // the trimmed range reads as zeroes
 }
 
 TEST_CASE("a fast phase must write and must stop by size", "[ftl][fast]") {
@@ -1311,8 +1311,8 @@ workload:
     if (std::string(mode) == "steady") {
       // Every logical page is in one valid slot, which names it, and each
       // block's valid count is the number of its slots that are valid.
-      const MappingTable& map = d.ftl.map();
-      const std::uint32_t per_block = d.ftl.blocks().layout().slots_per_block();
+      const MappingTable& map = d.ftl->map();
+      const std::uint32_t per_block = d.ftl->blocks().layout().slots_per_block();
       std::vector<std::uint32_t> valid_in(d.geo.dies() * std::size_t{d.geo.blocks_per_plane}, 0);
       std::uint64_t mapped = 0;
       for (Lpn lpn = 0; lpn < map.logical_pages(); ++lpn) {
@@ -1325,7 +1325,7 @@ workload:
       bool counts_match = true;
       for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
         for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b)
-          counts_match &= valid_in[die * std::size_t{d.geo.blocks_per_plane} + b] == d.ftl.blocks().info(die, b).valid;
+          counts_match &= valid_in[die * std::size_t{d.geo.blocks_per_plane} + b] == d.ftl->blocks().info(die, b).valid;
       CHECK(counts_match);
     }
     return Outcome{block_state(d), r.phases[2].ftl_after.gc_moved_slots - r.phases[1].ftl_before.gc_moved_slots};
@@ -1354,7 +1354,7 @@ workload:
   CHECK(r.phases[1].ftl_after.gc_victims > r.phases[1].ftl_before.gc_victims);
   CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
   CHECK(r.phases[3].result.ios[0] > 0);
-  CHECK(d.ftl.stats().read_unmapped == 0);  // every page found where the layout put it
+  CHECK(d.ftl->stats().read_unmapped == 0);  // every page found where the layout put it
 }
 
 TEST_CASE("steady-state preconditioning says what it needs", "[ftl][fast]") {
@@ -1391,7 +1391,7 @@ namespace {
 RunReport run_verified(TestDrive& t, const std::vector<std::string>& sets, const char* yaml) {
   t = make_drive("configs/drives/test_tlc_1gb.yaml", sets, true);
   RunReport r = run_quiet(*t.drive, make_workload(yaml, t.drive->user_bytes()));
-  CHECK(t.drive->ftl.stats().verify_errors == 0);
+  CHECK(t.drive->ftl->stats().verify_errors == 0);
   return r;
 }
 
@@ -1408,8 +1408,8 @@ workload:
   auto run = [&](const std::string& stripe) {
     TestDrive t;
     const auto r = run_verified(t, {"drive.user_capacity=900MB", "drive.ftl.rain.stripe=" + stripe}, workload);
-    const FtlStats& s = t.drive->ftl.stats();
-    CHECK(s.verify_checks >= t.drive->ftl.user_pages());
+    const FtlStats& s = t.drive->ftl->stats();
+    CHECK(s.verify_checks >= t.drive->ftl->user_pages());
     const NandStats& n = t.drive->nand.stats();
     const double programs = static_cast<double>(n.total(n.programs));
     const double parity = static_cast<double>(s.rain_parity_units);
@@ -1484,11 +1484,11 @@ workload:
   CHECK(seconds_of(trim) < 0.01);
   // At most the victims already being collected when the TRIM came move pages.
   CHECK(trim.ftl_after.gc_moved_slots - trim.ftl_before.gc_moved_slots <=
-        std::uint64_t{d.geo.dies()} * d.ftl.blocks().layout().slots_per_block());
+        std::uint64_t{d.geo.dies()} * d.ftl->blocks().layout().slots_per_block());
   CHECK(trim.ftl_after.gc_erases > trim.ftl_before.gc_erases);
-  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) CHECK(d.ftl.blocks().free_blocks(die) >= 40);
-  CHECK(d.ftl.stats().read_unmapped >= 2000);
-  CHECK(d.ftl.stats().verify_errors == 0);
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) CHECK(d.ftl->blocks().free_blocks(die) >= 40);
+  CHECK(d.ftl->stats().read_unmapped >= 2000);
+  CHECK(d.ftl->stats().verify_errors == 0);
 }
 
 namespace {
@@ -1516,7 +1516,7 @@ workload:
   const PhaseReport& steady = r.phases[2];
   CHECK(steady.ftl_after.gc_victims > steady.ftl_before.gc_victims + 10);
   // Host writes never take the reserve; GC's own writes may dip one into it.
-  CHECK(t.drive->ftl.min_free_blocks_seen() + 1 >= t.drive->ftl_cfg.gc_reserved_blocks);
+  CHECK(t.drive->ftl->min_free_blocks_seen() + 1 >= t.drive->ftl_cfg.gc_reserved_blocks);
   std::vector<double> ios;
   const auto& bins = steady.result.series->bins();
   for (std::size_t i = 0; i + 1 < bins.size(); ++i)
@@ -1763,7 +1763,7 @@ workload:
 )",
                                t.drive->user_bytes());
   const auto r = run_quiet(*t.drive, w);
-  const BlockManager& b = t.drive->ftl.blocks();
+  const BlockManager& b = t.drive->ftl->blocks();
   std::uint32_t fewest = b.free_blocks(0);
   for (std::uint32_t d = 1; d < t.drive->geo.dies(); ++d) fewest = std::min(fewest, b.free_blocks(d));
   CHECK(r.phases[0].result.ios[static_cast<int>(IoOp::kRead)] > 0);
@@ -1932,7 +1932,7 @@ workload:
     std::uint32_t cold_blocks = 0;
     for (std::uint32_t die = 0; die < t.drive->geo.dies(); ++die)
       for (std::uint32_t b = 0; b < t.drive->geo.blocks_per_plane; ++b) {
-        const BlockInfo& info = t.drive->ftl.blocks().info(die, b);
+        const BlockInfo& info = t.drive->ftl->blocks().info(die, b);
         cold_blocks += info.state != BlockState::kFree && info.stream == Stream::kGcCold;
       }
     std::uint64_t moved = 0;
@@ -1986,7 +1986,7 @@ ErrorDrive drive_with_errors(const std::vector<std::string>& sets,
 
 // The die, block and page holding logical page `lpn`.
 std::tuple<std::uint32_t, std::uint32_t, std::uint32_t> where(const Drive& d, Lpn lpn) {
-  const std::uint32_t m = d.ftl.map().lookup(lpn);
+  const std::uint32_t m = d.ftl->map().lookup(lpn);
   const Layout layout(d.geo);
   return {layout.die_of(m), layout.block_of(m), layout.page_of(m)};
 }
@@ -2043,7 +2043,7 @@ TEST_CASE("read retries raise read latency as the error model says, more at end 
     const auto w = make_workload(kFillThenRead, t.drive->user_bytes());
     const RunReport rep = run_quiet(*t.drive, w);
     const auto& lat = rep.phases.back().result.latency[static_cast<int>(IoOp::kRead)];
-    return std::make_tuple(lat.mean(), lat.percentile(0.999), t.drive->ftl.stats());
+    return std::make_tuple(lat.mean(), lat.percentile(0.999), t.drive->ftl->stats());
   };
   const auto [fresh_mean, fresh_p999, fresh] = run(0);
   const auto [eol_mean, eol_p999, eol] = run(5000);
@@ -2074,7 +2074,7 @@ TEST_CASE("one failed page per stripe is rebuilt from its stripe and rewritten",
                              std::make_unique<FailingPages>(std::set{std::make_tuple(die, block, page)}),
                              /*verify=*/true);
   run_quiet(*e.drive, make_workload(kFillThenRead, e.drive->user_bytes()));
-  const FtlStats& s = e.drive->ftl.stats();
+  const FtlStats& s = e.drive->ftl->stats();
   CHECK(s.reads_uncorrectable >= 1);
   CHECK(s.pages_rebuilt >= 1);
   CHECK(s.rain_member_reads >= 3 * s.pages_rebuilt);  // the other units of a 4-unit stripe
@@ -2100,7 +2100,7 @@ TEST_CASE("two failed pages in one stripe are reported lost, never returned as g
       std::make_unique<FailingPages>(
           std::set{std::make_tuple(die, block, page), std::make_tuple(die, block, other)}));
   run_quiet(*e.drive, make_workload(kFillThenRead, e.drive->user_bytes()));
-  const FtlStats& s = e.drive->ftl.stats();
+  const FtlStats& s = e.drive->ftl->stats();
   CHECK(s.reads_lost >= 1);
   CHECK(s.host_reads_failed >= 1);
   CHECK(s.pages_rebuilt == 0);
@@ -2109,8 +2109,8 @@ TEST_CASE("two failed pages in one stripe are reported lost, never returned as g
   auto plain = drive_with_errors(
       {}, std::make_unique<FailingPages>(std::set{std::make_tuple(die, block, page)}));
   run_quiet(*plain.drive, make_workload(kFillThenRead, plain.drive->user_bytes()));
-  CHECK(plain.drive->ftl.stats().host_reads_failed >= 1);
-  CHECK(plain.drive->ftl.stats().pages_rebuilt == 0);
+  CHECK(plain.drive->ftl->stats().host_reads_failed >= 1);
+  CHECK(plain.drive->ftl->stats().pages_rebuilt == 0);
 }
 
 TEST_CASE("RAIN parity closes every stripe inside its block", "[ftl][rain]") {
@@ -2148,8 +2148,8 @@ TEST_CASE("rain span block leaves every result as without the key", "[ftl][rain]
   TestDrive plain, block;
   run_verified(plain, kSpanSets, kSpanWorkload);
   run_verified(block, with(kSpanSets, "drive.ftl.rain.span=block"), kSpanWorkload);
-  const FtlStats& a = plain.drive->ftl.stats();
-  const FtlStats& b = block.drive->ftl.stats();
+  const FtlStats& a = plain.drive->ftl->stats();
+  const FtlStats& b = block.drive->ftl->stats();
   CHECK(a.gc_erases > 0);
   CHECK(std::memcmp(&a, &b, sizeof a) == 0);
   CHECK(plain.drive->engine.now() == block.drive->engine.now());
@@ -2187,14 +2187,14 @@ workload:
     - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
 )");
     INFO("stripe " << stripe);
-    const FtlStats& s = t.drive->ftl.stats();
-    CHECK(s.verify_checks >= t.drive->ftl.user_pages());
+    const FtlStats& s = t.drive->ftl->stats();
+    CHECK(s.verify_checks >= t.drive->ftl->user_pages());
     CHECK(s.gc_erases > 100);
     const NandStats& n = t.drive->nand.stats();
     // One unit in `stripe` of each super-block position is parity.
     CHECK(static_cast<double>(s.rain_parity_units) / static_cast<double>(n.total(n.programs)) ==
           Approx(1.0 / std::stoi(stripe)).epsilon(0.05));
-    const BlockManager& bm = t.drive->ftl.blocks();
+    const BlockManager& bm = t.drive->ftl->blocks();
     const SuperBlockTable& sb = bm.super_blocks();
     REQUIRE(sb.width == static_cast<std::uint32_t>(std::stoi(stripe)));
     const std::uint32_t groups = bm.dies() / sb.width;
@@ -2244,7 +2244,7 @@ TEST_CASE("rain span dies: GC victims are whole super-blocks, in the same order 
                  {"drive.user_capacity=750MB", "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies",
                   "drive.ftl.gc.policy=" + policy},
                  kSpanWorkload);
-    const BlockManager& bm = t.drive->ftl.blocks();
+    const BlockManager& bm = t.drive->ftl->blocks();
     const SuperBlockTable& sb = bm.super_blocks();
     std::uint64_t in_progress = 0;
     for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b)
@@ -2255,7 +2255,7 @@ TEST_CASE("rain span dies: GC victims are whole super-blocks, in the same order 
     const auto [lo, hi] = std::minmax_element(erases.begin(), erases.end());
     CHECK(*lo > 50);
     CHECK(*hi - *lo <= in_progress);
-    CHECK(t.drive->ftl.stats().gc_erases == std::accumulate(erases.begin(), erases.end(), std::uint64_t{0}));
+    CHECK(t.drive->ftl->stats().gc_erases == std::accumulate(erases.begin(), erases.end(), std::uint64_t{0}));
   }
 }
 
@@ -2293,7 +2293,7 @@ workload:
 )",
                                t.drive->user_bytes());
   run_quiet(*t.drive, w);
-  const FtlStats& s = t.drive->ftl.stats();
+  const FtlStats& s = t.drive->ftl->stats();
   CHECK(s.reclaim_blocks > 0);
   CHECK(s.gc_moved_slots > 0);
   CHECK(s.verify_errors == 0);
@@ -2322,7 +2322,7 @@ TEST_CASE("factory bad blocks are never used and spares from the reserve replace
                        "drive.ftl.bad_block_reserve=8"},
                       /*verify=*/true);
   Drive& d = *t.drive;
-  const BlockManager& bm = d.ftl.blocks();
+  const BlockManager& bm = d.ftl->blocks();
   // About 2% of 512 blocks; each die's bad ones in service came out of its 8 spares.
   CHECK(bm.bad_blocks() > 3);
   CHECK(bm.bad_blocks() < 25);
@@ -2339,7 +2339,7 @@ TEST_CASE("factory bad blocks are never used and spares from the reserve replace
     CHECK(b.state == BlockState::kBad);
     CHECK(b.erase_count == 0);  // never programmed, so never erased
   }
-  CHECK(d.ftl.stats().verify_errors == 0);
+  CHECK(d.ftl->stats().verify_errors == 0);
 }
 
 TEST_CASE("a failed erase retires its block, a spare takes its place, and no data is lost",
@@ -2350,8 +2350,8 @@ TEST_CASE("a failed erase retires its block, a spare takes its place, and no dat
   Drive& d = *t.drive;
   const auto w = fill_churn(d, "200%", true);
   run_quiet(d, w);
-  const FtlStats& s = d.ftl.stats();
-  const BlockManager& bm = d.ftl.blocks();
+  const FtlStats& s = d.ftl->stats();
+  const BlockManager& bm = d.ftl->blocks();
   CHECK(s.grown_bad_blocks > 0);
   CHECK(bm.bad_blocks() == s.grown_bad_blocks);
   std::uint64_t spares = 0;
@@ -2369,7 +2369,7 @@ TEST_CASE("the bad-block reserve comes out of the spare area: GC works harder",
     Drive& d = *t.drive;
     const auto w = fill_churn(d, "200%", false);
     run_quiet(d, w);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     return static_cast<double>(s.host_native_slots + s.gc_moved_slots) /
            static_cast<double>(s.host_native_slots);
   };
@@ -2425,12 +2425,12 @@ workload:
     opt.stop_at = 1 + rng.below(20 * kMs);  // from the first IO to 20 ms of them
     const RunReport rep = run_workload(*t.drive, churn, opt);
     REQUIRE(rep.cut);
-    tally.verify_errors += t.drive->ftl.stats().verify_errors;
-    tally.program_failures += t.drive->ftl.stats().program_failures;
-    tally.map_checkpoints += t.drive->ftl.stats().map_checkpoints;
-    const DurableImage img = t.drive->ftl.power_cut();
+    tally.verify_errors += t.drive->ftl->stats().verify_errors;
+    tally.program_failures += t.drive->ftl->stats().program_failures;
+    tally.map_checkpoints += t.drive->ftl->stats().map_checkpoints;
+    const DurableImage img = t.drive->ftl->power_cut();
     auto next = build();
-    const RecoveryReport rec = next.drive->ftl.recover(img);
+    const RecoveryReport rec = next.drive->ftl->recover(img);
     ++tally.cuts;
     tally.lost += rec.lost_pages;
     tally.volatile_pages += img.account.volatile_pages;
@@ -2449,7 +2449,7 @@ workload:
     - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
 )",
                                     t.drive->user_bytes()));
-  tally.verify_errors += t.drive->ftl.stats().verify_errors;
+  tally.verify_errors += t.drive->ftl->stats().verify_errors;
   return tally;
 }
 
@@ -2545,7 +2545,7 @@ TEST_CASE("a failed program writes its data again and retires its block once emp
     Drive& d = *t.drive;
     const auto w = fill_churn(d, "100%", true);
     run_quiet(d, w);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.program_failures > 0);
     CHECK(s.grown_bad_blocks > 0);
     CHECK(s.grown_bad_blocks <= s.program_failures);  // a block can fail twice before it is emptied
@@ -2590,7 +2590,7 @@ TEST_CASE("a block that stops working loses its data, reported, until the host w
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
   const auto [die, block, page] = where(d, 100);
-  d.ftl.fail_block_at(d.engine.now() + kMs, die, block);
+  d.ftl->fail_block_at(d.engine.now() + kMs, die, block);
   const auto read_all = make_workload(R"(
 workload:
   phases:
@@ -2599,11 +2599,11 @@ workload:
 )",
                                    d.user_bytes());
   run_quiet(d, read_all);
-  const FtlStats& s = d.ftl.stats();
+  const FtlStats& s = d.ftl->stats();
   CHECK(s.failed_blocks == 1);
   CHECK(s.host_reads_failed > 0);     // never returned as good
   CHECK(s.pages_rebuilt == 0);        // RAIN stripes stay in the block: nothing to rebuild from
-  CHECK(d.ftl.blocks().info(die, block).state == BlockState::kBad);  // emptied and retired
+  CHECK(d.ftl->blocks().info(die, block).state == BlockState::kBad);  // emptied and retired
   CHECK(s.verify_errors == 0);
   // Written again, the pages read back.
   const std::uint64_t failed = s.host_reads_failed;
@@ -2614,8 +2614,8 @@ workload:
     - {name: read, rw: read, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%}
 )",
                              d.user_bytes()));
-  CHECK(d.ftl.stats().host_reads_failed == failed);
-  CHECK(d.ftl.stats().verify_errors == 0);
+  CHECK(d.ftl->stats().host_reads_failed == failed);
+  CHECK(d.ftl->stats().verify_errors == 0);
 }
 
 TEST_CASE(
@@ -2635,22 +2635,22 @@ TEST_CASE(
       "workload: {seed: 3, phases: "
       "[{name: churn, rw: randwrite, bs: 4KiB, iodepth: 32, runtime: 1s}]}",
       t.drive->user_bytes());
-  const std::uint32_t trigger = t.drive->ftl.config().gc_trigger_free_blocks;
+  const std::uint32_t trigger = t.drive->ftl->config().gc_trigger_free_blocks;
   std::uint64_t reclaimed = 0, lost = 0, allowed = 0, below_trigger = 0;
   for (int i = 0; i < 12; ++i) {
     RunOptions opt;
     opt.progress = false;
     opt.stop_at = t.drive->engine.now() + 500 * kMs;
     REQUIRE(run_workload(*t.drive, churn, opt).cut);
-    const DurableImage img = t.drive->ftl.power_cut();
+    const DurableImage img = t.drive->ftl->power_cut();
     auto next = build();
     next.drive->engine.advance_to(t.drive->engine.now());
-    const RecoveryReport rec = next.drive->ftl.recover(img);
+    const RecoveryReport rec = next.drive->ftl->recover(img);
     reclaimed += rec.blocks_reclaimed;
     lost += rec.lost_pages;
     allowed += img.account.allowed_loss();
     t = std::move(next);
-    const BlockManager& bm = t.drive->ftl.blocks();
+    const BlockManager& bm = t.drive->ftl->blocks();
     for (std::uint32_t die = 0; die < bm.dies(); ++die)
       below_trigger += bm.free_blocks(die) < trigger;
     // No host IO: the drive works on its own.
@@ -2669,13 +2669,13 @@ TEST_CASE(
   CHECK(below_trigger > 0);  // the cuts did leave dies short
   CHECK(reclaimed >= 12);    // at least the host's open block each time
   CHECK(lost == allowed);
-  CHECK(t.drive->ftl.stats().reclaim_blocks == 0);  // not counted as read reclaim
+  CHECK(t.drive->ftl->stats().reclaim_blocks == 0);  // not counted as read reclaim
   // The last drive runs a whole phase (a stall would run into this bound).
   RunOptions bound;
   bound.progress = false;
   bound.stop_at = t.drive->engine.now() + 10 * kSec;
   REQUIRE_FALSE(run_workload(*t.drive, churn, bound).cut);
-  CHECK(t.drive->ftl.stats().verify_errors == 0);
+  CHECK(t.drive->ftl->stats().verify_errors == 0);
 }
 
 TEST_CASE("trimmed pages stay trimmed through a power cut", "[ftl][power]") {
@@ -2697,9 +2697,9 @@ workload:
   cut.progress = false;
   cut.stop_at = trim_end + 5 * kMs;
   REQUIRE(run_workload(*t.drive, w, cut).cut);
-  const DurableImage img = t.drive->ftl.power_cut();
+  const DurableImage img = t.drive->ftl->power_cut();
   auto next = build();
-  const RecoveryReport rec = next.drive->ftl.recover(img);
+  const RecoveryReport rec = next.drive->ftl->recover(img);
   CHECK(rec.lost_pages == img.account.allowed_loss());
   run_quiet(*next.drive, make_workload(R"(
 workload:
@@ -2707,8 +2707,8 @@ workload:
     - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
 )",
                                        next.drive->user_bytes()));
-  CHECK(next.drive->ftl.stats().read_unmapped >= (32u << 20) / kSectorBytes);  // the trimmed range
-  CHECK(next.drive->ftl.stats().verify_errors == 0);
+  CHECK(next.drive->ftl->stats().read_unmapped >= (32u << 20) / kSectorBytes);  // the trimmed range
+  CHECK(next.drive->ftl->stats().verify_errors == 0);
 }
 
 TEST_CASE("a die that stops working loses what it held; the others carry the writes",
@@ -2716,16 +2716,16 @@ TEST_CASE("a die that stops working loses what it held; the others carry the wri
   auto t = make_drive("configs/drives/test_mlc_sata.yaml", {"drive.ftl.rain.stripe=4"}, /*verify=*/true);
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
-  d.ftl.fail_die_at(d.engine.now() + kMs, 1);
+  d.ftl->fail_die_at(d.engine.now() + kMs, 1);
   run_quiet(d, make_workload(kIdleThenRead64, d.user_bytes()));
-  const FtlStats& s = d.ftl.stats();
+  const FtlStats& s = d.ftl->stats();
   CHECK(s.failed_dies == 1);
   // A quarter of the data was on die 1 (4 dies): its reads fail, reported
   // (counted per flash read of a 32 KiB die-page). Only a stripe still open
   // in the controller's running parity can be rebuilt.
   CHECK(s.host_reads_failed > (16u << 20) / (32u << 10) / 2);
   CHECK(s.reads_lost > s.pages_rebuilt);
-  const std::uint32_t free_on_dead = d.ftl.blocks().free_blocks(1);
+  const std::uint32_t free_on_dead = d.ftl->blocks().free_blocks(1);
   const std::uint64_t failed = s.host_reads_failed;
   run_quiet(d, make_workload(R"(
 workload:
@@ -2734,19 +2734,19 @@ workload:
     - {name: read, rw: read, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%}
 )",
                              d.user_bytes()));
-  CHECK(d.ftl.blocks().free_blocks(1) == free_on_dead);  // nothing more written there
-  CHECK(d.ftl.stats().host_reads_failed == failed);      // rewritten data reads back
-  CHECK(d.ftl.stats().verify_errors == 0);
+  CHECK(d.ftl->blocks().free_blocks(1) == free_on_dead);  // nothing more written there
+  CHECK(d.ftl->stats().host_reads_failed == failed);      // rewritten data reads back
+  CHECK(d.ftl->stats().verify_errors == 0);
 
   // Before the rewrite, a power cut would also lose the dead die's data: the
   // model counts it apart from what was volatile.
   auto t2 = make_drive("configs/drives/test_mlc_sata.yaml", {}, /*verify=*/true);
   run_quiet(*t2.drive, make_workload(kFill64, t2.drive->user_bytes()));
-  t2.drive->ftl.fail_die_at(t2.drive->engine.now(), 1);
+  t2.drive->ftl->fail_die_at(t2.drive->engine.now(), 1);
   t2.drive->engine.advance_to(t2.drive->engine.now() + kMs);
-  const DurableImage img = t2.drive->ftl.power_cut();
+  const DurableImage img = t2.drive->ftl->power_cut();
   auto t3 = make_drive("configs/drives/test_mlc_sata.yaml", {}, /*verify=*/true);
-  const RecoveryReport rec = t3.drive->ftl.recover(img);
+  const RecoveryReport rec = t3.drive->ftl->recover(img);
   CHECK(img.account.failed_pages > 0);
   CHECK(rec.lost_pages == img.account.allowed_loss());
 }
@@ -2760,9 +2760,9 @@ TEST_CASE("rain span dies: a failed die is rebuilt from the other members, nothi
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), /*verify=*/true);
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
-  d.ftl.fail_die_at(d.engine.now() + kMs, 1);
+  d.ftl->fail_die_at(d.engine.now() + kMs, 1);
   run_quiet(d, make_workload(idle_then_read, d.user_bytes()));
-  const FtlStats& s = d.ftl.stats();
+  const FtlStats& s = d.ftl->stats();
   CHECK(s.failed_dies == 1);
   // A quarter of the 64 MiB was on die 1, in 32 KiB die-pages (parity aside).
   CHECK(s.die_rebuild_pages >= (16u << 20) / (32u << 10) * 3 / 4);
@@ -2775,9 +2775,9 @@ TEST_CASE("rain span dies: a failed die is rebuilt from the other members, nothi
   CHECK(s.verify_checks > 0);
   // Nothing valid is left on the failed die; later writes avoid it.
   std::uint64_t left = 0;
-  for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(1, b).valid;
+  for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(1, b).valid;
   CHECK(left == 0);
-  const std::uint32_t free_on_dead = d.ftl.blocks().free_blocks(1);
+  const std::uint32_t free_on_dead = d.ftl->blocks().free_blocks(1);
   run_quiet(d, make_workload(R"(
 workload:
   phases:
@@ -2785,30 +2785,30 @@ workload:
     - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
 )",
                              d.user_bytes()));
-  CHECK(d.ftl.blocks().free_blocks(1) == free_on_dead);
-  CHECK(d.ftl.stats().gc_erases > 0);
-  CHECK(d.ftl.stats().host_reads_failed == 0);
-  CHECK(d.ftl.stats().verify_errors == 0);
+  CHECK(d.ftl->blocks().free_blocks(1) == free_on_dead);
+  CHECK(d.ftl->stats().gc_erases > 0);
+  CHECK(d.ftl->stats().host_reads_failed == 0);
+  CHECK(d.ftl->stats().verify_errors == 0);
 
   // Reads racing the rebuild (10 ms idle): served degraded, rebuilt on the
   // fly from the other members, never failed.
   auto r = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), true);
   run_quiet(*r.drive, make_workload(kFill64, r.drive->user_bytes()));
-  r.drive->ftl.fail_die_at(r.drive->engine.now() + kMs, 1);
+  r.drive->ftl->fail_die_at(r.drive->engine.now() + kMs, 1);
   run_quiet(*r.drive, make_workload(kIdleThenRead64, r.drive->user_bytes()));
-  CHECK(r.drive->ftl.stats().die_pages_rebuilt < r.drive->ftl.stats().die_rebuild_pages);
-  CHECK(r.drive->ftl.stats().host_reads_failed == 0);
-  CHECK(r.drive->ftl.stats().reads_lost == 0);
-  CHECK(r.drive->ftl.stats().verify_errors == 0);
+  CHECK(r.drive->ftl->stats().die_pages_rebuilt < r.drive->ftl->stats().die_rebuild_pages);
+  CHECK(r.drive->ftl->stats().host_reads_failed == 0);
+  CHECK(r.drive->ftl->stats().reads_lost == 0);
+  CHECK(r.drive->ftl->stats().verify_errors == 0);
 
   // Stripes inside a block: the same failure loses the die's data.
   auto b = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=block"), true);
   run_quiet(*b.drive, make_workload(kFill64, b.drive->user_bytes()));
-  b.drive->ftl.fail_die_at(b.drive->engine.now() + kMs, 1);
+  b.drive->ftl->fail_die_at(b.drive->engine.now() + kMs, 1);
   run_quiet(*b.drive, make_workload(idle_then_read, b.drive->user_bytes()));
-  CHECK(b.drive->ftl.stats().host_reads_failed > 0);
-  CHECK(b.drive->ftl.stats().die_pages_rebuilt == 0);
-  CHECK(b.drive->ftl.stats().verify_errors == 0);
+  CHECK(b.drive->ftl->stats().host_reads_failed > 0);
+  CHECK(b.drive->ftl->stats().die_pages_rebuilt == 0);
+  CHECK(b.drive->ftl->stats().verify_errors == 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -3093,7 +3093,7 @@ workload:
   phases:
     - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
 )", d.user_bytes()));
-  d.ftl.fail_die_at(d.engine.now() + 20 * kMs, die);
+  d.ftl->fail_die_at(d.engine.now() + 20 * kMs, die);
   return run_quiet(d, make_workload(R"(
 workload:
   watchdog: 2s
@@ -3116,7 +3116,7 @@ TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or 
                         /*verify=*/true);
     Drive& d = *t.drive;
     const RunReport r = fail_die_under_random_writes(d, 2);
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.failed_dies == 1);
     CHECK(r.failure.find("watchdog") == std::string::npos);
     if (cap == "500MB") {
@@ -3124,11 +3124,11 @@ TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or 
       CHECK(s.die_rebuild_pages > 0);
       CHECK(s.die_pages_rebuilt + s.die_pages_skipped == s.die_rebuild_pages);
       CHECK(s.die_pages_lost == 0);
-      CHECK(s.verify_checks >= d.ftl.user_pages());
+      CHECK(s.verify_checks >= d.ftl->user_pages());
       CHECK(s.verify_errors == 0);
       CHECK(s.host_reads_failed == 0);
       std::uint64_t left = 0;
-      for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(2, b).valid;
+      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(2, b).valid;
       CHECK(left == 0);
     } else {
       CHECK_THAT(r.failure, Catch::Contains("die 2 failed and its rebuild ran out of spare"));
@@ -3155,7 +3155,7 @@ TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or f
     Drive& d = *t.drive;
     RunReport r;
     REQUIRE_NOTHROW(r = fail_die_under_random_writes(d, 0));
-    const FtlStats& s = d.ftl.stats();
+    const FtlStats& s = d.ftl->stats();
     CHECK(s.failed_dies == 1);
     CHECK(r.failure.find("watchdog") == std::string::npos);
     CHECK(s.verify_errors == 0);
@@ -3163,10 +3163,10 @@ TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or f
       CHECK(s.die_rebuild_pages > 0);
       CHECK(s.die_pages_rebuilt + s.die_pages_skipped == s.die_rebuild_pages);
       CHECK(s.die_pages_lost == 0);
-      CHECK(s.verify_checks >= d.ftl.user_pages());
+      CHECK(s.verify_checks >= d.ftl->user_pages());
       CHECK(s.host_reads_failed == 0);
       std::uint64_t left = 0;
-      for (std::uint32_t b = 0; b < d.ftl.blocks().blocks_per_die(); ++b) left += d.ftl.blocks().info(0, b).valid;
+      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(0, b).valid;
       CHECK(left == 0);
     } else {
       CHECK_THAT(r.failure, Catch::Contains("die 0 failed and its rebuild ran out of spare"));
@@ -3188,7 +3188,7 @@ TEST_CASE("ftl.kind names a registered FTL and the controller talks to it throug
   CHECK(std::string(ftl_kinds().front().name) == "page_mapped");
   auto t = test::make_drive("configs/drives/test_tlc_1gb.yaml", {"drive.ftl.kind=page_mapped"});
   CHECK(t.drive->ftl_cfg.kind == "page_mapped");
-  CHECK(page_mapped(*t.drive->translation) == &t.drive->ftl);
+  CHECK(page_mapped(*t.drive->translation) == t.drive->ftl);
   auto doc = ConfigDoc::load(test::source_path("configs/drives/test_tlc_1gb.yaml"), "drive",
                              {"drive.ftl.kind=log_structured"});
   try {
@@ -3256,7 +3256,7 @@ WorkloadSpec quarters_workload(const std::string& timed, std::uint64_t user_byte
 // slots written since its last erase (valid or not) belong to, a bit per
 // quarter.
 std::vector<unsigned> quarters_per_block(const Drive& d) {
-  const BlockManager& bm = d.ftl.blocks();
+  const BlockManager& bm = d.ftl->blocks();
   const Layout& layout = bm.layout();
   const Lpn quarter = static_cast<Lpn>(d.user_bytes() / kSectorBytes / 4);
   std::vector<unsigned> masks;
@@ -3266,7 +3266,7 @@ std::vector<unsigned> quarters_per_block(const Drive& d) {
       const Ppa end = layout.first_slot(layout.die_block(die, b), bm.info(die, b).next_page);
       unsigned m = 0;
       for (Ppa s = first; s < end; ++s) {
-        const Owner o = d.ftl.map().owner(s);
+        const Owner o = d.ftl->map().owner(s);
         if (o != kUnmapped && !is_tpage(o)) m |= 1u << std::min<Lpn>(o / quarter, 3);
       }
       if (m != 0) masks.push_back(m);
@@ -3324,7 +3324,7 @@ TEST_CASE("FDP: a persistently isolated handle's data never shares an erase unit
         d.user_bytes());
     const RunReport r = test::run_quiet(d, w);
     INFO(handle0);
-    CHECK(d.ftl.stats().fdp_moved_slots[0] > 0);  // GC moved handle 0's data
+    CHECK(d.ftl->stats().fdp_moved_slots[0] > 0);  // GC moved handle 0's data
     std::size_t shared = 0;
     for (const unsigned m : quarters_per_block(d)) shared += (m & 1u) && m != 1u;
     return shared;

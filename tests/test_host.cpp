@@ -820,7 +820,7 @@ workload:
   CHECK(p.ftl_after.host_write_slots - p.ftl_before.host_write_slots >=
         (48ull << 20) / kSectorBytes);
   CHECK(r.phases[2].result.ios[static_cast<int>(IoOp::kRead)] > 0);
-  CHECK(t.drive->ftl.stats().verify_errors == 0);
+  CHECK(t.drive->ftl->stats().verify_errors == 0);
 }
 
 // ---- Durability: NVMe Flush and FUA writes (issue 30) ----------------------
@@ -884,7 +884,7 @@ TEST_CASE(
   CHECK(one.result.flush_latency.max() <= u.program + u.data_in + 50_us);
   const PhaseReport& full = phase_named(r, "full_buffer");
   REQUIRE(full.result.flushes == 4);
-  const std::uint32_t buffer_slots = d.ftl.buffer().capacity();
+  const std::uint32_t buffer_slots = d.ftl->buffer().capacity();
   const std::uint32_t units = (buffer_slots + u.slots - 1) / u.slots;
   const std::uint32_t rounds = (units + d.geo.dies() - 1) / d.geo.dies();
   // When the write completes at most one unit per die has started: some die

@@ -111,7 +111,7 @@ inline double program_bound(const Drive& d, CellMode m, std::uint32_t pages_per_
 // The SLC cache's capacity on the empty drive, bytes: its static blocks and
 // the dynamic region's budget.
 inline double empty_cache_bytes(const Drive& d) {
-  const SlcCache& c = d.ftl.slc();
+  const SlcCache& c = d.ftl->slc();
   return static_cast<double>(d.ftl_cfg.slc.static_blocks_per_die + c.dynamic_budget_blocks()) *
          d.geo.dies() * static_cast<double>(c.block_bytes());
 }

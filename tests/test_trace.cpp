@@ -139,8 +139,8 @@ std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpe
   run->slots = rp.command_slots();
   while (!rp.finished())
     if (!d.engine.step()) FAIL("replay stalled: commands outstanding but no event pending");
-  run->padding_slots = d.ftl.stats().flush_padding_slots;
-  run->ftl = d.ftl.stats();
+  run->padding_slots = d.ftl->stats().flush_padding_slots;
+  run->ftl = d.ftl->stats();
   run->t_prog = d.timing.of(CellMode::kTlc).program_time(0);
   run->unit_slots = d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
   return run;

@@ -538,6 +538,9 @@ const std::set<std::string>& mapped_options() {
                                           "zonesize",
                                           "zonerange",
                                           "zoneskip",
+                                          "max_open_zones",
+                                          "job_max_open_zones",
+                                          "zone_append",
                                           "loops",
                                           "write_bw_log",
                                           "write_iops_log",
@@ -976,14 +979,42 @@ Mapped map_job(const FioSection& sec, const Job& job, const std::vector<std::uin
       fail_opt(*o, "expected none, 0, sync, 1 or dsync");
   }
 
-  // Strided zones.
+  // Strided zones, or a zoned block device (zonemode=zbd, fio 3.35): writes
+  // at the zones' write pointers (host/workload/zone_writer.h).
   const FioOption* zm = r.find("zonemode");
   const FioOption* zs = r.find("zonesize");
+  const bool zbd = zm && lower(zm->value) == "zbd";
   if (zm) {
     const std::string v = lower(zm->value);
-    if (v != "none" && v != "strided")
-      fail_opt(*zm, "expected none or strided (zoned block devices are not modelled)");
+    if (v != "none" && v != "strided" && v != "zbd") fail_opt(*zm, "expected none, strided or zbd");
     if (v == "strided" && !zs) fail_opt(*zm, "expected a zonesize with zonemode=strided");
+  }
+  const FioOption* max_open = r.find_any({"max_open_zones", "job_max_open_zones"});
+  const FioOption* append = r.find("zone_append");
+  if (!zbd && (max_open || append))
+    fail_opt(max_open ? *max_open : *append, "expected zonemode=zbd with this option");
+  if (zbd) {
+    // The zone size and capacity are the device's, as fio reads them.
+    if (zs) notes.push_back("[" + sec.name + "]: zonesize ignored with zonemode=zbd: the drive's zones are used");
+    if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) {
+      p.zoned.enabled = true;
+      // A sequential job writes one zone after another; a random one
+      // spreads its writes over max_open_zones zones at their write pointers.
+      if (max_open && p.rw == RwKind::kRandWrite)
+        p.zoned.open_zones = static_cast<std::uint32_t>(r.integer(*max_open, 1, 4096));
+      p.zoned.append = r.flag({"zone_append"});
+      if (p.zoned.append) {
+        const FioOption* engine = r.find("ioengine");
+        const std::string e = engine ? lower(engine->value) : "psync";
+        if (e != "io_uring" && e != "io_uring_cmd" && e != "libaio")
+          fail_opt(*append, "expected ioengine=io_uring_cmd, io_uring or libaio: zone append is an "
+                            "asynchronous command whose completion carries the LBA");
+      }
+      if (!p.bssplit.empty() || p.bs_min != 0)
+        fail_opt(*zm, "expected one transfer size (bs) with zonemode=zbd writes");
+    } else if (p.rw != RwKind::kRead && p.rw != RwKind::kRandRead) {
+      fail_opt(*zm, "expected rw=read, randread, write or randwrite with zonemode=zbd");
+    }
   }
   if (zs && (!zm || lower(zm->value) == "strided")) {
     p.zone_size = r.bytes(*zs);

@@ -336,7 +336,9 @@ void TraceReplay::on_complete(std::uint32_t id) {
   HostCommand& c = hif_.command(id);
   const Tick now = engine_.now();
   const int op = static_cast<int>(c.op);
-  if (c.op == IoOp::kFlush) {
+  if (c.status != CmdStatus::kSuccess) {  // a zoned drive refused it (e.g. off a write pointer)
+    ++result_.errors[static_cast<std::size_t>(c.status)];
+  } else if (c.op == IoOp::kFlush) {
     ++result_.flushes;
     result_.flush_latency.record(now - c.issued);
   } else {

@@ -83,6 +83,9 @@ struct IoGenerator::Stream {
   Tick issue_arrival = 0;               // arrival time of the command being issued
   StreamResult* result = nullptr;
   std::unique_ptr<IologWriter> iolog;
+  // Zoned streams: the host's zone writer, and each command slot's IO.
+  std::unique_ptr<ZoneWriter> zones;
+  std::vector<ZoneWriter::Io> zone_io;
 };
 
 IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpec& spec, Rng& rng,
@@ -152,6 +155,13 @@ void IoGenerator::open_queues() {
 }
 
 void IoGenerator::start() {
+  for (const auto& st : streams_) {
+    if (!st->spec.zoned.enabled) continue;
+    if (zone_layout_.zone_bytes == 0)
+      throw std::invalid_argument("phase '" + st->spec.name + "': zoned IO needs a drive with ftl.kind zoned");
+    st->zones = std::make_unique<ZoneWriter>(st->spec, zone_layout_, st->rng);
+    st->zone_io.resize(st->spec.iodepth);
+  }
   open_queues();
   for (const auto& st : streams_) {
     if (st->spec.start_delay > 0) engine_->schedule_at(st->start, this, kStart, st->index);
@@ -187,9 +197,10 @@ bool IoGenerator::blocked(const Stream& s) { return s.thinking || s.flushing; }
 
 bool IoGenerator::has_next(const Stream& s) const { return s.flush_due || may_issue(s); }
 
-void IoGenerator::issue_next(Stream& s, std::uint32_t id) {
-  if (s.flush_due) issue_flush(s, id);
-  else issue(s, id);
+bool IoGenerator::issue_next(Stream& s, std::uint32_t id) {
+  if (!s.flush_due) return issue(s, id);
+  issue_flush(s, id);
+  return true;
 }
 
 void IoGenerator::issue_flush(Stream& s, std::uint32_t id) {
@@ -233,15 +244,25 @@ void IoGenerator::flush_done(Stream& s, std::uint32_t id) {
   fill(s);
 }
 
-void IoGenerator::issue(Stream& s, std::uint32_t id) {
+bool IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
+  IoPattern::Io io;
+  const ZoneWriter::Io* zio = nullptr;  // a zoned stream's IO (its zone action; counted toward io_size?)
+  if (s.zones) [[unlikely]] {
+    ZoneWriter::Io& z = s.zone_io[id - s.first_id];
+    if (!s.zones->next(z)) return false;
+    io = IoPattern::Io{z.op, z.offset, z.bytes};
+    zio = &z;
+  } else {
+    io = s.pattern.next();
+  }
   c = HostCommand{};
-  IoPattern::Io io = s.pattern.next();
+  if (zio) c.zone = zio->zone;
   // A stream bounded by bytes moves exactly them: its last IO takes what is
   // left. (A sequential stream's wrap at the range end already lands there;
   // a random one's blocks need not divide the range, and mixed sizes
   // overshoot. trimwrite's trim and write of a block go in pairs.)
-  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite &&
+  if (s.spec.io_bytes != 0 && s.spec.rw != RwKind::kTrimWrite && !zio &&
       io.bytes > s.spec.io_bytes - s.issued_bytes) {
     const std::uint64_t left = s.spec.io_bytes - s.issued_bytes;
     io.bytes = static_cast<std::uint32_t>((left + kSectorBytes - 1) / kSectorBytes * kSectorBytes);
@@ -265,7 +286,7 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
   if (s.offered_iops > 0 && c.issued >= measure_from_)
     result_.queue_delay[static_cast<int>(c.op)].record(c.issued - s.issue_arrival);
   ++s.issued_ios;
-  s.issued_bytes += c.bytes;
+  if (!zio || zio->user) s.issued_bytes += c.bytes;  // zone_log: the user's writes only
   if (outstanding_ == 0) busy_since_ = c.issued;
   ++outstanding_;
   ++s.outstanding;
@@ -274,7 +295,7 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
     while (level < 6 && (1u << level) < s.outstanding) ++level;
     ++s.result->depth_levels[level];
   }
-  if (s.iolog) s.iolog->io(c.issued - s.start, c.op, c.offset, c.bytes);
+  if (s.iolog && c.op != IoOp::kZoneMgmt) s.iolog->io(c.issued - s.start, c.op, c.offset, c.bytes);
   if (s.spec.thinktime > 0 && ++s.since_think >= s.spec.thinktime_blocks) {
     // fio's think time: after thinktime_blocks IOs the job waits for its
     // commands to complete, then pauses.
@@ -283,25 +304,24 @@ void IoGenerator::issue(Stream& s, std::uint32_t id) {
   }
   hif_->issue(id);
   result_.peak_device_qd = std::max(result_.peak_device_qd, hif_->in_device());
+  return true;
 }
 
 void IoGenerator::fill(Stream& s) {
   while (!s.free_ids.empty() && !blocked(s) && has_next(s)) {
     const std::uint32_t id = s.free_ids.back();
     s.free_ids.pop_back();
-    issue_next(s, id);
+    if (!issue_next(s, id)) {  // a zone writer waits for a completion
+      s.free_ids.push_back(id);
+      break;
+    }
   }
   if (!blocked(s) && s.outstanding == 0) stream_stopped(s);
 }
 
-void IoGenerator::on_complete(std::uint32_t id) {
-  HostCommand& c = hif_->command(id);
-  Stream& s = *streams_[stream_of_id_[id]];
-  if (c.op == IoOp::kFlush) {
-    flush_done(s, id);
-    return;
-  }
-  const Tick now = engine_->now();
+// Inlined into on_complete, the per-IO path (a call there costs more than
+// the zoned path's copy).
+[[gnu::always_inline]] inline void IoGenerator::record(Stream& s, const HostCommand& c, Tick now) {
   const int op = static_cast<int>(c.op);
   if (now >= measure_from_ && c.issued >= measure_from_) {
     result_.latency[op].record(now - c.issued);
@@ -330,6 +350,21 @@ void IoGenerator::on_complete(std::uint32_t id) {
     r.log.add(now, op, c.bytes, now - c.issued);
     r.end = now;
   }
+}
+
+void IoGenerator::on_complete(std::uint32_t id) {
+  HostCommand& c = hif_->command(id);
+  Stream& s = *streams_[stream_of_id_[id]];
+  if (c.op == IoOp::kFlush) {
+    flush_done(s, id);
+    return;
+  }
+  if (s.zones) {
+    zone_completed(s, id);
+    return;
+  }
+  const Tick now = engine_->now();
+  record(s, c, now);
   c.in_use = false;
   if (--outstanding_ == 0) result_.busy += now - busy_since_;
   --s.outstanding;
@@ -371,6 +406,47 @@ void IoGenerator::on_complete(std::uint32_t id) {
     s.stopped = true;
     if (s.outstanding == 0) stream_stopped(s);
   }
+}
+
+void IoGenerator::zone_completed(Stream& s, std::uint32_t id) {
+  HostCommand& c = hif_->command(id);
+  const Tick now = engine_->now();
+  const bool failed = c.status != CmdStatus::kSuccess;
+  const bool measured = now >= measure_from_ && c.issued >= measure_from_;
+  const ZoneWriter::Io& io = s.zone_io[id - s.first_id];
+  if (measured) {
+    if (failed) {
+      ++result_.errors[static_cast<std::size_t>(c.status)];
+    } else if (c.op == IoOp::kZoneMgmt) {
+      ++result_.zone_mgmt;
+      result_.zone_mgmt_latency.record(now - c.issued);
+    } else {
+      if (c.zone == ZoneAction::kAppend && result_.append_lbas.size() < PhaseResult::kAppendLog)
+        result_.append_lbas.push_back(c.offset);
+      if (c.op == IoOp::kWrite) (io.user ? result_.log_user_bytes : result_.log_gc_bytes) += c.bytes;
+    }
+    if (c.op == IoOp::kZoneMgmt && s.spec.rw == RwKind::kZoneLog && !failed) ++result_.log_zone_resets;
+    result_.end = now;
+  }
+  if (!failed && c.op != IoOp::kZoneMgmt) record(s, c, now);
+  s.zones->completed(io, c.offset, failed);
+  c.in_use = false;
+  if (--outstanding_ == 0) result_.busy += now - busy_since_;
+  --s.outstanding;
+  s.free_ids.push_back(id);
+  if (s.thinking) {
+    if (s.outstanding == 0) {
+      if (may_issue(s)) {
+        engine_->schedule_at(now + s.spec.thinktime, this, kThinkDone, s.index);
+      } else {
+        s.thinking = false;
+        stream_stopped(s);
+      }
+    }
+    return;
+  }
+  if (s.flushing) return;
+  fill(s);
 }
 
 Tick IoGenerator::next_gap(Stream& s) {

@@ -25,6 +25,7 @@
 
 #include "host/host_interface.h"
 #include "host/workload/phase_result.h"
+#include "host/workload/zone_writer.h"
 #include "host/workload/io_pattern.h"
 #include "host/workload/workload.h"
 #include "sim/histogram.h"
@@ -68,6 +69,9 @@ class IoGenerator : public CompletionSink, public EventTarget {
               const Gauge* gc_work = nullptr);
   ~IoGenerator() override;
 
+  // A zoned namespace's layout, for streams with `zoned` (before start();
+  // without it such a stream is refused: the drive has no zones).
+  void set_zone_layout(const ZoneLayout& layout) { zone_layout_ = layout; }
   void start();
   bool finished() const { return done_streams_ == streams_.size(); }
   // Measurement starts after the phase's ramp time.
@@ -95,8 +99,13 @@ class IoGenerator : public CompletionSink, public EventTarget {
   // Something to issue in a free slot: a flush due, or an IO allowed.
   bool has_next(const Stream& s) const;
   void begin(Stream& s);
-  void issue(Stream& s, std::uint32_t id);
-  void issue_next(Stream& s, std::uint32_t id);  // the flush due, else an IO
+  // false: the stream's zone writer had nothing to issue now (zoned).
+  bool issue(Stream& s, std::uint32_t id);
+  bool issue_next(Stream& s, std::uint32_t id);  // the flush due, else an IO
+  // Counts a completed IO in the phase's results and its stream's.
+  void record(Stream& s, const HostCommand& c, Tick now);
+  // A zoned stream's command completed (its status, an append's LBA).
+  void zone_completed(Stream& s, std::uint32_t id);
   void issue_flush(Stream& s, std::uint32_t id);
   void flush_done(Stream& s, std::uint32_t id);
   void fill(Stream& s);         // issue into free slots while allowed
@@ -120,6 +129,7 @@ class IoGenerator : public CompletionSink, public EventTarget {
   Tick busy_since_ = 0;  // when outstanding_ last rose from 0
   Tick phase_start_ = 0;
   Tick measure_from_ = 0;
+  ZoneLayout zone_layout_;
 };
 
 }  // namespace ssdtwin

@@ -322,6 +322,8 @@ IoPattern::Io IoPattern::next_general() {
       io.op = IoOp::kTrim;
       break;
     case RwKind::kTrace:  // replays draw from their trace, not from here
+    case RwKind::kZoneReset:  // zoned phases draw from their zone writer
+    case RwKind::kZoneLog:
       break;
     case RwKind::kRandRw:
       io.op = rng_.uniform() < spec_.read_share ? IoOp::kRead : IoOp::kWrite;

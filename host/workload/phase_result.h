@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "ftl/host_command.h"
 #include "sim/histogram.h"
 #include "sim/steady_state.h"
 #include "sim/time.h"
@@ -95,6 +96,18 @@ struct PhaseResult {
   Tick busy = 0;
   // Phases with stream_results: one per stream (PhaseSpec::stream(k)).
   std::vector<StreamResult> streams;
+  // Zoned namespaces. Commands the drive failed, by status (not in `ios`,
+  // `bytes` or `latency`); Zone Management Send commands and their latency
+  // (a reset's is its erases); each Zone Append's LBA as its completion
+  // returned it, in completion order (the first kAppendLog of the phase);
+  // and, on a zone_log phase, the bytes the host's log wrote for the user
+  // and those its garbage collection copied.
+  std::uint64_t errors[kCmdStatuses] = {};
+  std::uint64_t zone_mgmt = 0;
+  LatencyHistogram zone_mgmt_latency;
+  static constexpr std::size_t kAppendLog = 1 << 20;
+  std::vector<std::uint64_t> append_lbas;
+  std::uint64_t log_user_bytes = 0, log_gc_bytes = 0, log_zone_resets = 0;
 };
 
 }  // namespace ssdtwin

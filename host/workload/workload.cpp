@@ -24,6 +24,8 @@ const char* rw_kind_name(RwKind k) {
     case RwKind::kReadWrite: return "readwrite";
     case RwKind::kRandTrim: return "randtrim";
     case RwKind::kTrimWrite: return "trimwrite";
+    case RwKind::kZoneReset: return "zone_reset";
+    case RwKind::kZoneLog: return "zone_log";
   }
   return "?";
 }
@@ -128,6 +130,8 @@ RwKind parse_rw(const std::string& s) {
   if (s == "readwrite") return RwKind::kReadWrite;
   if (s == "randtrim") return RwKind::kRandTrim;
   if (s == "trimwrite") return RwKind::kTrimWrite;
+  if (s == "zone_reset") return RwKind::kZoneReset;
+  if (s == "zone_log") return RwKind::kZoneLog;
   return RwKind::kTrim;
 }
 
@@ -198,6 +202,29 @@ void read_durability(const ConfigNode& n, PhaseSpec& p) {
 Arrival read_arrival(const ConfigNode& n) {
   return n.get_enum("arrival", {"poisson", "uniform"}, "poisson") == "poisson" ? Arrival::kPoisson
                                                                                 : Arrival::kUniform;
+}
+
+// `zoned:` (zone_writer.h). The zone layout is the drive's, checked
+// against the range when the phase starts.
+void read_zoned(const ConfigNode& n, PhaseSpec& p) {
+  const bool zone_rw = p.rw == RwKind::kZoneReset || p.rw == RwKind::kZoneLog;
+  if (!n.has("zoned") && !zone_rw) return;
+  const ConfigNode z = n.child("zoned");
+  p.zoned.enabled = true;
+  if (p.rw != RwKind::kWrite && p.rw != RwKind::kRandWrite && !zone_rw)
+    n.fail("zoned", "expected rw: write, randwrite, zone_reset or zone_log with zoned");
+  if (p.rw != RwKind::kZoneReset)
+    p.zoned.open_zones = static_cast<std::uint32_t>(z.get_int("open_zones", 1, 1, 65536));
+  if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) p.zoned.append = z.get_bool("append", false);
+  if (p.rw == RwKind::kZoneLog) {
+    const Amount logical = z.get_amount("logical");
+    p.zoned.logical = logical.resolve(p.span);
+    p.zoned.logical -= p.zoned.logical % p.bs;
+    if (p.zoned.logical == 0) z.fail("logical", "expected at least one block (bs) of data");
+    p.zoned.gc_free_zones = static_cast<std::uint32_t>(z.get_int("gc_free_zones", 2, 1, 1024));
+  }
+  if (!p.bssplit.empty() || p.bs_min != 0) n.fail("zoned", "expected one transfer size (bs) with zoned");
+  if (n.has("rate") || n.has("load_curve")) n.fail("zoned", "expected closed-loop IO (no rate) with zoned");
 }
 
 PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
@@ -275,7 +302,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
   p.priority = parse_sq_priority(n.get_enum("priority", sq_priority_names(), "medium"));
   p.precondition = n.get_bool("precondition", false);
   p.rw = parse_rw(
-      n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace"}));
+      n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace", "zone_reset",
+                        "zone_log"}));
   if (p.rw == RwKind::kTrace) {
     // A replay runs to the end of its trace, as the trace says; keys of
     // synthetic jobs (bs, iodepth, stop conditions, reports) are not read,
@@ -386,7 +414,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
     p.score_last = n.get_time("score_last", p.score_last);
     if (p.score_last == 0) n.fail("score_last", "expected a time above 0");
   }
-  if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0)
+  read_zoned(n, p);
+  if (p.io_bytes == 0 && p.ios == 0 && p.runtime == 0 && p.rw != RwKind::kZoneReset)
     n.fail("rw", "expected a stop condition: io_size, number_ios or runtime");
   const std::string fast = n.get_enum("fast", {"false", "true", "exact", "steady"}, "false");
   p.fast = fast != "false";
@@ -398,6 +427,7 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
     n.fail("fast", "steady mode models uniform 4 KiB random writes over the whole drive (rw: randwrite, "
                    "bs: 4KiB, no bssplit, offset or random_map, size 100%, random_distribution: random); "
                    "use fast: true for other patterns");
+  if (p.fast && p.zoned.enabled) n.fail("fast", "a zoned phase is timed (fast: false)");
   if (p.fast && numjobs > 1) n.fail("numjobs", "a fast phase is one stream (numjobs: 1)");
   if (p.fast && p.thinktime > 0) n.fail("thinktime", "a fast phase takes no simulated time: no think time");
   if (p.fast) {

@@ -41,6 +41,10 @@ enum class RwKind : std::uint8_t {
   kReadWrite,
   kRandTrim,
   kTrimWrite,
+  // Zoned namespaces (host/workload/zone_writer.h): a Zone Management Send
+  // reset per zone of the range; a log-structured store with host GC.
+  kZoneReset,
+  kZoneLog,
 };
 
 const char* rw_kind_name(RwKind k);
@@ -213,6 +217,17 @@ struct PhaseSpec {
   // zonemode=strided: IO stays in a zone of zone_range bytes until zone_size
   // bytes moved, then skips to zone_range + zone_skip further on.
   std::uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
+  // Zoned namespaces (`zoned:`, fio's zonemode=zbd; host/workload/zone_writer.h):
+  // writes go to zones at their write pointers, `open_zones` at once (a
+  // zone_log's head zones), as writes or Zone Appends; zone_log's data set
+  // and collection threshold.
+  struct Zoned {
+    bool enabled = false;
+    std::uint32_t open_zones = 1;
+    bool append = false;
+    std::uint64_t logical = 0;
+    std::uint32_t gc_free_zones = 2;
+  } zoned;
   Tick thinktime = 0;             // after each thinktime_blocks IOs: drain, then pause
   std::uint32_t thinktime_blocks = 1;
   Tick start_delay = 0;           // the stream starts this long after the phase
