@@ -33,8 +33,8 @@ const char* zone_state_name(ZoneState s) {
   return kNames[static_cast<int>(s)];
 }
 
-ZonedFtl::ZonedFtl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg)
-    : engine_(engine), nand_(nand), geo_(nand.geometry()), z_(cfg.zoned), mode_(geo_.native_mode),
+ZonedFtl::ZonedFtl(NandArray& nand, const FtlConfig& cfg)
+    : nand_(nand), geo_(nand.geometry()), z_(cfg.zoned), mode_(geo_.native_mode),
       ppp_(nand.timing().pages_per_program(geo_.native_mode)),
       unit_slots_(ppp_ * geo_.slots_per_die_page()),
       units_per_block_(geo_.pages_per_block / ppp_),
@@ -344,7 +344,7 @@ void ZonedFtl::on_txn_complete(FlashTxn* t) {
 }
 
 std::unique_ptr<FlashTranslation> make_zoned_ftl(const FtlParts& p) {
-  return std::make_unique<ZonedFtl>(p.engine, p.nand, p.cfg);
+  return std::make_unique<ZonedFtl>(p.nand, p.cfg);
 }
 
 }  // namespace ssdtwin

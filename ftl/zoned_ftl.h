@@ -72,7 +72,7 @@ struct ZoneStats {
 
 class ZonedFtl final : public FlashTranslation, public TxnSink {
  public:
-  ZonedFtl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg);
+  ZonedFtl(NandArray& nand, const FtlConfig& cfg);
 
   void set_listener(FtlListener* l) override { listener_ = l; }
   bool durable_buffer() const override { return true; }  // required (ftl_config.cpp)
@@ -164,7 +164,6 @@ class ZonedFtl final : public FlashTranslation, public TxnSink {
   // A finish or reset waiting on `zone` completes once its flash work is done.
   void maybe_done(std::uint32_t zone);
 
-  EventEngine& engine_;
   NandArray& nand_;
   const Geometry& geo_;
   ZonedConfig z_;
