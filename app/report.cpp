@@ -313,7 +313,7 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
 Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunReport& report,
                   const RunMeta& meta) {
   Json j;
-  j["ssdtwin_version"] = "0.1.0";
+  j["ssdtwin_version"] = SSDTWIN_VERSION;  // the CMake project's version
   j["drive"] = drive.name;
   j["workload"] = workload.name;
   j["drive_file"] = meta.drive_file;

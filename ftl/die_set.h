@@ -1,7 +1,7 @@
 // A set of dies as bits, searched round-robin from a starting die: the
 // write-buffer flush looks only at the dies that can take another program
-// instead of testing every die each time a program completes (with 64 dies
-// that test was a fifth of a sequential fill's time).
+// instead of testing every die each time a program completes (on drives
+// with many dies that test dominated a sequential fill).
 #pragma once
 
 #include <algorithm>

@@ -295,8 +295,8 @@ class MapCache {
   ZeroArray<Tpage> tpages_;
   // Segments of pages a sequential run fills are indexed by position in a
   // block per page instead of by hash (a sequential fill through a
-  // per-entry cache inserts and evicts every segment: the hash's probes
-  // and erasures were a third of the cache's work). Blocks are taken from
+  // per-entry cache inserts and evicts every segment, and the hash's
+  // probes and erasures dominated the cache's work). Blocks are taken from
   // the front, reused from free_dense_, and at most dense_max_ (twice the
   // pages the cache can hold whole), so they cost at most twice the
   // cache's entries.

@@ -53,10 +53,10 @@ Base make_base() {
   b.key = {"{\"fuzz\":\"tiny test drive\"}", "{\"phases\":[\"fill\",\"overwrite\"]}", false};
   auto drive = fresh_drive(b);
   Rng rng(1);
-  const std::uint64_t pages = drive->ftl.map().logical_pages();
-  for (Lpn l = 0; l < pages; ++l) drive->ftl.fast_write(l);
-  for (std::uint64_t i = 0; i < 2 * pages; ++i) drive->ftl.fast_write(static_cast<Lpn>(rng.next() % pages));
-  drive->ftl.end_fast(rng);
+  const std::uint64_t pages = drive->ftl->map().logical_pages();
+  for (Lpn l = 0; l < pages; ++l) drive->ftl->fast_write(l);
+  for (std::uint64_t i = 0; i < 2 * pages; ++i) drive->ftl->fast_write(static_cast<Lpn>(rng.next() % pages));
+  drive->ftl->end_fast(rng);
   char tmpl[] = "/tmp/ssdtwin-fuzz-snapshot-XXXXXX";
   const int tmp = ::mkstemp(tmpl);
   if (tmp < 0) fuzz::finding("cannot create the base snapshot's file");

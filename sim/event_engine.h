@@ -13,8 +13,8 @@
 // event in O(1) when it is no earlier than the lane's last, and hands it to
 // the heap otherwise. step() runs the earliest of the heap's top and the
 // lanes' fronts, so lanes change no event's order, only what it costs: on
-// the random-write rows two thirds of the events are the host path's, and a
-// heap of 66 events took a fifth of the run.
+// the host-bound rows most events are the host path's, which would
+// otherwise each pay a sift through the heap (figures in docs/RESULTS.md).
 #pragma once
 
 #include <cstddef>
@@ -129,8 +129,7 @@ class EventEngine {
   // size_ but is empty: the handler's first schedule_at drops its key there
   // and sifts it down once, instead of filling the root from the back,
   // sifting that down and then sifting the new key up. Most handlers
-  // schedule exactly one follow-up (78% of the events on the GC rows), so
-  // this saves most of a sift per event; step() fills a root still empty
+  // schedule exactly one follow-up, so this saves most of a sift per event; step() fills a root still empty
   // when its handler returns, so outside a handler there is never a hole.
   bool hole_ = false;
 

@@ -1,8 +1,8 @@
 // The records of small traces, kept across the phases of one run: a
 // workload that replays one trace many times (MQSim's tpcc-small x50, one
-// trace phase per repetition) parses it once. Parsing a text trace costs
-// about a thousand instructions per record, as much as simulating a small
-// IO, so a repeated short trace spent a sixth of its run re-reading the file.
+// trace phase per repetition) parses it once. Parsing a text record costs
+// about as much as simulating a small IO, so a repeated short trace would
+// otherwise spend much of its run re-reading the file.
 //
 // A trace read to its end within the limit (one limit for all the traces
 // kept) is kept: its records and the reader's final statistics. Later
