@@ -152,8 +152,7 @@ void NandArray::resume(std::uint32_t die) {
 void NandArray::schedule_array_event(std::uint32_t die, Kind kind, Tick at) {
   // Without suspend the shift stays 0 and the argument is the die alone.
   const std::uint64_t arg = die | std::uint64_t{static_cast<std::uint32_t>(dies_[die].shift)} << 32;
-  engine_.schedule_at(at, this, kind, arg,
-                      kind == kProgramDone ? program_lane_ : EventEngine::kNoLane);
+  engine_.schedule_at(at, this, kind, arg, lane_of(kind));
 }
 
 bool NandArray::array_event_due(std::uint32_t die, std::uint32_t kind, std::uint64_t arg) {
@@ -184,7 +183,7 @@ void NandArray::dispatch_as(std::uint32_t die) {
   // Without suspend no die is ever shifted: the event's argument is the die.
   const auto schedule_array = [&](Kind kind, Tick at) {
     if constexpr (kSuspend) schedule_array_event(die, kind, at);
-    else engine_.schedule_at(at, this, kind, die, kind == kProgramDone ? program_lane_ : EventEngine::kNoLane);
+    else engine_.schedule_at(at, this, kind, die, lane_of(kind));
   };
   if (d.current) {
     // A program or erase holds the interface (its data coming in, or

@@ -161,6 +161,9 @@ class NandArray : public EventTarget {
   // fire: false when the event was moved (or held during a suspension).
   void schedule_array_event(std::uint32_t die, Kind kind, Tick at);
   bool array_event_due(std::uint32_t die, std::uint32_t kind, std::uint64_t arg);
+  EventEngine::Lane lane_of(Kind kind) const {
+    return kind == kProgramDone ? program_lane_ : EventEngine::kNoLane;
+  }
   Tick reserve_channel(std::uint32_t die, Tick duration);
   Tick reserve_command(std::uint32_t die);
   // Under an op limit: whether `die` may start work now (else it queues).
