@@ -99,7 +99,8 @@ TEST_CASE("a 4 KiB random read at QD1 costs the sum of its parts", "[e2e]") {
   // One tR for every page type so that each read has the same expected latency.
   auto t = make_drive(kTlc, {"drive.nand.timing.tlc.tR=57us"});
   Drive& d = *t.drive;
-  const auto r = write_then_read_qd1(d, "512MiB", "20ms", 2000);
+  const auto run = write_then_read_qd1(d, "512MiB", "20ms", 2000);
+  const RunReport& r = run.report;
   const PhaseReport& p = phase(r, "randread");
   const Tick expected = qd1_read_latency(d, 57_us);
   const double mean = p.result.latency[static_cast<int>(IoOp::kRead)].mean();

@@ -804,7 +804,8 @@ TEST_CASE("reads take the SLC time in the cache and their page type's time after
     INFO(drive << ", fold.idle_after " << idle);
     auto t = make_drive(drive, {std::string("drive.ftl.slc_cache.fold.idle_after=") + idle});
     Drive& d = *t.drive;
-    const auto r = write_then_read_qd1(d, "16MiB", "1s", 2000);
+    const auto run = write_then_read_qd1(d, "16MiB", "1s", 2000);
+    const RunReport& r = run.report;
     const PhaseReport& rd = r.phases[1];
     const bool folded = std::string(idle) != "0s";
     CHECK(r.phases[0].slc_bytes_at_end == (folded ? 0.0 : 16.0 * 1024 * 1024));

@@ -71,17 +71,21 @@ inline FolderRun run_into_folder(TestDrive& t, const std::string& workload_yaml,
 }
 
 // Writes [0, span) sequentially, lets the drive idle for `idle`, then reads
-// `reads` random 4 KiB pages of it at QD1: phases[1] of the report.
-inline RunReport write_then_read_qd1(Drive& d, const std::string& span, const std::string& idle,
+// `reads` random 4 KiB pages of it at QD1: report.phases[1]. The workload
+// comes back with the report, which points into its phases.
+inline FolderRun write_then_read_qd1(Drive& d, const std::string& span, const std::string& idle,
                                      int reads) {
   const std::string range = "size: " + span + ", ";
-  return run_quiet(
-      d, make_workload("workload:\n  phases:\n"
-                       "    - {name: write, rw: write, bs: 128KiB, iodepth: 32, " + range +
-                           "io_size: " + span + ", idle_after: " + idle + "}\n"
-                       "    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, " + range +
-                           "number_ios: " + std::to_string(reads) + "}\n",
-                       d.user_bytes()));
+  FolderRun r;
+  r.workload = std::make_unique<WorkloadSpec>(
+      make_workload("workload:\n  phases:\n"
+                    "    - {name: write, rw: write, bs: 128KiB, iodepth: 32, " + range +
+                        "io_size: " + span + ", idle_after: " + idle + "}\n"
+                    "    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, " + range +
+                        "number_ios: " + std::to_string(reads) + "}\n",
+                    d.user_bytes()));
+  r.report = run_quiet(d, *r.workload);
+  return r;
 }
 
 inline double seconds_of(const PhaseReport& p) { return to_seconds(p.result.end - p.result.start); }
