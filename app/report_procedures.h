@@ -1,5 +1,5 @@
 // Results of the review procedures that look at a phase over time or
-// compare phases (README "Results"):
+// compare phases (docs/RUNNING.md "Results"):
 //   report: latency    latency.csv, latency.png   IOPS and latency p50/p99/max per interval (D)
 //   report: qd_sweep   qd_sweep.csv, qd_sweep.png IOPS, MB/s, latency per queue depth (E)
 //   report: bandwidth  bandwidth.csv, .png        MB/s per interval, MB/s per pass (F)

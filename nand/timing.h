@@ -27,7 +27,7 @@ struct ModeTiming {
   Tick program_time(std::uint32_t page) const { return tPROG[page % tPROG.size()]; }
 };
 
-// Program and erase suspend (drive.nand.suspend; README "Program and erase
+// Program and erase suspend (drive.nand.suspend; docs/DRIVES.md "Program and erase
 // suspend"): a read the host waits for may suspend the program or erase in
 // its die's array, run, and let the operation resume. Off unless the config
 // turns it on for programs or erases.
