@@ -35,6 +35,7 @@
 #include "host/protocol.h"
 #include "host/workload/workload.h"
 #include "nand/error_model.h"
+#include "sim/chart.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 
@@ -53,6 +54,7 @@ struct Args {
   std::vector<std::string> sets;
   bool verify = false;
   bool quiet = false;
+  std::string charts = "png";  // --charts: png, script or none (sim/chart.h)
   SnapshotOptions snapshot;  // --save-state, --load-state, --precondition-only
 };
 
@@ -179,6 +181,7 @@ int run(const Args& a) {
   meta.workload_resolved_json = workload_json;
   meta.overrides = a.sets;
   meta.verify = verify;
+  meta.charts = *chart_output_named(a.charts);
   const auto write_start = std::chrono::steady_clock::now();
   if (fio) write_fio_results(a.out, *drive, *fio, report, fio_format);  // before summary.json, the last
   write_results(a.out, *drive, workload, report, meta);
@@ -263,6 +266,9 @@ int main(int argc, char** argv) {
       "output-format", po::value(&a.output_format),
       "with --fio: fio.json as fio's json (default) or json+ (with latency bins)")(
       "out,o", po::value(&a.out), "output folder for results")(
+      "charts", po::value(&a.charts),
+      "run: png (default: gnuplot scripts and their PNGs), script (the scripts alone: "
+      "`gnuplot FILE.gp` draws one later) or none")(
       "set,s", po::value(&a.sets)->composing(),
       "override a config value: drive.a.b=value or workload.a.b=value (repeatable)")(
       "verify", po::bool_switch(&a.verify), "check that every read returns the latest write")(
@@ -316,6 +322,8 @@ int main(int argc, char** argv) {
     if (a.command == "run" && ((a.workload.empty() && a.fio.empty()) || a.out.empty()))
       throw po::error("run needs --workload (or --fio) and --out");
     if (!a.workload.empty() && !a.fio.empty()) throw po::error("--workload and --fio: one or the other");
+    if (!chart_output_named(a.charts))
+      throw po::error("--charts " + a.charts + ": expected png, script or none");
     spdlog::set_default_logger(std::make_shared<spdlog::logger>("", std::make_shared<SplitSink>()));
     spdlog::set_level(a.quiet ? spdlog::level::warn : spdlog::level::info);
     return run(a);

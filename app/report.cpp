@@ -448,7 +448,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   remove_output_file(summary);
   // Each chart draws while the files after it are written; all are finished
   // before summary.json.
-  ChartBatch charts;
+  ChartBatch charts(meta.charts);
 
   {
     // The whole latency distribution of every phase and op: the histogram's

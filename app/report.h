@@ -16,6 +16,7 @@
 #include "app/drive.h"
 #include "app/runner.h"
 #include "host/workload/workload.h"
+#include "sim/chart.h"
 
 namespace ssdtwin {
 
@@ -26,6 +27,7 @@ struct RunMeta {
   std::string workload_resolved_json;
   std::vector<std::string> overrides;
   bool verify = false;
+  ChartOutput charts = ChartOutput::kPng;  // --charts
   double build_seconds = 0;  // wall time to build the drive before the first event
   // When the command began (configs read, drive built, simulated, results
   // written: run.wall_seconds counts from here); unset: the sum of the

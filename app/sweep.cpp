@@ -260,6 +260,7 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       if (in_metrics_csv(m) && !m.wall) plan.metrics.push_back(m.name);
   }
   if (root.has("phases")) plan.phases = root.get_value_texts("phases");
+  plan.point_charts = root.get_enum("point_charts", {"png", "script", "none"}, "script");
   std::vector<ConfigNode> chart_nodes;
   if (root.has("charts")) {
     chart_nodes = root.children("charts");
@@ -342,6 +343,7 @@ void write_plan(const SweepPlan& plan, const std::string& dir) {
                           {"title", c.title},
                           {"file", c.file}});
   j["charts"] = charts;
+  j["point_charts"] = plan.point_charts;
   j["slurm"] = Json{{"partition", plan.slurm.partition}, {"time", plan.slurm.time},
                     {"account", plan.slurm.account}, {"extra", plan.slurm.extra}};
   Json groups = Json::array();
@@ -376,6 +378,8 @@ SweepPlan read_plan(const std::string& dir) {
       plan.charts.push_back({c.contains("metrics") ? c.at("metrics").get<std::vector<std::string>>()
                                                    : std::vector<std::string>{c.at("metric")},
                              c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
+    // A plan written before points could leave their charts out drew them all.
+    plan.point_charts = j.contains("point_charts") ? j.at("point_charts").get<std::string>() : "png";
     const Json& s = j.at("slurm");
     plan.slurm = {s.at("partition"), s.at("time"), s.at("account"), s.at("extra")};
     for (const Json& g : j.at("groups")) plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
@@ -433,8 +437,9 @@ std::string tail_of(const std::string& path, std::size_t lines) {
 }
 
 std::vector<std::string> run_args(const std::string& exe, const SweepPoint& p, const std::vector<std::string>& sets,
-                                  const std::string& out) {
-  std::vector<std::string> args = {exe, "run", "-q", "--drive", p.drive, "--workload", p.workload, "--out", out};
+                                  const std::string& out, const std::string& charts) {
+  std::vector<std::string> args = {exe,        "run", "-q",     "--drive",  p.drive, "--workload",
+                                   p.workload, "--out", out, "--charts", charts};
   for (const std::string& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -461,7 +466,7 @@ bool ensure_state(const std::string& dir, const SweepPlan& plan, int g, const st
     SweepPoint p;
     p.drive = grp.drive;
     p.workload = grp.workload;
-    std::vector<std::string> args = run_args(exe, p, grp.sets, out);
+    std::vector<std::string> args = run_args(exe, p, grp.sets, out, "none");
     args.insert(args.end(), {"--save-state", state, "--precondition-only"});
     fs::create_directories(out);
     const int rc = run_logged(args, out + "/run.log");
@@ -496,7 +501,7 @@ int run_point(const std::string& dir, std::size_t index, const std::string& exe)
   remove_output_file((fs::path(pdir) / "error.txt").string());
   remove_output_file((fs::path(pdir) / "summary.json").string());
   write_output_file((fs::path(pdir) / "point.json").string(), point_text(plan, index));
-  std::vector<std::string> args = run_args(exe, p, p.sets, pdir);
+  std::vector<std::string> args = run_args(exe, p, p.sets, pdir, plan.point_charts);
   if (p.group >= 0 && ensure_state(dir, plan, p.group, exe)) {
     args.push_back("--load-state");
     args.push_back(state_file(dir, p.group));

@@ -67,6 +67,10 @@ struct SweepPlan {
   std::vector<std::string> metrics;  // the columns of results.csv
   std::vector<std::string> phases;   // rows kept; empty: every phase
   std::vector<SweepChart> charts;
+  // What each point's run draws (`ssdtwin run --charts`): by default the
+  // scripts alone, so a sweep of many short points does not spend most of
+  // its time starting gnuplot for charts nobody opens.
+  std::string point_charts = "script";
   SlurmOptions slurm;
 };
 

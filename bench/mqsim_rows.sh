@@ -11,12 +11,16 @@
 #   SSDTWIN=path/to/ssdtwin (default build/ssdtwin, built if missing)
 #   TPCC_TRACE=path/to/MQSim/traces/tpcc-small.trace (default: a stand-in,
 #   see bench/workloads/mqsim_tpcc_x50.yaml)
+#   CHARTS=script (default) | png | none: `ssdtwin run --charts`. MQSim draws
+#   no charts; the scripts alone cost about 1 ms, gnuplot's PNGs 50-100 ms
+#   a run (most of the set-up row before this default).
 # Rows: b1_seg4b b1_seg4k b1_whole gc_8k gc_4k b4 tpcc setup fast steady
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${SSDTWIN:-build/ssdtwin}
 [ -x "$bin" ] || tools/build.sh build
 runs=${RUNS:-3}
+charts=${CHARTS:-script}
 fast_runs=${FAST_RUNS:-1}
 out=bench/out/mqsim
 mkdir -p "$out"
@@ -53,11 +57,11 @@ for r in "${rows[@]}"; do
   for i in $(seq 1 "$n"); do
     # shellcheck disable=SC2086
     /usr/bin/time -f "%e %M" -a -o "$out/$name.times" \
-      "$bin" run -q $args --out "$out/$name" >/dev/null
+      "$bin" run -q --charts "$charts" $args --out "$out/$name" >/dev/null
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["run"]; print(r["build_seconds"], r["host_ios"], r["host_ios_per_wall_second"], r["peak_rss_mib"])' \
       "$out/$name/summary.json" >>"$out/$name.times"
   done
-  python3 - "$out/$name.times" "$mq" "$label" "$bin run -q $args --out $out/$name" <<'PY'
+  python3 - "$out/$name.times" "$mq" "$label" "$bin run -q --charts $charts $args --out $out/$name" <<'PY'
 import statistics as st, sys
 lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
 wall = [float(l[0]) for l in lines[0::2]]           # /usr/bin/time: wall s, peak KiB

@@ -131,7 +131,23 @@ struct ChartBatch::Job {
   bool ok = false;
 };
 
-ChartBatch::ChartBatch(unsigned max_running) : max_running_(std::max(1u, max_running)) {}
+std::optional<ChartOutput> chart_output_named(const std::string& name) {
+  for (ChartOutput o : {ChartOutput::kPng, ChartOutput::kScript, ChartOutput::kNone})
+    if (name == chart_output_name(o)) return o;
+  return std::nullopt;
+}
+
+const char* chart_output_name(ChartOutput output) {
+  switch (output) {
+    case ChartOutput::kPng: return "png";
+    case ChartOutput::kScript: return "script";
+    case ChartOutput::kNone: return "none";
+  }
+  return "?";
+}
+
+ChartBatch::ChartBatch(unsigned max_running, ChartOutput output)
+    : max_running_(std::max(1u, max_running)), output_(output) {}
 
 ChartBatch::~ChartBatch() {
   const bool unwinding = std::uncaught_exceptions() > 0;
@@ -159,6 +175,18 @@ ChartBatch::Ticket ChartBatch::draw_stacked(const std::vector<Chart>& panels,
   // A chart still drawing under this name (e.g. one per phase) goes first.
   wait_for_file(png_path);
   wait_for_file(gp_path);
+  // Neither file from an earlier run would pass for this run's.
+  remove_output_file(png_path);
+  if (output_ == ChartOutput::kNone) remove_output_file(gp_path);
+  Job job;
+  job.png = png_path;
+  job.gp = gp_path;
+  if (output_ != ChartOutput::kPng) {
+    job.status = 0;  // nothing to wait for, nothing drawn (ok stays false)
+    jobs_.push_back(std::move(job));
+    ++finished_;
+    if (output_ == ChartOutput::kNone) return jobs_.size() - 1;
+  }
   {
     OutputFile gp(gp_path);
     const std::size_t height = panels.size() <= 1 ? 560 : 420 * panels.size();
@@ -179,11 +207,7 @@ ChartBatch::Ticket ChartBatch::draw_stacked(const std::vector<Chart>& panels,
     gp << body.str();
     gp.commit();
   }
-  // A chart an earlier run left under this name would pass for this run's.
-  remove_output_file(png_path);
-  Job job;
-  job.png = png_path;
-  job.gp = gp_path;
+  if (output_ == ChartOutput::kScript) return jobs_.size() - 1;
   job.tmp = temporary_path(png_path);
   for (const Chart& c : panels)
     for (const ChartSeries& s : c.series) job.csvs.push_back(s.csv);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,19 @@ struct Chart {
   double x_tic = 0;
 };
 
+// What a report's charts come to. A gnuplot process costs tens of ms, most
+// of a small run's wall time: a run that nobody looks at the charts of (a
+// sweep point, a benchmark) writes the scripts, each drawn later by
+// `gnuplot FILE.gp`, or nothing.
+enum class ChartOutput {
+  kPng,     // the script and its PNG
+  kScript,  // the script alone
+  kNone,    // neither
+};
+// "png", "script" or "none"; nullopt for any other name.
+std::optional<ChartOutput> chart_output_named(const std::string& name);
+const char* chart_output_name(ChartOutput output);
+
 // The charts of one report, drawn concurrently. Each gnuplot starts as soon
 // as its script is written and the report goes on writing its other files:
 // drawn one after another, the charts were a visible share of a short run's
@@ -69,7 +83,8 @@ class ChartBatch {
   // starting up rather than computing (whole_drive_fill's five charts on
   // 2 cores: write time 0.25 s with 2 at once, 0.21 s with 4).
   static constexpr unsigned kDefaultMaxRunning = 4;
-  explicit ChartBatch(unsigned max_running = kDefaultMaxRunning);
+  explicit ChartBatch(unsigned max_running = kDefaultMaxRunning, ChartOutput output = ChartOutput::kPng);
+  explicit ChartBatch(ChartOutput output) : ChartBatch(kDefaultMaxRunning, output) {}
   // Finishes what is still pending as finish() would, so that a report
   // unwinding from an error leaves no zombie and no temporary. It may run
   // while an exception unwinds, so it cannot throw: a chart that cannot be
@@ -87,7 +102,8 @@ class ChartBatch {
   Ticket draw_stacked(const std::vector<Chart>& panels, const std::string& png_path);
   // Finishes chart `t` (and, first, those requested before it): true when
   // its PNG was drawn, false with a warning when gnuplot is missing or
-  // rejected it; throws OutputError when it cannot be written.
+  // rejected it (and, quietly, when the batch draws no PNGs); throws
+  // OutputError when it cannot be written.
   bool wait(Ticket t);
   // Finishes every pending chart that reads, draws into or is drawn from
   // `path`: before a caller rewrites that file (e.g. a CSV written per phase).
@@ -103,6 +119,7 @@ class ChartBatch {
   void finish_through(std::size_t end);
 
   unsigned max_running_;
+  ChartOutput output_;
   std::vector<Job> jobs_;
   std::size_t finished_ = 0;  // jobs_[0, finished_) are done with
 };

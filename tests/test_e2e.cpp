@@ -499,6 +499,33 @@ TEST_CASE("an --out that cannot be a folder exits 1 naming it, before simulating
   CHECK_THAT(e.err, Catch::Contains(file + "/results: cannot create the output folder (--out)"));
 }
 
+TEST_CASE("run --charts script writes the gnuplot scripts alone, none neither, and a bad value exits 2",
+          "[e2e][output]") {
+  const auto wl = write_temp("small_charts.yaml", R"(workload:
+  phases:
+    - {name: w, rw: randwrite, bs: 4KiB, iodepth: 32, number_ios: 1000}
+)");
+  for (const std::string mode : {"script", "none"}) {
+    INFO(mode);
+    const std::string out = scratch("e2e_charts_" + mode);
+    // A PNG an earlier run left is not this run's: it goes.
+    std::filesystem::create_directories(out);
+    std::ofstream(out + "/timeseries.png") << "old";
+    const Exec e = run_binary("run -q --charts " + mode + " --drive " + source_path(kTlc) +
+                              " --workload " + wl + " --out " + out);
+    REQUIRE(e.status == 0);
+    CHECK(std::filesystem::exists(out + "/summary.json"));
+    CHECK(std::filesystem::exists(out + "/latency_hist.csv"));
+    CHECK(std::filesystem::exists(out + "/latency_hist.gp") == (mode == "script"));
+    CHECK_FALSE(std::filesystem::exists(out + "/latency_hist.png"));
+    CHECK_FALSE(std::filesystem::exists(out + "/timeseries.png"));
+  }
+  const Exec bad = run_binary("run -q --charts pdf --drive " + source_path(kTlc) + " --workload " +
+                              wl + " --out " + scratch("e2e_charts_bad"));
+  CHECK(bad.status == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--charts pdf: expected png, script or none"));
+}
+
 TEST_CASE("warnings go to stderr, the run's report to stdout with its wall time in parts",
           "[e2e][output]") {
   const std::string out = scratch("e2e_streams_out");

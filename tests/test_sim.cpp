@@ -1224,6 +1224,32 @@ TEST_CASE("a series' row bounds limit the rows gnuplot reads, counted from the f
   CHECK_FALSE(std::filesystem::exists(dir / "before.png"));
 }
 
+TEST_CASE("a batch of scripts writes each chart's script and starts no gnuplot; none writes neither",
+          "[sim][chart]") {
+  const auto dir = output_scratch("chart_modes");
+  std::ofstream(dir / "a.png") << "from an earlier run";
+  std::ofstream(dir / "b.gp") << "from an earlier run";
+  {
+    ssdtwin::ChartBatch charts(ssdtwin::ChartOutput::kScript);
+    const auto t = charts.draw(line_chart(dir, "a", 10), (dir / "a.png").string());
+    charts.finish();
+    CHECK_FALSE(charts.wait(t));  // no PNG drawn
+    CHECK(std::filesystem::exists(dir / "a.gp"));
+    CHECK_FALSE(std::filesystem::exists(dir / "a.png"));
+  }
+  {
+    ssdtwin::ChartBatch charts(ssdtwin::ChartOutput::kNone);
+    const auto t = charts.draw(line_chart(dir, "b", 10), (dir / "b.png").string());
+    CHECK_FALSE(charts.wait(t));
+    CHECK_FALSE(std::filesystem::exists(dir / "b.gp"));
+    CHECK_FALSE(std::filesystem::exists(dir / "b.png"));
+  }
+  CHECK(ssdtwin::chart_output_named("script") == ssdtwin::ChartOutput::kScript);
+  CHECK_FALSE(ssdtwin::chart_output_named("pdf"));
+  for (auto o : {ssdtwin::ChartOutput::kPng, ssdtwin::ChartOutput::kScript, ssdtwin::ChartOutput::kNone})
+    CHECK(ssdtwin::chart_output_named(ssdtwin::chart_output_name(o)) == o);
+}
+
 TEST_CASE("a chart gnuplot rejects warns and returns false, the others of its batch still appear",
           "[sim][chart]") {
   if (!gnuplot_installed()) return;  // a missing gnuplot fails every chart: the case above

@@ -124,6 +124,10 @@ TEST_CASE("12 points of over-provisioning x GC policy: more spare, lower write a
   CHECK(fs::exists(dir + "/chart_0.png"));
   CHECK(fs::exists(dir + "/points/0011/summary.json"));
   CHECK(fs::exists(dir + "/points/0011/point.json"));
+  // A point draws no PNG unless the sweep asks (point_charts): its scripts
+  // are there to draw one by hand.
+  CHECK(fs::exists(dir + "/points/0011/latency_hist.gp"));
+  CHECK_FALSE(fs::exists(dir + "/points/0011/latency_hist.png"));
 
   SECTION("a second run skips the finished points and reruns one whose folder was removed") {
     fs::remove_all(dir + "/points/0005");
@@ -323,6 +327,28 @@ TEST_CASE("a chart of several metrics of one unit draws a line per metric and va
         Catch::Matchers::Contains(
             "sweep.charts.0.metric: expected `metric:` or `metrics:`, not both"));
   }
+}
+
+TEST_CASE("point_charts: png draws each point's charts; a bad value names its key, exit 2",
+          "[sweep]") {
+  const std::string dir = scratch("point_png");
+  const std::string file = write_sweep("point_png.yaml", R"(  point_charts: png
+  axes:
+    - {key: drive.ftl.gc.policy, values: [greedy]}
+)");
+  const Result r = sweep(file + " --out " + dir + " -q");
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(fs::exists(dir + "/points/0000/latency_hist.gp"));
+  if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+    CHECK(fs::exists(dir + "/points/0000/latency_hist.png"));
+  const std::string bad = write_sweep("point_bad.yaml", R"(  point_charts: pdf
+  axes:
+    - {key: drive.ftl.gc.policy, values: [greedy]}
+)");
+  const Result b = sweep(bad + " --out " + scratch("point_bad") + " -q");
+  CHECK(b.rc == 2);
+  CHECK_THAT(b.err, Catch::Matchers::Contains("point_charts"));
 }
 
 TEST_CASE("sweep -j below 1 is refused, exit 2", "[sweep][errors]") {
