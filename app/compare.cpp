@@ -1,6 +1,7 @@
 #include "app/compare.h"
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,8 +13,6 @@
 #include <set>
 #include <sstream>
 
-#include <boost/program_options.hpp>
-
 #include "sim/output_file.h"
 
 namespace ssdtwin {
@@ -22,8 +21,10 @@ namespace {
 constexpr int kExitRegression = 1;
 constexpr int kExitBadInput = 2;
 
-[[noreturn]] void fail_at(const std::string& path, int line, std::size_t col, const std::string& what) {
-  throw CompareInputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+[[noreturn]] void fail_at(const std::string& path, int line, std::size_t col,
+                          const std::string& what) {
+  throw CompareInputError(path + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " +
+                          what);
 }
 
 // One CSV cell: its text (unquoted, trimmed) and where it sits in the line.
@@ -125,7 +126,8 @@ void check_cell_count(const std::vector<Cell>& cells, std::size_t expected, std:
 
 std::string read_whole_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw CompareInputError(path + ": cannot read " + what + " (" + std::strerror(errno) + ")");
+  if (!in)
+    throw CompareInputError(path + ": cannot read " + what + " (" + std::strerror(errno) + ")");
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -149,21 +151,28 @@ std::string format_change(double expected, double measured) {
 std::string format_tolerance(const BaselineRow& r) {
   const char* sign = r.direction == RegressionDirection::kLower    ? "-"
                      : r.direction == RegressionDirection::kHigher ? "+"
-                                                         : "+-";
+                                                                   : "+-";
   return sign + r.tolerance_text;
 }
 
 std::string status_text(const Check& c) {
   switch (c.status) {
-    case Status::kOk: return "ok";
-    case Status::kImproved: return "improved";
+    case Status::kOk:
+      return "ok";
+    case Status::kImproved:
+      return "improved";
     case Status::kRegressed:
       return *c.measured > *c.row->expected ? "FAIL: rose" : "FAIL: dropped";
-    case Status::kMissingRun: return "FAIL: run not given";
-    case Status::kMissingPhase: return "FAIL: no such phase in metrics.csv";
-    case Status::kMissingMetric: return "FAIL: no such metric in metrics.csv";
-    case Status::kNoValue: return c.measured_text.empty() ? "FAIL: no value" : "FAIL: not a number";
-    case Status::kUnset: return "FAIL: no expected value (--update)";
+    case Status::kMissingRun:
+      return "FAIL: run not given";
+    case Status::kMissingPhase:
+      return "FAIL: no such phase in metrics.csv";
+    case Status::kMissingMetric:
+      return "FAIL: no such metric in metrics.csv";
+    case Status::kNoValue:
+      return c.measured_text.empty() ? "FAIL: no value" : "FAIL: not a number";
+    case Status::kUnset:
+      return "FAIL: no expected value (--update)";
   }
   return "?";
 }
@@ -228,7 +237,8 @@ RunMetrics parse_metrics_csv(std::string_view text, const std::string& path) {
       for (std::size_t i = 1; i < cells.size(); ++i) {
         if (cells[i].text.empty()) fail_at(path, line_no, cells[i].col(), "empty metric name");
         if (!seen.insert(cells[i].text).second)
-          fail_at(path, line_no, cells[i].col(), "metric '" + cells[i].text + "' twice in the header");
+          fail_at(path, line_no, cells[i].col(),
+                  "metric '" + cells[i].text + "' twice in the header");
         m.metrics.push_back(cells[i].text);
       }
       columns = cells.size();
@@ -249,7 +259,8 @@ RunMetrics parse_metrics_csv(std::string_view text, const std::string& path) {
 RunMetrics load_run_metrics(const std::string& run_dir) {
   const std::string path = (std::filesystem::path(run_dir) / "metrics.csv").string();
   if (!std::filesystem::is_regular_file(path))
-    throw CompareInputError(path + ": not found (RUN_DIR must be the --out folder of a finished "
+    throw CompareInputError(path +
+                            ": not found (RUN_DIR must be the --out folder of a finished "
                             "ssdtwin run)");
   return parse_metrics_csv(read_whole_file(path, "the run's metrics"), path);
 }
@@ -291,7 +302,8 @@ Baseline parse_baseline(std::string_view text, const std::string& path) {
     BaselineRow r;
     r.line = line_no;
     for (const char* name : {"run", "phase", "metric"})
-      if (cell(name).text.empty()) fail_at(path, line_no, cell(name).col(), std::string("empty ") + name);
+      if (cell(name).text.empty())
+        fail_at(path, line_no, cell(name).col(), std::string("empty ") + name);
     r.run = cell("run").text;
     r.phase = cell("phase").text;
     r.metric = cell("metric").text;
@@ -303,7 +315,8 @@ Baseline parse_baseline(std::string_view text, const std::string& path) {
       r.expected = parse_number(expected.text);
       if (!r.expected)
         fail_at(path, line_no, expected.col(),
-                "expected: '" + expected.text + "' is not a number (leave it empty for --update to fill)");
+                "expected: '" + expected.text +
+                    "' is not a number (leave it empty for --update to fill)");
     }
 
     const Cell& tol = cell("tolerance");
@@ -313,7 +326,8 @@ Baseline parse_baseline(std::string_view text, const std::string& path) {
     const std::optional<double> tv = parse_number(t);
     if (!tv || *tv < 0)
       fail_at(path, line_no, tol.col(),
-              "tolerance: '" + tol.text + "' is neither a percentage (2%) nor an absolute amount (0.05)");
+              "tolerance: '" + tol.text +
+                  "' is neither a percentage (2%) nor an absolute amount (0.05)");
     r.tolerance = *tv;
     r.tolerance_text = tol.text;
 
@@ -326,8 +340,9 @@ Baseline parse_baseline(std::string_view text, const std::string& path) {
       r.direction = RegressionDirection::kHigher;
     } else {
       fail_at(path, line_no, cell("direction").col(),
-              "direction: '" + dir + "' is not both, lower (a drop is a regression) or higher (a "
-              "rise is)");
+              "direction: '" + dir +
+                  "' is not both, lower (a drop is a regression) or higher (a "
+                  "rise is)");
     }
 
     const auto [it, fresh] = first_line.emplace(std::tuple(r.run, r.phase, r.metric), line_no);
@@ -338,7 +353,8 @@ Baseline parse_baseline(std::string_view text, const std::string& path) {
     b.rows.push_back(std::move(r));
   }
   if (columns == 0)
-    throw CompareInputError(path + ": no header line 'run,phase,metric,expected,tolerance,direction'");
+    throw CompareInputError(path +
+                            ": no header line 'run,phase,metric,expected,tolerance,direction'");
   return b;
 }
 
@@ -373,9 +389,9 @@ std::vector<Check> check_baseline(const Baseline& baseline,
         const double move = *c.measured - *r.expected;
         const double allowed = r.allowed() + slack;
         const bool up = move > allowed, down = move < -allowed;
-        const bool bad = r.direction == RegressionDirection::kBoth     ? (up || down)
-                         : r.direction == RegressionDirection::kLower  ? down
-                                                             : up;
+        const bool bad = r.direction == RegressionDirection::kBoth    ? (up || down)
+                         : r.direction == RegressionDirection::kLower ? down
+                                                                      : up;
         c.status = bad ? Status::kRegressed : (up || down) ? Status::kImproved : Status::kOk;
       }
     }
@@ -406,7 +422,8 @@ std::string updated_baseline_text(const Baseline& baseline, const std::vector<Ch
   for (const Check& c : checks) {
     if (!c.measured || (c.row->expected && *c.row->expected == *c.measured)) continue;
     std::string& line = lines[static_cast<std::size_t>(c.row->line - 1)];
-    line.replace(c.row->expected_begin, c.row->expected_end - c.row->expected_begin, c.measured_text);
+    line.replace(c.row->expected_begin, c.row->expected_end - c.row->expected_begin,
+                 c.measured_text);
   }
   std::string text;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -470,8 +487,8 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     const std::vector<Check> checks = check_baseline(baseline, runs, o.partial || o.update);
     if (o.update) return update_baseline(baseline, checks, out);
 
-    const std::size_t failures =
-        std::count_if(checks.begin(), checks.end(), [](const Check& c) { return is_failure(c.status); });
+    const std::size_t failures = std::count_if(checks.begin(), checks.end(),
+                                               [](const Check& c) { return is_failure(c.status); });
     const std::size_t improved = std::count_if(
         checks.begin(), checks.end(), [](const Check& c) { return c.status == Status::kImproved; });
     out << format_table(checks, o.all);
@@ -481,8 +498,9 @@ int run_compare(const CompareOptions& o, std::ostream& out, std::ostream& err) {
     } else {
       out << o.baseline << ": " << failures << " of " << checks.size() << " metrics failed";
       if (improved > 0)
-        out << ", " << improved << " improved beyond the tolerance (--update takes them as the "
-                                   "new baseline)";
+        out << ", " << improved
+            << " improved beyond the tolerance (--update takes them as the "
+               "new baseline)";
       out << "\n";
     }
     return failures > 0 ? kExitRegression : 0;
@@ -500,7 +518,8 @@ int compare_main(int argc, char** argv) {
   CompareOptions o;
   po::options_description opts("compare options");
   opts.add_options()("help,h", "show this help")(
-      "baseline,b", po::value(&o.baseline), "baseline CSV: run,phase,metric,expected,tolerance,direction")(
+      "baseline,b", po::value(&o.baseline),
+      "baseline CSV: run,phase,metric,expected,tolerance,direction")(
       "update", po::bool_switch(&o.update),
       "set each expected value to the measured one (rewrites the baseline, prints the diff)")(
       "all", po::bool_switch(&o.all), "list every metric, not only those that moved")(

@@ -79,13 +79,13 @@ Baseline parse_baseline(std::string_view text, const std::string& path);
 
 enum class Status {
   kOk,
-  kImproved,       // moved beyond the tolerance in the direction that is no regression
+  kImproved,  // moved beyond the tolerance in the direction that is no regression
   kRegressed,
-  kMissingRun,     // the baseline names a run that was not given
+  kMissingRun,  // the baseline names a run that was not given
   kMissingPhase,
   kMissingMetric,
-  kNoValue,        // the cell is empty or not a number
-  kUnset,          // the baseline has no expected value yet
+  kNoValue,  // the cell is empty or not a number
+  kUnset,    // the baseline has no expected value yet
 };
 
 bool is_failure(Status s);

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "ftl/ftl_kinds.h"
@@ -38,36 +37,40 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
   // Zones are an NVMe command set (ZNS); SATA's zoned commands (ZAC) are
   // not modelled.
   if (translation->zoned() && std::strcmp(hif_cfg.protocol->name(), "nvme") != 0)
-    root.child("host").fail("interface", "expected nvme with ftl.kind zoned (the NVMe Zoned Namespace command set)");
-  if (ftl) ftl->count_by_namespace(namespaces);
+    root.child("host").fail(
+        "interface", "expected nvme with ftl.kind zoned (the NVMe Zoned Namespace command set)");
+  if (ftl)
+    ftl->count_by_namespace(namespaces);
   else if (namespaces.size() > 1)
     root.fail("namespaces", "expected none with ftl.kind " + ftl_cfg.kind +
                                 " (its zones span the drive's one namespace)");
   if (auto pc = PowerConfig::from_config(root)) {
     power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
-    power_meter = std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
-    power_states = std::make_unique<PowerStates>(engine, *power_cfg, *power_meter, geo.dies(), ctrl_cfg.cores,
-                                                 [this](std::uint32_t n) { nand.set_op_limit(n); });
+    power_meter =
+        std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
+    power_states =
+        std::make_unique<PowerStates>(engine, *power_cfg, *power_meter, geo.dies(), ctrl_cfg.cores,
+                                      [this](std::uint32_t n) { nand.set_op_limit(n); });
     nand.set_activity(power_meter.get());
     controller.set_activity(power_meter.get());
     hif.set_power_gate(power_states.get());
   }
   // The buffer must hold a program unit for a die while the previous one
   // is still being programmed, or writes would stall with nothing to flush.
-  const std::uint64_t unit_bytes =
-      std::uint64_t{timing.pages_per_program(geo.native_mode)} * geo.slots_per_die_page() *
-      kSectorBytes;
+  const std::uint64_t unit_bytes = std::uint64_t{timing.pages_per_program(geo.native_mode)} *
+                                   geo.slots_per_die_page() * kSectorBytes;
   // Zoned: each active zone may hold a partial unit in the buffer, and a
   // unit more must fit for any zone to reach a whole one.
-  if (translation->zoned() && ftl_cfg.write_buffer_slots < (ftl_cfg.zoned.max_active + 1ull) * unit_bytes / kSectorBytes)
+  if (translation->zoned() &&
+      ftl_cfg.write_buffer_slots < (ftl_cfg.zoned.max_active + 1ull) * unit_bytes / kSectorBytes)
     root.child("controller")
         .fail("write_buffer", "expected at least a program unit per active zone and one more (" +
                                   std::to_string((ftl_cfg.zoned.max_active + 1ull) * unit_bytes) +
                                   " bytes, ftl.zoned.max_active_zones + 1 units)");
   if (ftl_cfg.write_buffer_slots < 2 * unit_bytes / kSectorBytes)
     root.child("controller")
-        .fail("write_buffer", "expected at least two program units (" +
-                                  std::to_string(2 * unit_bytes) + " bytes)");
+        .fail("write_buffer",
+              "expected at least two program units (" + std::to_string(2 * unit_bytes) + " bytes)");
 }
 
 namespace {
@@ -111,10 +114,10 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 std::string Drive::geometry_text() const {
   return std::to_string(geo.channels) + " channels x " + std::to_string(geo.dies_per_channel) +
-         " dies x " + std::to_string(geo.planes) + " planes x " + std::to_string(geo.blocks_per_plane) +
-         " blocks x " + std::to_string(geo.pages_per_block) + " " + cell_mode_name(geo.native_mode) +
-         " pages of " + std::to_string(geo.page_size) + " B, " + std::to_string(user_bytes()) +
-         " user bytes";
+         " dies x " + std::to_string(geo.planes) + " planes x " +
+         std::to_string(geo.blocks_per_plane) + " blocks x " + std::to_string(geo.pages_per_block) +
+         " " + cell_mode_name(geo.native_mode) + " pages of " + std::to_string(geo.page_size) +
+         " B, " + std::to_string(user_bytes()) + " user bytes";
 }
 
 void Drive::archive_state(StateArchive& ar, Rng& rng) {
@@ -165,7 +168,7 @@ SnapshotIo Drive::load_state(const std::string& path, const SnapshotKey& key, Rn
   if (!ftl) throw SnapshotError("--load-state: drive-state snapshots need ftl.kind page_mapped");
   if (ftl->map().logical_pages() == 0 || !ftl->quiescent() || engine.now() != 0 || !engine.empty())
     throw std::logic_error("drive-state snapshot: load into a freshly built drive only");
-  struct stat st{};
+  struct stat st {};
   // Before opening: a FIFO would block the open, and a folder opens but
   // reads as nothing.
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))

@@ -9,15 +9,15 @@
 //
 // Exit status: 0 success, 2 bad input (config, workload, command line),
 // 3 verification found data that did not read back, 1 anything else.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <boost/program_options.hpp>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "app/compare.h"
 #include "app/drive.h"
@@ -29,8 +29,8 @@
 #include "app/sweep.h"
 #include "ftl/ftl_kinds.h"
 #include "ftl/gc_policy.h"
-#include "ftl/slc_policy.h"
 #include "ftl/map_cache.h"
+#include "ftl/slc_policy.h"
 #include "host/arbitration.h"
 #include "host/protocol.h"
 #include "host/workload/workload.h"
@@ -55,7 +55,7 @@ struct Args {
   bool verify = false;
   bool quiet = false;
   std::string charts = "png";  // --charts: png, script or none (sim/chart.h)
-  SnapshotOptions snapshot;  // --save-state, --load-state, --precondition-only
+  SnapshotOptions snapshot;    // --save-state, --load-state, --precondition-only
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -84,20 +84,24 @@ class SplitSink final : public spdlog::sinks::sink {
   }
 
  private:
-  std::shared_ptr<spdlog::sinks::sink> out_ = std::make_shared<spdlog::sinks::stdout_color_sink_st>();
-  std::shared_ptr<spdlog::sinks::sink> err_ = std::make_shared<spdlog::sinks::stderr_color_sink_st>();
+  std::shared_ptr<spdlog::sinks::sink> out_ =
+      std::make_shared<spdlog::sinks::stdout_color_sink_st>();
+  std::shared_ptr<spdlog::sinks::sink> err_ =
+      std::make_shared<spdlog::sinks::stderr_color_sink_st>();
 };
 
 void print_usage(const po::options_description& opts) {
-  std::cout << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
-               "       ssdtwin run --drive D.yaml --fio JOB.fio --out DIR [--output-format json|json+]\n"
-               "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
-               "       ssdtwin compare --baseline FILE [--update] RUN_DIR...   (ssdtwin compare -h)\n"
-               "       ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm]   (ssdtwin sweep -h)\n"
-               "       ssdtwin sweep --collect DIR\n"
-               "       ssdtwin policies\n"
-               "       ssdtwin metrics\n\n"
-            << opts << "\n";
+  std::cout
+      << "usage: ssdtwin run --drive D.yaml --workload W.yaml --out DIR [options]\n"
+         "       ssdtwin run --drive D.yaml --fio JOB.fio --out DIR [--output-format json|json+]\n"
+         "       ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...\n"
+         "       ssdtwin compare --baseline FILE [--update] RUN_DIR...   (ssdtwin compare -h)\n"
+         "       ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm]   (ssdtwin "
+         "sweep -h)\n"
+         "       ssdtwin sweep --collect DIR\n"
+         "       ssdtwin policies\n"
+         "       ssdtwin metrics\n\n"
+      << opts << "\n";
 }
 
 int run(const Args& a) {
@@ -113,9 +117,10 @@ int run(const Args& a) {
   if (!a.fio.empty()) {
     for (const auto& s : a.sets)
       if (s.rfind("workload.", 0) == 0)
-        throw ConfigError("--set " + s + ": an fio job file takes no workload overrides (use ${VAR} in it)");
-    fio = std::make_unique<FioWorkload>(load_fio_workload(a.fio, drive->user_bytes(), a.out, process_env,
-                                                             drive->namespaces.bytes_by_id()));
+        throw ConfigError("--set " + s +
+                          ": an fio job file takes no workload overrides (use ${VAR} in it)");
+    fio = std::make_unique<FioWorkload>(load_fio_workload(
+        a.fio, drive->user_bytes(), a.out, process_env, drive->namespaces.bytes_by_id()));
     workload = fio->workload;
     if (!fio->ignored.empty()) {
       std::string list;
@@ -146,7 +151,8 @@ int run(const Args& a) {
                   static_cast<unsigned long long>(t.total_records()));
     }
     if (fio)
-      std::printf("%s: ok (%zu jobs in %zu phases)\n", a.fio.c_str(), fio->jobs.size(), workload.phases.size());
+      std::printf("%s: ok (%zu jobs in %zu phases)\n", a.fio.c_str(), fio->jobs.size(),
+                  workload.phases.size());
     std::printf("%s: ok (%s, %.1f GB user, %.1f GiB raw)\n", a.drive.c_str(), drive->name.c_str(),
                 static_cast<double>(drive->user_bytes()) / 1e9,
                 static_cast<double>(drive->geo.raw_bytes()) / (1ull << 30));
@@ -161,17 +167,19 @@ int run(const Args& a) {
   opt.progress = !a.quiet;
   opt.snapshot = a.snapshot;
   opt.snapshot.drive_json = drive_doc->resolved_json();
-  const std::string workload_json = fio ? fio_job_json(*fio, a.fio).dump() : wl_doc->resolved_json();
+  const std::string workload_json =
+      fio ? fio_job_json(*fio, a.fio).dump() : wl_doc->resolved_json();
   opt.snapshot.workload_json = workload_json;
   if (fio) prepare_fio_outputs(*fio);
   const RunReport report = run_with_faults(
       drive, [&] { return std::make_unique<Drive>(drive_doc->root(), verify); }, workload, opt);
   for (const PowerCutReport& c : report.power_cuts)
-    spdlog::info("power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "
-                 "model, {} on failed flash){}, recovery {:.3f} s",
-                 to_seconds(c.at), c.phase, c.recovery.lost_pages, c.account.volatile_pages,
-                 c.account.failed_pages, c.account.protected_cut ? ", PLP flush held" : "",
-                 to_seconds(c.recovery.recovery_time));
+    spdlog::info(
+        "power cut at {:.3f} s in '{}': {} accepted pages lost ({} held volatile by the "
+        "model, {} on failed flash){}, recovery {:.3f} s",
+        to_seconds(c.at), c.phase, c.recovery.lost_pages, c.account.volatile_pages,
+        c.account.failed_pages, c.account.protected_cut ? ", PLP flush held" : "",
+        to_seconds(c.recovery.recovery_time));
   RunMeta meta;
   meta.build_seconds = in.build_seconds;
   meta.started = started;
@@ -183,7 +191,8 @@ int run(const Args& a) {
   meta.verify = verify;
   meta.charts = *chart_output_named(a.charts);
   const auto write_start = std::chrono::steady_clock::now();
-  if (fio) write_fio_results(a.out, *drive, *fio, report, fio_format);  // before summary.json, the last
+  if (fio)
+    write_fio_results(a.out, *drive, *fio, report, fio_format);  // before summary.json, the last
   write_results(a.out, *drive, workload, report, meta);
   const double write_seconds = seconds_since(write_start);
   if (!report.failure.empty()) {
@@ -213,39 +222,50 @@ int run(const Args& a) {
                  report.power_cuts_missed, listed, end.c_str(), a.out.c_str());
     return kExitBadInput;
   }
-  spdlog::info("results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
-               a.out, seconds_since(started), in.build_seconds, report.wall_seconds, write_seconds,
-               report.events);
+  spdlog::info(
+      "results in {} (wall {:.1f} s: build {:.1f} s, simulate {:.1f} s, write {:.1f} s; {} events)",
+      a.out, seconds_since(started), in.build_seconds, report.wall_seconds, write_seconds,
+      report.events);
   for (const PhaseReport& p : report.phases) {
     if (!p.trace) continue;
     const TraceStats& t = p.trace_read;
     const TraceReplayStats& r = *p.trace;
-    spdlog::info("phase '{}': {} trace records ({}), {} commands and {} flushes, {} split, {} partial-page writes",
-                 p.spec->name, t.total_records(), p.trace_format,
-                 r.commands[0] + r.commands[1] + r.commands[2], r.flushes, r.split_records, r.partial_page_writes);
+    spdlog::info(
+        "phase '{}': {} trace records ({}), {} commands and {} flushes, {} split, {} partial-page "
+        "writes",
+        p.spec->name, t.total_records(), p.trace_format,
+        r.commands[0] + r.commands[1] + r.commands[2], r.flushes, r.split_records,
+        r.partial_page_writes);
     if (t.bad_lines() > 0)
-      spdlog::warn("phase '{}': skipped {} bad lines ({} malformed, {} zero-length, {} unknown op); first: {}",
-                   p.spec->name, t.bad_lines(), t.bad[0], t.bad[1], t.bad[2], t.first_bad);
+      spdlog::warn(
+          "phase '{}': skipped {} bad lines ({} malformed, {} zero-length, {} unknown op); first: "
+          "{}",
+          p.spec->name, t.bad_lines(), t.bad[0], t.bad[1], t.bad[2], t.first_bad);
   }
   const VerifySummary v = verify_summary(*drive, report);
   if (!verify && v.reads_failed > 0)
-    spdlog::warn("{} host reads failed: data lost (failed flash); ftl.reliability.host_reads_failed per phase",
-                 v.reads_failed);
+    spdlog::warn(
+        "{} host reads failed: data lost (failed flash); ftl.reliability.host_reads_failed per "
+        "phase",
+        v.reads_failed);
   if (verify) {
     if (!v.passed()) {
-      std::fprintf(stderr, "ssdtwin: verification failed: %llu of %llu checks returned wrong data; %llu pages "
-                           "lost to power cuts where the model allows %llu; %llu host reads failed (data lost)\n",
-                   static_cast<unsigned long long>(v.wrong_data), static_cast<unsigned long long>(v.checks),
-                   static_cast<unsigned long long>(v.cut_pages_lost),
-                   static_cast<unsigned long long>(v.cut_loss_allowed),
-                   static_cast<unsigned long long>(v.reads_failed));
+      std::fprintf(
+          stderr,
+          "ssdtwin: verification failed: %llu of %llu checks returned wrong data; %llu pages "
+          "lost to power cuts where the model allows %llu; %llu host reads failed (data lost)\n",
+          static_cast<unsigned long long>(v.wrong_data), static_cast<unsigned long long>(v.checks),
+          static_cast<unsigned long long>(v.cut_pages_lost),
+          static_cast<unsigned long long>(v.cut_loss_allowed),
+          static_cast<unsigned long long>(v.reads_failed));
       return kExitVerify;
     }
     // A failed read is the drive reporting lost data, not returning wrong
     // data: verification passes, but the loss is never silent.
     if (v.reads_failed > 0)
-      spdlog::warn("verification: {} checks, no wrong data; {} host reads failed: data lost (failed flash)",
-                   v.checks, v.reads_failed);
+      spdlog::warn(
+          "verification: {} checks, no wrong data; {} host reads failed: data lost (failed flash)",
+          v.checks, v.reads_failed);
     else
       spdlog::info("verification: {} checks, no wrong data, no reads failed", v.checks);
   }
@@ -259,8 +279,8 @@ int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "sweep") return sweep_main(argc - 1, argv + 1);
   Args a;
   po::options_description opts("options");
-  opts.add_options()("help,h", "show this help")(
-      "drive,d", po::value(&a.drive), "drive config (configs/drives/*.yaml)")(
+  opts.add_options()("help,h", "show this help")("drive,d", po::value(&a.drive),
+                                                 "drive config (configs/drives/*.yaml)")(
       "workload,w", po::value(&a.workload), "workload file (configs/workloads/*.yaml)")(
       "fio", po::value(&a.fio), "an fio job file to run instead of --workload (docs/FIO.md)")(
       "output-format", po::value(&a.output_format),
@@ -277,7 +297,8 @@ int main(int argc, char** argv) {
       "run: write the drive's state after the preconditioning phases to FILE")(
       "load-state", po::value(&a.snapshot.load),
       "run: start from the state in FILE, skipping the preconditioning phases")(
-      "precondition-only", po::bool_switch(&a.snapshot.stop), "run: stop once --save-state is written");
+      "precondition-only", po::bool_switch(&a.snapshot.stop),
+      "run: stop once --save-state is written");
   po::options_description hidden;
   hidden.add_options()("command", po::value(&a.command));
   po::options_description all;
@@ -321,7 +342,8 @@ int main(int argc, char** argv) {
     if (a.drive.empty()) throw po::error("--drive is required");
     if (a.command == "run" && ((a.workload.empty() && a.fio.empty()) || a.out.empty()))
       throw po::error("run needs --workload (or --fio) and --out");
-    if (!a.workload.empty() && !a.fio.empty()) throw po::error("--workload and --fio: one or the other");
+    if (!a.workload.empty() && !a.fio.empty())
+      throw po::error("--workload and --fio: one or the other");
     if (!chart_output_named(a.charts))
       throw po::error("--charts " + a.charts + ": expected png, script or none");
     spdlog::set_default_logger(std::make_shared<spdlog::logger>("", std::make_shared<SplitSink>()));

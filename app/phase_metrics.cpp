@@ -59,14 +59,20 @@ V nand(const PhaseView& v, int) {
 V op_ios(const PhaseView& v, int op) { return V::integer(v.phase.result.ios[op]); }
 V op_bytes(const PhaseView& v, int op) { return V::integer(v.phase.result.bytes[op]); }
 V op_mb_per_s(const PhaseView& v, int op) {
-  return V::real(v.seconds > 0 ? round_decimals(static_cast<double>(v.phase.result.bytes[op]) / v.seconds / 1e6, 3)
-                               : 0.0);
+  return V::real(
+      v.seconds > 0
+          ? round_decimals(static_cast<double>(v.phase.result.bytes[op]) / v.seconds / 1e6, 3)
+          : 0.0);
 }
 V op_iops(const PhaseView& v, int op) {
-  return V::real(v.seconds > 0 ? round_decimals(static_cast<double>(v.phase.result.ios[op]) / v.seconds, 2) : 0.0);
+  return V::real(v.seconds > 0
+                     ? round_decimals(static_cast<double>(v.phase.result.ios[op]) / v.seconds, 2)
+                     : 0.0);
 }
 const LatencyHistogram& lat(const PhaseView& v, int op) { return v.phase.result.latency[op]; }
-V lat_mean(const PhaseView& v, int op) { return V::real(round_decimals(lat(v, op).mean() / 1e3, 3)); }
+V lat_mean(const PhaseView& v, int op) {
+  return V::real(round_decimals(lat(v, op).mean() / 1e3, 3));
+}
 V lat_p50(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.50))); }
 V lat_p99(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.99))); }
 V lat_p99_9(const PhaseView& v, int op) { return V::real(to_us(lat(v, op).percentile(0.999))); }
@@ -113,10 +119,14 @@ V zoned_mgmt(const PhaseView& v, int what) {
   if (!v.drive.translation->zoned()) return V::absent();
   const PhaseResult& r = v.phase.result;
   switch (what) {
-    case 0: return V::integer(r.zone_mgmt);
-    case 1: return V::real(round_decimals(r.zone_mgmt_latency.mean() / 1e3, 3));
-    case 2: return V::real(to_us(r.zone_mgmt_latency.percentile(0.99)));
-    default: return V::real(to_us(r.zone_mgmt_latency.max()));
+    case 0:
+      return V::integer(r.zone_mgmt);
+    case 1:
+      return V::real(round_decimals(r.zone_mgmt_latency.mean() / 1e3, 3));
+    case 2:
+      return V::real(to_us(r.zone_mgmt_latency.percentile(0.99)));
+    default:
+      return V::real(to_us(r.zone_mgmt_latency.max()));
   }
 }
 V zoned_appends(const PhaseView& v, int) {
@@ -127,9 +137,12 @@ V zoned_log(const PhaseView& v, int what) {
   if (!v.drive.translation->zoned() || v.phase.spec->rw != RwKind::kZoneLog) return V::absent();
   const PhaseResult& r = v.phase.result;
   switch (what) {
-    case 0: return V::integer(r.log_user_bytes);
-    case 1: return V::integer(r.log_gc_bytes);
-    case 2: return V::integer(r.log_zone_resets);
+    case 0:
+      return V::integer(r.log_user_bytes);
+    case 1:
+      return V::integer(r.log_gc_bytes);
+    case 2:
+      return V::integer(r.log_zone_resets);
     default:
       return r.log_user_bytes > 0 ? V::real(static_cast<double>(r.log_user_bytes + r.log_gc_bytes) /
                                             static_cast<double>(r.log_user_bytes))
@@ -142,14 +155,17 @@ V bus_bytes(const PhaseView& v, int) {
 }
 V die_utilization(const PhaseView& v, int) {
   const double die_time = v.seconds * static_cast<double>(v.drive.geo.dies());
-  return V::real(die_time > 0 ? to_seconds(v.phase.nand_after.die_busy - v.phase.nand_before.die_busy) / die_time
-                              : 0.0);
+  return V::real(die_time > 0
+                     ? to_seconds(v.phase.nand_after.die_busy - v.phase.nand_before.die_busy) /
+                           die_time
+                     : 0.0);
 }
 
 V retry_reads_by_step(const PhaseView& v, int) {
   std::vector<std::uint64_t> by_step;  // [0] = step 1; the last counts steps >= 15
   for (std::size_t k = 1; k < FtlStats::kRetryBuckets; ++k)
-    by_step.push_back(v.phase.ftl_after.retry_reads_by_step[k] - v.phase.ftl_before.retry_reads_by_step[k]);
+    by_step.push_back(v.phase.ftl_after.retry_reads_by_step[k] -
+                      v.phase.ftl_before.retry_reads_by_step[k]);
   return V::of_list(std::move(by_step));
 }
 
@@ -178,7 +194,8 @@ struct ConsistencyScore {
 ConsistencyScore consistency_score(const PhaseReport& p) {
   const std::vector<double> iops = interval_iops(p);
   const double secs = to_seconds(p.result.series->interval());
-  const auto n = std::min(iops.size(), static_cast<std::size_t>(to_seconds(p.spec->score_last) / secs + 0.5));
+  const auto n =
+      std::min(iops.size(), static_cast<std::size_t>(to_seconds(p.spec->score_last) / secs + 0.5));
   ConsistencyScore c;
   if (n == 0) return c;
   c.window_s = static_cast<double>(n) * secs;
@@ -193,10 +210,14 @@ V consistency(const PhaseView& v, int field) {
   if (v.phase.spec->report != PhaseReportKind::kConsistency) return V::absent();
   const ConsistencyScore c = consistency_score(v.phase);
   switch (field) {
-    case 0: return V::real(c.window_s);
-    case 1: return V::real(c.average);
-    case 2: return V::real(c.stddev);
-    default: return c.stddev > 0 ? V::real(c.average / c.stddev) : V::null();
+    case 0:
+      return V::real(c.window_s);
+    case 1:
+      return V::real(c.average);
+    case 2:
+      return V::real(c.stddev);
+    default:
+      return c.stddev > 0 ? V::real(c.average / c.stddev) : V::null();
   }
 }
 
@@ -207,22 +228,32 @@ V fill(const PhaseView& v, int field) {
   for (std::size_t k = 0; k < mbs.size(); ++k) mbs[k] = s.rate(k) / 1e6;
   const FillCurveMetrics m = analyze_fill_curve(mbs, static_cast<double>(s.step()) / 1e9);
   switch (field) {
-    case 0: return V::real(m.cache_gb);
-    case 1: return V::boolean(m.drop_found);
-    case 2: return V::real(m.initial_mb_per_s);
-    case 3: return V::real(m.after_mb_per_s);
-    case 4: return V::real(m.last16gb_mb_per_s);
-    default: return V::real(m.overall_mb_per_s);
+    case 0:
+      return V::real(m.cache_gb);
+    case 1:
+      return V::boolean(m.drop_found);
+    case 2:
+      return V::real(m.initial_mb_per_s);
+    case 3:
+      return V::real(m.after_mb_per_s);
+    case 4:
+      return V::real(m.last16gb_mb_per_s);
+    default:
+      return V::real(m.overall_mb_per_s);
   }
 }
 
 V wear(const PhaseView& v, int field) {
   const BlockManager::Wear& w = v.phase.wear;
   switch (field) {
-    case 0: return V::integer(w.min);
-    case 1: return V::real(w.mean);
-    case 2: return V::integer(w.max);
-    default: return V::integer(w.slc_erases);
+    case 0:
+      return V::integer(w.min);
+    case 1:
+      return V::real(w.mean);
+    case 2:
+      return V::integer(w.max);
+    default:
+      return V::integer(w.slc_erases);
   }
 }
 
@@ -233,19 +264,27 @@ V valid_shares(const PhaseView& v, int field) {
 }
 
 // --- Power (drives with drive.power; absent otherwise) -------------------
-double power_seconds(const PhaseReport& p) { return to_seconds(p.power_after.at - p.power_before.at); }
+double power_seconds(const PhaseReport& p) {
+  return to_seconds(p.power_after.at - p.power_before.at);
+}
 double energy_of(const EnergyTotals& e, int part) {
   switch (part) {
-    case 0: return e.total();
-    case 1: return e.nand_array;
-    case 2: return e.nand_io;
-    case 3: return e.controller;
-    default: return e.background;
+    case 0:
+      return e.total();
+    case 1:
+      return e.nand_array;
+    case 2:
+      return e.nand_io;
+    case 3:
+      return e.controller;
+    default:
+      return e.background;
   }
 }
 V power_energy(const PhaseView& v, int part) {
   if (!v.phase.has_power) return V::absent();
-  return V::real(energy_of(v.phase.power_after.energy, part) - energy_of(v.phase.power_before.energy, part));
+  return V::real(energy_of(v.phase.power_after.energy, part) -
+                 energy_of(v.phase.power_before.energy, part));
 }
 double average_w(const PhaseReport& p) {
   const double secs = power_seconds(p);
@@ -276,7 +315,9 @@ V power_wakeups(const PhaseView& v, int) {
 }
 V power_wake_delay(const PhaseView& v, int) {
   if (!v.phase.has_power) return V::absent();
-  return V::real(to_seconds(v.phase.power_after.states.wake_delay - v.phase.power_before.states.wake_delay) * 1e3);
+  return V::real(
+      to_seconds(v.phase.power_after.states.wake_delay - v.phase.power_before.states.wake_delay) *
+      1e3);
 }
 V power_state_time(const PhaseView& v, int state) {
   if (!v.phase.has_power) return V::absent();
@@ -300,121 +341,175 @@ std::vector<PhaseMetric> build_table() {
     const std::string o = kOpNames[op];
     t.push_back({o + ".ios", "IOs", "host commands completed", op_ios, op});
     t.push_back({o + ".bytes", "B", "host bytes transferred", op_bytes, op});
-    t.push_back({o + ".mb_per_s", "MB/s", "host throughput over the phase (10^6 B/s)", op_mb_per_s, op});
+    t.push_back(
+        {o + ".mb_per_s", "MB/s", "host throughput over the phase (10^6 B/s)", op_mb_per_s, op});
     t.push_back({o + ".iops", "IOPS", "host commands per simulated second", op_iops, op});
-    t.push_back({o + ".latency_us.mean", "us", "mean command latency, submission to completion", lat_mean, op});
+    t.push_back({o + ".latency_us.mean", "us", "mean command latency, submission to completion",
+                 lat_mean, op});
     t.push_back({o + ".latency_us.p50", "us", "median command latency", lat_p50, op});
     t.push_back({o + ".latency_us.p99", "us", "99th-percentile command latency", lat_p99, op});
-    t.push_back({o + ".latency_us.p99_9", "us", "99.9th-percentile command latency", lat_p99_9, op});
+    t.push_back(
+        {o + ".latency_us.p99_9", "us", "99.9th-percentile command latency", lat_p99_9, op});
     t.push_back({o + ".latency_us.max", "us", "slowest command", lat_max, op});
   }
   const std::vector<PhaseMetric> rest = {
-      {"write_amplification", "ratio", "bytes programmed (parity, GC, map included) per host byte written; "
-                                        "a fast phase counts the pages the FTL placed", write_amplification},
-      {"nand.read_ops", "ops", "flash read operations (a multi-plane read counts once)", nand<&NandStats::reads>},
-      {"nand.page_reads", "pages", "die-pages read (a multi-plane read counts its planes)", nand<&NandStats::page_reads>},
+      {"write_amplification", "ratio",
+       "bytes programmed (parity, GC, map included) per host byte written; "
+       "a fast phase counts the pages the FTL placed",
+       write_amplification},
+      {"nand.read_ops", "ops", "flash read operations (a multi-plane read counts once)",
+       nand<&NandStats::reads>},
+      {"nand.page_reads", "pages", "die-pages read (a multi-plane read counts its planes)",
+       nand<&NandStats::page_reads>},
       {"nand.program_ops", "ops", "flash program operations", nand<&NandStats::programs>},
       {"nand.page_programs", "pages", "die-pages programmed", nand<&NandStats::page_programs>},
       {"nand.erases", "blocks", "block erases", nand<&NandStats::erases>},
       {"nand.bus_bytes", "B", "bytes moved on the flash channels", bus_bytes},
-      {"nand.suspend.program_suspends", "suspends", "programs suspended for host reads (drive.nand.suspend)",
+      {"nand.suspend.program_suspends", "suspends",
+       "programs suspended for host reads (drive.nand.suspend)",
        nand_suspend<&NandStats::program_suspends>},
-      {"nand.suspend.erase_suspends", "suspends", "erases suspended for host reads", nand_suspend<&NandStats::erase_suspends>},
+      {"nand.suspend.erase_suspends", "suspends", "erases suspended for host reads",
+       nand_suspend<&NandStats::erase_suspends>},
       {"nand.suspend.reads", "reads", "flash reads served while a program or erase was suspended",
        nand_suspend<&NandStats::suspend_reads>},
-      {"nand.die_utilization", "share", "share of the phase the dies were busy, averaged over dies", die_utilization},
-      {"ftl.gc_invocations", "blocks", "blocks collected by garbage collection", ftl<&FtlStats::gc_victims>},
-      {"ftl.wear_leveling_invocations", "blocks", "blocks collected by static wear levelling", ftl<&FtlStats::wl_victims>},
-      {"ftl.rain_parity_units", "units", "RAIN parity program units written", ftl<&FtlStats::rain_parity_units>},
-      {"ftl.gc_moved_pages", "pages", "valid 4 KiB pages relocated by GC", ftl<&FtlStats::gc_moved_slots>},
+      {"nand.die_utilization", "share", "share of the phase the dies were busy, averaged over dies",
+       die_utilization},
+      {"ftl.gc_invocations", "blocks", "blocks collected by garbage collection",
+       ftl<&FtlStats::gc_victims>},
+      {"ftl.wear_leveling_invocations", "blocks", "blocks collected by static wear levelling",
+       ftl<&FtlStats::wl_victims>},
+      {"ftl.rain_parity_units", "units", "RAIN parity program units written",
+       ftl<&FtlStats::rain_parity_units>},
+      {"ftl.gc_moved_pages", "pages", "valid 4 KiB pages relocated by GC",
+       ftl<&FtlStats::gc_moved_slots>},
       {"ftl.gc_erases", "blocks", "erases by GC and folding", ftl<&FtlStats::gc_erases>},
-      {"ftl.gc_padding_pages", "pages", "4 KiB slots GC padded to close a program unit", ftl<&FtlStats::gc_padding_slots>},
-      {"ftl.fold_invocations", "blocks", "SLC blocks folded into native mode", ftl<&FtlStats::fold_victims>},
-      {"ftl.fold_moved_pages", "pages", "4 KiB pages moved from SLC to native mode", ftl<&FtlStats::fold_moved_slots>},
-      {"ftl.flush_units", "units", "program units flushed from the write buffer", ftl<&FtlStats::flush_units>},
-      {"ftl.flush_padding_pages", "pages", "4 KiB slots padded to close a program unit: an idle flush, a host Flush or FUA write", ftl<&FtlStats::flush_padding_slots>},
-      {"ftl.reads_from_controller_memory", "pages", "4 KiB reads served from the write buffer or unprogrammed pages",
+      {"ftl.gc_padding_pages", "pages", "4 KiB slots GC padded to close a program unit",
+       ftl<&FtlStats::gc_padding_slots>},
+      {"ftl.fold_invocations", "blocks", "SLC blocks folded into native mode",
+       ftl<&FtlStats::fold_victims>},
+      {"ftl.fold_moved_pages", "pages", "4 KiB pages moved from SLC to native mode",
+       ftl<&FtlStats::fold_moved_slots>},
+      {"ftl.flush_units", "units", "program units flushed from the write buffer",
+       ftl<&FtlStats::flush_units>},
+      {"ftl.flush_padding_pages", "pages",
+       "4 KiB slots padded to close a program unit: an idle flush, a host Flush or FUA write",
+       ftl<&FtlStats::flush_padding_slots>},
+      {"ftl.reads_from_controller_memory", "pages",
+       "4 KiB reads served from the write buffer or unprogrammed pages",
        ftl<&FtlStats::read_from_controller>},
-      {"ftl.reads_unmapped", "pages", "4 KiB reads of never-written or trimmed pages", ftl<&FtlStats::read_unmapped>},
+      {"ftl.reads_unmapped", "pages", "4 KiB reads of never-written or trimmed pages",
+       ftl<&FtlStats::read_unmapped>},
       {"ftl.trimmed_pages", "pages", "4 KiB pages trimmed", ftl<&FtlStats::trim_slots>},
-      {"ftl.reliability.retry_reads_by_step", "reads", "re-reads at retry step 1, 2, ... (the last counts steps >= 15)",
-       retry_reads_by_step},
-      {"ftl.reliability.reads_retried", "reads", "reads that needed at least one retry step", ftl<&FtlStats::reads_retried>},
+      {"ftl.reliability.retry_reads_by_step", "reads",
+       "re-reads at retry step 1, 2, ... (the last counts steps >= 15)", retry_reads_by_step},
+      {"ftl.reliability.reads_retried", "reads", "reads that needed at least one retry step",
+       ftl<&FtlStats::reads_retried>},
       {"ftl.reliability.reads_uncorrectable", "reads", "reads that failed every retry step",
        ftl<&FtlStats::reads_uncorrectable>},
       {"ftl.reliability.rain_member_reads", "reads", "reads of RAIN stripe members for rebuilds",
        ftl<&FtlStats::rain_member_reads>},
-      {"ftl.reliability.pages_rebuilt", "pages", "uncorrectable die-pages rebuilt from RAIN", ftl<&FtlStats::pages_rebuilt>},
-      {"ftl.reliability.reads_lost", "reads", "uncorrectable reads not rebuilt: data lost", ftl<&FtlStats::reads_lost>},
-      {"ftl.reliability.host_reads_failed", "pages", "host 4 KiB reads that failed", ftl<&FtlStats::host_reads_failed>},
-      {"ftl.reliability.rewritten_pages", "pages", "pages written again after a rebuild or a failed program",
-       ftl<&FtlStats::rewrite_slots>},
-      {"ftl.reliability.read_reclaim_blocks", "blocks", "blocks relocated by read reclaim", ftl<&FtlStats::reclaim_blocks>},
-      {"ftl.reliability.grown_bad_blocks", "blocks", "blocks retired after a failed erase or program",
-       ftl<&FtlStats::grown_bad_blocks>},
+      {"ftl.reliability.pages_rebuilt", "pages", "uncorrectable die-pages rebuilt from RAIN",
+       ftl<&FtlStats::pages_rebuilt>},
+      {"ftl.reliability.reads_lost", "reads", "uncorrectable reads not rebuilt: data lost",
+       ftl<&FtlStats::reads_lost>},
+      {"ftl.reliability.host_reads_failed", "pages", "host 4 KiB reads that failed",
+       ftl<&FtlStats::host_reads_failed>},
+      {"ftl.reliability.rewritten_pages", "pages",
+       "pages written again after a rebuild or a failed program", ftl<&FtlStats::rewrite_slots>},
+      {"ftl.reliability.read_reclaim_blocks", "blocks", "blocks relocated by read reclaim",
+       ftl<&FtlStats::reclaim_blocks>},
+      {"ftl.reliability.grown_bad_blocks", "blocks",
+       "blocks retired after a failed erase or program", ftl<&FtlStats::grown_bad_blocks>},
       {"ftl.reliability.program_failures", "ops", "programs that failed (their data written again)",
        ftl<&FtlStats::program_failures>},
-      {"ftl.reliability.failed_blocks", "blocks", "blocks a workload fault made fail", ftl<&FtlStats::failed_blocks>},
-      {"ftl.reliability.failed_dies", "dies", "dies a workload fault made fail", ftl<&FtlStats::failed_dies>},
+      {"ftl.reliability.failed_blocks", "blocks", "blocks a workload fault made fail",
+       ftl<&FtlStats::failed_blocks>},
+      {"ftl.reliability.failed_dies", "dies", "dies a workload fault made fail",
+       ftl<&FtlStats::failed_dies>},
       {"ftl.reliability.map_checkpoints", "checkpoints", "map checkpoints taken (ftl.power_loss)",
        ftl<&FtlStats::map_checkpoints>},
       {"ftl.reliability.checkpoint_map_pages", "pages", "translation pages the checkpoints wrote",
        ftl<&FtlStats::checkpoint_tpages>},
-      {"map_cache.hits", "lookups", "map-cache lookups that found their segment", ftl<&FtlStats::map_hits>},
+      {"map_cache.hits", "lookups", "map-cache lookups that found their segment",
+       ftl<&FtlStats::map_hits>},
       {"map_cache.misses", "lookups", "map-cache lookups that did not", ftl<&FtlStats::map_misses>},
       {"map_cache.hit_rate", "share", "hits over lookups (1 when there were none)", map_hit_rate},
-      {"map_cache.tpage_reads", "pages", "translation pages read from flash", ftl<&FtlStats::map_reads>},
-      {"map_cache.tpage_writebacks", "pages", "translation pages written back", ftl<&FtlStats::map_writebacks>},
-      {"map_cache.merge_reads", "pages", "reads of a partly cached translation page before its write-back",
+      {"map_cache.tpage_reads", "pages", "translation pages read from flash",
+       ftl<&FtlStats::map_reads>},
+      {"map_cache.tpage_writebacks", "pages", "translation pages written back",
+       ftl<&FtlStats::map_writebacks>},
+      {"map_cache.merge_reads", "pages",
+       "reads of a partly cached translation page before its write-back",
        ftl<&FtlStats::map_merge_reads>},
-      {"map_cache.loads_from_controller_memory", "lookups", "misses served from controller memory (no flash read)",
-       ftl<&FtlStats::map_memory_loads>},
+      {"map_cache.loads_from_controller_memory", "lookups",
+       "misses served from controller memory (no flash read)", ftl<&FtlStats::map_memory_loads>},
       {"map_cache.journal_pages", "pages", "4 KiB pages of GC map-update journal written",
        ftl<&FtlStats::map_journal_slots>},
-      {"ftl.write_buffer_waits", "commands", "writes that waited for write-buffer space", buffer_waits},
-      {"ftl.min_free_blocks_per_die_so_far", "blocks", "fewest free blocks any die had, since the run began",
-       min_free_blocks},
-      {"slc_cache.host_bytes_to_slc", "B", "host data programmed into the SLC cache", ftl_bytes<&FtlStats::host_slc_slots>},
+      {"ftl.write_buffer_waits", "commands", "writes that waited for write-buffer space",
+       buffer_waits},
+      {"ftl.min_free_blocks_per_die_so_far", "blocks",
+       "fewest free blocks any die had, since the run began", min_free_blocks},
+      {"slc_cache.host_bytes_to_slc", "B", "host data programmed into the SLC cache",
+       ftl_bytes<&FtlStats::host_slc_slots>},
       {"slc_cache.host_bytes_to_native", "B", "host data programmed directly in native mode",
        ftl_bytes<&FtlStats::host_native_slots>},
-      {"slc_cache.blocks_reclaimed", "blocks", "SLC blocks erased with no valid data (no fold)", ftl<&FtlStats::slc_reclaims>},
-      {"slc_cache.bytes_folded", "B", "data moved from SLC to native mode", ftl_bytes<&FtlStats::fold_moved_slots>},
-      {"slc_cache.cache_hit_share", "share", "share of host data that went to the SLC cache", slc_hit_share},
-      {"slc_cache.occupancy_gb_at_end", "GB", "SLC cache data held at the end of the phase", slc_occupancy_gb},
-      {"consistency.score_window_s", "s", "window of the consistency score (the run's last part)", consistency, 0},
-      {"consistency.average_iops", "IOPS", "mean per-interval IOPS over the window", consistency, 1},
-      {"consistency.stddev_iops", "IOPS", "standard deviation of the per-interval IOPS", consistency, 2},
-      {"consistency.average_over_stddev", "ratio", "AnandTech's consistency score (higher is steadier)", consistency, 3},
-      {"fill.slc_cache_gb", "GB", "data written before the fill curve's drop (the SLC cache seen from the host)", fill, 0},
+      {"slc_cache.blocks_reclaimed", "blocks", "SLC blocks erased with no valid data (no fold)",
+       ftl<&FtlStats::slc_reclaims>},
+      {"slc_cache.bytes_folded", "B", "data moved from SLC to native mode",
+       ftl_bytes<&FtlStats::fold_moved_slots>},
+      {"slc_cache.cache_hit_share", "share", "share of host data that went to the SLC cache",
+       slc_hit_share},
+      {"slc_cache.occupancy_gb_at_end", "GB", "SLC cache data held at the end of the phase",
+       slc_occupancy_gb},
+      {"consistency.score_window_s", "s", "window of the consistency score (the run's last part)",
+       consistency, 0},
+      {"consistency.average_iops", "IOPS", "mean per-interval IOPS over the window", consistency,
+       1},
+      {"consistency.stddev_iops", "IOPS", "standard deviation of the per-interval IOPS",
+       consistency, 2},
+      {"consistency.average_over_stddev", "ratio",
+       "AnandTech's consistency score (higher is steadier)", consistency, 3},
+      {"fill.slc_cache_gb", "GB",
+       "data written before the fill curve's drop (the SLC cache seen from the host)", fill, 0},
       {"fill.drop_found", "bool", "whether the fill curve has a drop", fill, 1},
       {"fill.cached_mb_per_s", "MB/s", "write speed before the drop", fill, 2},
       {"fill.after_cache_mb_per_s", "MB/s", "write speed after the drop", fill, 3},
       {"fill.last16gb_mb_per_s", "MB/s", "write speed over the fill's last 16 GB", fill, 4},
       {"fill.overall_mb_per_s", "MB/s", "whole fill: bytes over time", fill, 5},
-      {"wear.min", "P/E cycles", "fewest erases of any native-mode block, at the end of the phase", wear, 0},
+      {"wear.min", "P/E cycles", "fewest erases of any native-mode block, at the end of the phase",
+       wear, 0},
       {"wear.mean", "P/E cycles", "mean erases per native-mode block", wear, 1},
       {"wear.max", "P/E cycles", "most erases of any native-mode block", wear, 2},
       {"wear.slc_erases_total", "erases", "erases in SLC mode, all blocks", wear, 3},
-      {"blocks.valid_share_p10", "share", "full native blocks' valid pages over capacity at the end of the phase: 10th percentile", valid_shares, 0},
+      {"blocks.valid_share_p10", "share",
+       "full native blocks' valid pages over capacity at the end of the phase: 10th percentile",
+       valid_shares, 0},
       {"blocks.valid_share_p25", "share", "the same, 25th percentile", valid_shares, 1},
       {"blocks.valid_share_p50", "share", "the same, median", valid_shares, 2},
       {"blocks.valid_share_p75", "share", "the same, 75th percentile", valid_shares, 3},
       {"blocks.valid_share_p90", "share", "the same, 90th percentile", valid_shares, 4},
       {"blocks.valid_share_mean", "share", "the same, mean", valid_shares, 5},
-      {"power.energy_j", "J", "energy the drive drew over the phase (drive.power)", power_energy, 0},
+      {"power.energy_j", "J", "energy the drive drew over the phase (drive.power)", power_energy,
+       0},
       {"power.average_w", "W", "mean power over the phase", power_average},
       {"power.peak_w", "W", "highest mean power over one drive.power.peak_window", power_peak},
-      {"power.nand_array_j", "J", "energy of flash array reads, programs and erases", power_energy, 1},
+      {"power.nand_array_j", "J", "energy of flash array reads, programs and erases", power_energy,
+       1},
       {"power.nand_io_j", "J", "energy of flash channel transfers", power_energy, 2},
       {"power.controller_j", "J", "energy of firmware cores and ECC at work", power_energy, 3},
-      {"power.background_j", "J", "idle draw of the power states the drive was in", power_energy, 4},
-      {"power.mb_per_s_per_w", "MB/s/W", "host MB/s (reads and writes) per watt of average power", power_efficiency, 0},
-      {"power.iops_per_w", "IOPS/W", "host commands per second per watt of average power", power_efficiency, 1},
-      {"power.wakeups", "wakes", "commands that found the drive in a non-operational state", power_wakeups},
-      {"power.wake_delay_ms", "ms", "latency the wakes added, summed over the commands they held up",
-       power_wake_delay},
+      {"power.background_j", "J", "idle draw of the power states the drive was in", power_energy,
+       4},
+      {"power.mb_per_s_per_w", "MB/s/W", "host MB/s (reads and writes) per watt of average power",
+       power_efficiency, 0},
+      {"power.iops_per_w", "IOPS/W", "host commands per second per watt of average power",
+       power_efficiency, 1},
+      {"power.wakeups", "wakes", "commands that found the drive in a non-operational state",
+       power_wakeups},
+      {"power.wake_delay_ms", "ms",
+       "latency the wakes added, summed over the commands they held up", power_wake_delay},
       {"wall_seconds", "s", "host (wall) time spent simulating the phase", wall_seconds, 0, true},
-      {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second", ios_per_wall_second, 0, true},
+      {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second",
+       ios_per_wall_second, 0, true},
   };
   // Time per power state by index (names are the drive's: summary.json's
   // power.time_in_state_s), before the wall-time figures.
@@ -423,19 +518,27 @@ std::vector<PhaseMetric> build_table() {
     t.push_back({"power.state" + std::to_string(k) + "_s", "s",
                  "time in the drive's power state k (drive.power.states.k)", power_state_time, k});
   // Zoned namespaces: what the host saw (absent on a drive without zones).
-  t.push_back({"zoned.commands_failed", "commands", "commands the drive completed with an error status",
-               zoned_failed});
+  t.push_back({"zoned.commands_failed", "commands",
+               "commands the drive completed with an error status", zoned_failed});
   for (std::size_t k = 1; k < kCmdStatuses; ++k)
-    t.push_back({std::string("zoned.errors.") + cmd_status_name(static_cast<CmdStatus>(k)), "commands",
-                 "commands failed with this NVMe status", zoned_errors, static_cast<int>(k)});
-  t.push_back({"zoned.zone_mgmt_commands", "commands", "Zone Management Send commands completed", zoned_mgmt, 0});
-  t.push_back({"zoned.zone_mgmt_latency_us.mean", "us", "their mean latency (a reset's is its erases)", zoned_mgmt, 1});
-  t.push_back({"zoned.zone_mgmt_latency_us.p99", "us", "their 99th-percentile latency", zoned_mgmt, 2});
+    t.push_back({std::string("zoned.errors.") + cmd_status_name(static_cast<CmdStatus>(k)),
+                 "commands", "commands failed with this NVMe status", zoned_errors,
+                 static_cast<int>(k)});
+  t.push_back({"zoned.zone_mgmt_commands", "commands", "Zone Management Send commands completed",
+               zoned_mgmt, 0});
+  t.push_back({"zoned.zone_mgmt_latency_us.mean", "us",
+               "their mean latency (a reset's is its erases)", zoned_mgmt, 1});
+  t.push_back(
+      {"zoned.zone_mgmt_latency_us.p99", "us", "their 99th-percentile latency", zoned_mgmt, 2});
   t.push_back({"zoned.zone_mgmt_latency_us.max", "us", "the slowest", zoned_mgmt, 3});
-  t.push_back({"zoned.appends_recorded", "commands", "Zone Append LBAs recorded (in completion order)", zoned_appends});
-  t.push_back({"zoned.log_user_bytes", "B", "zone_log: bytes the host log wrote for its user", zoned_log, 0});
-  t.push_back({"zoned.log_gc_bytes", "B", "zone_log: bytes the host's garbage collection copied", zoned_log, 1});
-  t.push_back({"zoned.log_zone_resets", "zones", "zone_log: zones the host's garbage collection reset", zoned_log, 2});
+  t.push_back({"zoned.appends_recorded", "commands",
+               "Zone Append LBAs recorded (in completion order)", zoned_appends});
+  t.push_back({"zoned.log_user_bytes", "B", "zone_log: bytes the host log wrote for its user",
+               zoned_log, 0});
+  t.push_back({"zoned.log_gc_bytes", "B", "zone_log: bytes the host's garbage collection copied",
+               zoned_log, 1});
+  t.push_back({"zoned.log_zone_resets", "zones",
+               "zone_log: zones the host's garbage collection reset", zoned_log, 2});
   t.push_back({"zoned.host_write_amplification", "ratio",
                "zone_log: host bytes written (user and GC copies) per user byte", zoned_log, 3});
   t.insert(t.end(), rest.end() - 2, rest.end());
@@ -444,11 +547,16 @@ std::vector<PhaseMetric> build_table() {
 
 Json to_json(const MetricValue& m) {
   switch (m.kind) {
-    case MetricValue::Kind::kInt: return Json(m.i);
-    case MetricValue::Kind::kReal: return Json(m.d);
-    case MetricValue::Kind::kBool: return Json(m.i != 0);
-    case MetricValue::Kind::kList: return Json(m.list);
-    default: return Json(nullptr);
+    case MetricValue::Kind::kInt:
+      return Json(m.i);
+    case MetricValue::Kind::kReal:
+      return Json(m.d);
+    case MetricValue::Kind::kBool:
+      return Json(m.i != 0);
+    case MetricValue::Kind::kList:
+      return Json(m.list);
+    default:
+      return Json(nullptr);
   }
 }
 
@@ -471,9 +579,12 @@ double phase_metric(const PhaseView& v, const std::string& name) {
   const MetricValue val = m->value(v, m->arg);
   switch (val.kind) {
     case MetricValue::Kind::kInt:
-    case MetricValue::Kind::kBool: return static_cast<double>(val.i);
-    case MetricValue::Kind::kReal: return val.d;
-    default: return std::nan("");
+    case MetricValue::Kind::kBool:
+      return static_cast<double>(val.i);
+    case MetricValue::Kind::kReal:
+      return val.d;
+    default:
+      return std::nan("");
   }
 }
 
@@ -517,7 +628,8 @@ std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const 
 bool in_metrics_csv(const PhaseMetric& m) { return m.value != retry_reads_by_step; }
 
 void print_metrics(std::FILE* out) {
-  std::fprintf(out, "Per-phase metrics: summary.json phases[] (dotted path) and metrics.csv (column)\n");
+  std::fprintf(out,
+               "Per-phase metrics: summary.json phases[] (dotted path) and metrics.csv (column)\n");
   for (const PhaseMetric& m : phase_metrics())
     std::fprintf(out, "%-44s %-11s %s%s%s\n", m.name.c_str(), m.unit, m.description,
                  m.value == retry_reads_by_step ? " (a list: summary.json only)" : "",

@@ -197,9 +197,10 @@ Json namespaces_json(const Drive& drive, const PhaseReport& p) {
     const std::uint64_t moved = p.ftl_after.ns_moved_slots[i] - p.ftl_before.ns_moved_slots[i];
     j["flash_host_bytes"] = host * kSectorBytes;
     j["flash_moved_bytes"] = moved * kSectorBytes;
-    j["write_amplification"] =
-        bytes[1] > 0 ? Json(static_cast<double>((host + moved) * kSectorBytes) / static_cast<double>(bytes[1]))
-                     : Json(nullptr);
+    j["write_amplification"] = bytes[1] > 0
+                                   ? Json(static_cast<double>((host + moved) * kSectorBytes) /
+                                          static_cast<double>(bytes[1]))
+                                   : Json(nullptr);
     list.push_back(j);
   }
   return list;
@@ -234,15 +235,17 @@ Json fdp_json(const Drive& drive, const PhaseReport& p) {
     j["write_amplification"] = ratio(media, host);
     j["reclaim_units_filled"] = a.fdp_ru_filled[h] - b.fdp_ru_filled[h];
     j["events"]["media_reallocated"] = a.fdp_media_reallocated[h] - b.fdp_media_reallocated[h];
-    j["events"]["ru_not_fully_written"] = a.fdp_ru_not_fully_written[h] - b.fdp_ru_not_fully_written[h];
+    j["events"]["ru_not_fully_written"] =
+        a.fdp_ru_not_fully_written[h] - b.fdp_ru_not_fully_written[h];
     handles.push_back(j);
   }
   std::uint64_t programs = 0;  // page programs of every cell mode
   for (std::size_t m = 0; m < std::size(p.nand_after.page_programs); ++m)
     programs += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
   const std::uint64_t media_bytes =
-      p.spec->fast ? (a.host_write_slots - b.host_write_slots + a.gc_moved_slots - b.gc_moved_slots +
-                      a.flush_padding_slots - b.flush_padding_slots) * kSectorBytes
+      p.spec->fast ? (a.host_write_slots - b.host_write_slots + a.gc_moved_slots -
+                      b.gc_moved_slots + a.flush_padding_slots - b.flush_padding_slots) *
+                         kSectorBytes
                    : programs * drive.geo.page_size;
   Json j;
   j["reclaim_unit_bytes"] = fdp.reclaim_unit_slots * kSectorBytes;
@@ -265,13 +268,18 @@ Json zoned_drive_json(const ZonedFtl& z) {
   j["max_active_zones"] = c.max_active;
   j["stripe_dies"] = c.stripe_dies;
   j["die_blocks_per_zone"] = std::uint64_t{c.blocks_per_die} * c.stripe_dies;
-  const std::pair<const char*, std::uint64_t> counts[] = {
-      {"appends", s.appends}, {"implicit_opens", s.implicit_opens}, {"explicit_opens", s.explicit_opens},
-      {"implicit_closes", s.implicit_closes}, {"closes", s.closes}, {"finishes", s.finishes},
-      {"resets", s.resets}, {"reset_erases", s.reset_erases}};
+  const std::pair<const char*, std::uint64_t> counts[] = {{"appends", s.appends},
+                                                          {"implicit_opens", s.implicit_opens},
+                                                          {"explicit_opens", s.explicit_opens},
+                                                          {"implicit_closes", s.implicit_closes},
+                                                          {"closes", s.closes},
+                                                          {"finishes", s.finishes},
+                                                          {"resets", s.resets},
+                                                          {"reset_erases", s.reset_erases}};
   for (const auto& [key, n] : counts) j[key] = n;
   Json errors = Json::object();
-  for (std::size_t k = 1; k < kCmdStatuses; ++k) errors[cmd_status_name(static_cast<CmdStatus>(k))] = s.errors[k];
+  for (std::size_t k = 1; k < kCmdStatuses; ++k)
+    errors[cmd_status_name(static_cast<CmdStatus>(k))] = s.errors[k];
   j["errors"] = errors;
   return j;
 }
@@ -325,10 +333,12 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   // A zoned namespace's LBA space is larger than what its zones hold: the
   // spare flash is over what the zones can take.
   const ZonedConfig& zc = drive.ftl_cfg.zoned;
-  const std::uint64_t holds =
-      drive.translation->zoned() ? std::uint64_t{zc.zones} * zc.capacity_slots * kSectorBytes : drive.user_bytes();
-  d["over_provisioning"] = (static_cast<double>(drive.geo.raw_bytes()) - static_cast<double>(holds)) /
-                           static_cast<double>(holds);
+  const std::uint64_t holds = drive.translation->zoned()
+                                  ? std::uint64_t{zc.zones} * zc.capacity_slots * kSectorBytes
+                                  : drive.user_bytes();
+  d["over_provisioning"] =
+      (static_cast<double>(drive.geo.raw_bytes()) - static_cast<double>(holds)) /
+      static_cast<double>(holds);
   d["dies"] = drive.geo.dies();
   d["host_link"] = drive.hif_cfg.link.description;
   d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
@@ -346,7 +356,8 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   } else {
     d["error_model"] = drive.errors ? Json(true) : Json(false);
   }
-  if (const auto* z = dynamic_cast<const ZonedFtl*>(drive.translation.get())) d["zoned"] = zoned_drive_json(*z);
+  if (const auto* z = dynamic_cast<const ZonedFtl*>(drive.translation.get()))
+    d["zoned"] = zoned_drive_json(*z);
   j["drive_model"] = d;
 
   std::uint64_t host_ios = 0;
@@ -372,7 +383,8 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
   run["host_ios_per_wall_second"] =
       report.wall_seconds > 0 ? static_cast<double>(host_ios) / report.wall_seconds : 0.0;
   run["peak_rss_mib"] = peak_rss_mib();
-  run["ftl_table_mib"] = drive.ftl ? static_cast<double>(drive.ftl->table_bytes()) / (1 << 20) : 0.0;
+  run["ftl_table_mib"] =
+      drive.ftl ? static_cast<double>(drive.ftl->table_bytes()) / (1 << 20) : 0.0;
   if (!report.failure.empty()) run["failure"] = report.failure;
   j["run"] = run;
   if (meta.verify) {
@@ -426,8 +438,8 @@ void prepare_output_folder(const std::string& out_dir) {
   const std::string probe = (std::filesystem::path(out_dir) / ".ssdtwin_write_test").string();
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw OutputError(out_dir + ": cannot write in the output folder (--out): " +
-                      std::strerror(errno));
+    throw OutputError(out_dir +
+                      ": cannot write in the output folder (--out): " + std::strerror(errno));
   ::close(fd);
   ::unlink(probe.c_str());
 }
@@ -459,8 +471,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     f << "phase,op,bucket_upper_us,count,cumulative_share,share_above\n";
     char line[256];
     long rows = 0;  // data rows written so far
-    Chart tail{"Latency tail: " + drive.name + ", " + workload.name, "latency (us, log scale)",
-               "share of IOs slower (log scale)", {}, false};
+    Chart tail{"Latency tail: " + drive.name + ", " + workload.name,
+               "latency (us, log scale)",
+               "share of IOs slower (log scale)",
+               {},
+               false};
     tail.log_x = true;
     tail.log_y = true;
     // One line per measured phase and op; preconditioning phases only when
@@ -521,12 +536,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
         const Tick covered = std::min(s.interval(), p.result.end - bin_start);
         if (covered == 0) continue;
         const double secs = to_seconds(covered);
-        std::snprintf(line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.4f",
-                      p.spec->name.c_str(), to_seconds(bin_start + covered),
-                      static_cast<double>(b.bytes[0]) / secs / 1e6,
-                      static_cast<double>(b.bytes[1]) / secs / 1e6,
-                      static_cast<double>(b.ios[0]) / secs, static_cast<double>(b.ios[1]) / secs,
-                      static_cast<double>(b.ios[2]) / secs, b.gauge);
+        std::snprintf(
+            line, sizeof line, "%s,%.6f,%.3f,%.3f,%.1f,%.1f,%.1f,%.4f", p.spec->name.c_str(),
+            to_seconds(bin_start + covered), static_cast<double>(b.bytes[0]) / secs / 1e6,
+            static_cast<double>(b.bytes[1]) / secs / 1e6, static_cast<double>(b.ios[0]) / secs,
+            static_cast<double>(b.ios[1]) / secs, static_cast<double>(b.ios[2]) / secs, b.gauge);
         f << line;
         for (std::size_t c = 0; c < cols.size(); ++c) {
           if (!a || a->rows() < 2) {
@@ -578,17 +592,18 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     const ByteStepSeries& s = *p.result.by_bytes;
     char line[128];
     for (std::size_t k = 0; k < s.segments(); ++k) {
-      std::snprintf(line, sizeof line, "%.3f,%.3f\n",
-                    static_cast<double>((k + 1) * s.step()) / 1e9, s.rate(k) / 1e6);
+      std::snprintf(line, sizeof line, "%.3f,%.3f\n", static_cast<double>((k + 1) * s.step()) / 1e9,
+                    s.rate(k) / 1e6);
       f << line;
     }
     f.commit();
     const PhaseView v = view(drive, workload, p);
     char title[256];
-    std::snprintf(title, sizeof title,
-                  "Whole-drive fill: %s (SLC cache %.1f GB, last 16 GB %.0f MB/s, overall %.0f MB/s)",
-                  drive.name.c_str(), phase_metric(v, "fill.slc_cache_gb"),
-                  phase_metric(v, "fill.last16gb_mb_per_s"), phase_metric(v, "fill.overall_mb_per_s"));
+    std::snprintf(
+        title, sizeof title,
+        "Whole-drive fill: %s (SLC cache %.1f GB, last 16 GB %.0f MB/s, overall %.0f MB/s)",
+        drive.name.c_str(), phase_metric(v, "fill.slc_cache_gb"),
+        phase_metric(v, "fill.last16gb_mb_per_s"), phase_metric(v, "fill.overall_mb_per_s"));
     Chart c{title, "GB written", "MB/s", {}, false};
     c.series.push_back({csv, 1, 2, "MB/s per GB written", ""});
     charts.draw(c, (dir / "fill.png").string());
@@ -639,8 +654,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       f << line;
     }
     f.commit();
-    Chart c{"Working set: 4 KiB random reads vs span, " + drive.name, "span (GB, log scale)",
-            "IOPS", {}, false};
+    Chart c{"Working set: 4 KiB random reads vs span, " + drive.name,
+            "span (GB, log scale)",
+            "IOPS",
+            {},
+            false};
     c.log_x = true;
     c.series.push_back({csv, 1, 2, "IOPS", ""});
     charts.draw(c, (dir / "working_set.png").string());
@@ -653,7 +671,10 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
   for (const auto& p : report.phases) timed |= !p.spec->fast;
   if (timed) {
     Chart tput{"Throughput over time: " + drive.name + ", " + workload.name,
-               "simulated time (s)", "MB/s", {}, false};
+               "simulated time (s)",
+               "MB/s",
+               {},
+               false};
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
     tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
     charts.draw(tput, (dir / "timeseries.png").string());
@@ -661,13 +682,20 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       // Power over time above, throughput below, on one time axis.
       const std::string csv = (dir / "timeseries.csv").string();
       const int power_col = 8 + static_cast<int>(activity_columns().size()) + 1;
-      Chart watts{"Power over time: " + drive.name + ", " + workload.name, "simulated time (s)", "W", {}, false};
+      Chart watts{"Power over time: " + drive.name + ", " + workload.name,
+                  "simulated time (s)",
+                  "W",
+                  {},
+                  false};
       watts.series.push_back({csv, 2, power_col, "power (W)", ""});
       charts.draw_stacked({watts, tput}, (dir / "power.png").string());
     }
   }
   if (have_by_bytes) {
-    Chart c{"Write speed per amount written: " + drive.name, "GB written (per phase)", "MB/s", {},
+    Chart c{"Write speed per amount written: " + drive.name,
+            "GB written (per phase)",
+            "MB/s",
+            {},
             false};
     c.series.push_back({(dir / "timeseries_by_bytes.csv").string(), 2, 3, "write MB/s", ""});
     charts.draw(c, (dir / "timeseries_by_bytes.png").string());

@@ -7,11 +7,10 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/drive.h"
 #include "app/runner.h"
@@ -23,12 +22,12 @@ namespace ssdtwin {
 struct RunMeta {
   std::string drive_file;
   std::string workload_file;
-  std::string drive_resolved_json;     // ConfigDoc::resolved_json()
+  std::string drive_resolved_json;  // ConfigDoc::resolved_json()
   std::string workload_resolved_json;
   std::vector<std::string> overrides;
   bool verify = false;
   ChartOutput charts = ChartOutput::kPng;  // --charts
-  double build_seconds = 0;  // wall time to build the drive before the first event
+  double build_seconds = 0;                // wall time to build the drive before the first event
   // When the command began (configs read, drive built, simulated, results
   // written: run.wall_seconds counts from here); unset: the sum of the
   // parts. write_results() sets write_started for run.write_seconds.

@@ -282,7 +282,7 @@ void write_latency(const std::filesystem::path& dir, const Drive& drive, const P
 // chart line per sweep (phases from one workload entry).
 struct SweepFormat {
   PhaseReportKind kind;
-  const char* stem;     // <stem>.csv, <stem>.png
+  const char* stem;  // <stem>.csv, <stem>.png
   const char* header;
   void (*row)(char* line, std::size_t size, const PhaseReport& p, const PhaseFigures& fig);
   const char* title;
@@ -308,14 +308,18 @@ void write_sweep(const std::filesystem::path& dir, const Drive& drive, const Wor
       sweeps.push_back(p.spec->base_name);
   }
   f.commit();
-  Chart c{std::string(fmt.title) + ": " + drive.name + ", " + workload.name, fmt.x_label, fmt.y_label,
-          {}, false};
+  Chart c{std::string(fmt.title) + ": " + drive.name + ", " + workload.name,
+          fmt.x_label,
+          fmt.y_label,
+          {},
+          false};
   c.log_x = fmt.log_x;
   c.log_y = fmt.log_y;
   for (const auto& s : sweeps)
-    c.series.push_back({csv, fmt.x_col, fmt.y_col, s,
-                        "strcol(1) eq " + gnuplot_string(s) +
-                            (fmt.exclude ? " && strcol(2) ne " + gnuplot_string(fmt.exclude) : "")});
+    c.series.push_back(
+        {csv, fmt.x_col, fmt.y_col, s,
+         "strcol(1) eq " + gnuplot_string(s) +
+             (fmt.exclude ? " && strcol(2) ne " + gnuplot_string(fmt.exclude) : "")});
   charts.draw(c, (dir / (std::string(fmt.stem) + ".png")).string());
 }
 
@@ -334,14 +338,28 @@ void size_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFig
 
 // Sweeps differ by orders of magnitude in IOPS (FOB reads of unwritten LBAs
 // never touch the flash), so a linear axis would flatten all but one.
-const SweepFormat kQdSweep{PhaseReportKind::kQdSweep, "qd_sweep",
-                           "sweep,phase,rw,iodepth,device_qd,iops,mb_per_s,mean_latency_us,p99_latency_us",
-                           qd_row, "Queue-depth sweep", "queue depth (iodepth, log2)",
-                           "IOPS (log scale)", 4, 6, true};
-const SweepFormat kSizeSweep{PhaseReportKind::kSizeSweep, "size_sweep",
-                             "sweep,phase,rw,bs_kib,iodepth,mb_per_s,iops,mean_latency_us,p99_latency_us",
-                             size_row, "Transfer-size sweep", "transfer size (KiB, log2)", "MB/s",
-                             4, 6, false};
+const SweepFormat kQdSweep{
+    PhaseReportKind::kQdSweep,
+    "qd_sweep",
+    "sweep,phase,rw,iodepth,device_qd,iops,mb_per_s,mean_latency_us,p99_latency_us",
+    qd_row,
+    "Queue-depth sweep",
+    "queue depth (iodepth, log2)",
+    "IOPS (log scale)",
+    4,
+    6,
+    true};
+const SweepFormat kSizeSweep{
+    PhaseReportKind::kSizeSweep,
+    "size_sweep",
+    "sweep,phase,rw,bs_kib,iodepth,mb_per_s,iops,mean_latency_us,p99_latency_us",
+    size_row,
+    "Transfer-size sweep",
+    "transfer size (KiB, log2)",
+    "MB/s",
+    4,
+    6,
+    false};
 
 // The load curve's step: "max" for the closed-loop maximum, else the offered
 // rate's percentage of it.
@@ -368,10 +386,17 @@ void load_row(char* line, std::size_t size, const PhaseReport& p, const PhaseFig
 // As reviews draw it: average latency against achieved IOPS, one line per
 // profile, over the open-loop steps (the closed-loop maximum is in the CSV).
 SweepFormat load_curve_format() {
-  SweepFormat f{PhaseReportKind::kLoadCurve, "load_curve",
+  SweepFormat f{PhaseReportKind::kLoadCurve,
+                "load_curve",
                 "profile,step,offered_iops,iops,mb_per_s,mean_latency_us,p99_latency_us,"
                 "host_queue_us,left_on_host",
-                load_row, "Load curve", "IOPS (achieved)", "average latency (us)", 4, 6, false};
+                load_row,
+                "Load curve",
+                "IOPS (achieved)",
+                "average latency (us)",
+                4,
+                6,
+                false};
   f.log_x = false;
   f.exclude = "max";
   return f;
@@ -489,7 +514,8 @@ TenantReads tenant_reads(const PhaseReport& p) {
   const auto read = static_cast<std::size_t>(IoOp::kRead);
   const LatencyHistogram& h = own ? p.result.streams[0].latency[read] : p.result.latency[read];
   const std::uint64_t n = own ? p.result.streams[0].ios[read] : p.result.ios[read];
-  const Tick span = own ? p.result.streams[0].end - p.result.streams[0].start : p.result.end - p.result.start;
+  const Tick span =
+      own ? p.result.streams[0].end - p.result.streams[0].start : p.result.end - p.result.start;
   const double secs = to_seconds(span);
   return {s.stream_names.empty() ? s.name : s.stream_names[0],
           s.priority,
@@ -521,10 +547,12 @@ Json noisy_neighbor_json(const RunReport& report) {
 }
 
 void write_noisy_neighbor(const std::filesystem::path& dir, const Drive& drive,
-                          const WorkloadSpec& workload, const RunReport& report, ChartBatch& charts) {
+                          const WorkloadSpec& workload, const RunReport& report,
+                          ChartBatch& charts) {
   const std::string csv = (dir / "noisy_neighbor.csv").string();
-  OutputFile f = open_csv(csv, "scenario,phase,tenant,priority,streams,reads,read_iops,"
-                               "read_p50_us,read_p99_us,read_p99_9_us");
+  OutputFile f = open_csv(csv,
+                          "scenario,phase,tenant,priority,streams,reads,read_iops,"
+                          "read_p50_us,read_p99_us,read_p99_9_us");
   std::string scenarios;
   char line[320];
   int k = 0;
@@ -542,7 +570,10 @@ void write_noisy_neighbor(const std::filesystem::path& dir, const Drive& drive,
   // Percentiles a decade or more apart (a read behind GC waits for a whole
   // program or erase): a log axis keeps p50 visible beside p99.9.
   Chart c{"Noisy neighbor, watched tenant's reads: " + drive.name + ", " + workload.name,
-          "scenario (" + scenarios + ")", "read latency (us, log scale)", {}, false};
+          "scenario (" + scenarios + ")",
+          "read latency (us, log scale)",
+          {},
+          false};
   c.log_y = true;
   c.x_tic = 1;
   const char* const kNames[] = {"p50", "p99", "p99.9"};
@@ -568,7 +599,8 @@ void add_procedure_phase_json(const PhaseReport& p, Json& j) {
     Json o;
     o["offered_iops"] = p.result.offered_iops;
     o["arrivals"] = p.result.arrivals;
-    o["host_queue_us_mean"] = host_queue_us(p);  // arrival to issue; latency_us is issue to completion
+    o["host_queue_us_mean"] =
+        host_queue_us(p);  // arrival to issue; latency_us is issue to completion
     o["left_on_host"] = p.result.left_on_host;
     j["open_loop"] = o;
   }

@@ -5,7 +5,8 @@
 //   report: bandwidth  bandwidth.csv, .png        MB/s per interval, MB/s per pass (F)
 //   report: size_sweep size_sweep.csv, .png       MB/s, IOPS, latency per transfer size (ATTO)
 //   report: noisy_neighbor noisy_neighbor.csv, .png  the first job's read latency p50/p99/p99.9
-//                                                 per phase: a tenant alone, beside others (issue 31)
+//                                                 per phase: a tenant alone, beside others (issue
+//                                                 31)
 //   role: fob|degrade|steady|recovered            degrade_recover.csv, .png and the
 //                                                 recovered/FOB ratio (F)
 //   until_steady                                  the round that reached steady state

@@ -7,16 +7,19 @@
 
 namespace ssdtwin {
 
-RunInputs read_drive(const std::string& drive_file, const std::vector<std::string>& sets, bool verify) {
+RunInputs read_drive(const std::string& drive_file, const std::vector<std::string>& sets,
+                     bool verify) {
   RunInputs in;
   in.drive_doc = ConfigDoc::load(drive_file, "drive", sets);
   const auto start = std::chrono::steady_clock::now();
   in.drive = std::make_unique<Drive>(in.drive_doc->root(), verify);
-  in.build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  in.build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return in;
 }
 
-void read_workload(RunInputs& in, const std::string& workload_file, const std::vector<std::string>& sets) {
+void read_workload(RunInputs& in, const std::string& workload_file,
+                   const std::vector<std::string>& sets) {
   in.workload_doc = ConfigDoc::load(workload_file, "workload", sets);
   in.workload = WorkloadSpec::from_config(in.workload_doc->root(), in.drive->user_bytes(),
                                           in.drive->namespaces.bytes_by_id());
@@ -39,7 +42,8 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
   for (std::size_t i = 0; i < workload.die_faults.size(); ++i)
     if (workload.die_faults[i].die >= drive.geo.dies())
       in.workload_doc->root().child("faults").children("fail_die")[i].fail(
-          "die", "expected a die below " + std::to_string(drive.geo.dies()) + " (the drive's geometry)");
+          "die",
+          "expected a die below " + std::to_string(drive.geo.dies()) + " (the drive's geometry)");
   // Placement identifiers index the namespace's placement handles.
   for (const PhaseSpec& p : workload.phases)
     for (std::size_t k = 0; k < p.streams(); ++k) {
@@ -48,8 +52,9 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
       std::uint16_t top = st.placement;
       for (const std::uint16_t pl : st.placements) top = std::max(top, pl);
       if (ns && top < ns->handles.size()) continue;
-      const std::string what = ns ? "expected a placement identifier below " + std::to_string(ns->handles.size()) +
-                                        " (namespace " + std::to_string(st.nsid) + "'s placement handles)"
+      const std::string what = ns ? "expected a placement identifier below " +
+                                        std::to_string(ns->handles.size()) + " (namespace " +
+                                        std::to_string(st.nsid) + "'s placement handles)"
                                   : "expected a namespace the drive declares";
       if (!in.workload_doc)  // an fio job file: the job is named
         throw ConfigError("job '" + st.name + "': " + (ns ? "placement: " : "namespace: ") + what);

@@ -23,11 +23,13 @@ struct RunInputs {
 };
 
 // The drive config with the overrides, built. Throws ConfigError.
-RunInputs read_drive(const std::string& drive_file, const std::vector<std::string>& sets, bool verify);
+RunInputs read_drive(const std::string& drive_file, const std::vector<std::string>& sets,
+                     bool verify);
 
 // The workload file with the overrides, read for in.drive; every key of it
 // must be used. Throws ConfigError.
-void read_workload(RunInputs& in, const std::string& workload_file, const std::vector<std::string>& sets);
+void read_workload(RunInputs& in, const std::string& workload_file,
+                   const std::vector<std::string>& sets);
 
 // The checks of the whole before the run: every drive key used, each
 // override for drive. or workload., the workload's faults within the

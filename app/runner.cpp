@@ -1,23 +1,23 @@
 #include "app/runner.h"
 
+#include <spdlog/spdlog.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <type_traits>
 
-#include <nlohmann/json.hpp>
-#include <spdlog/spdlog.h>
-
 #include "ftl/drive_failure.h"
 #include "ftl/snapshot.h"
 #include "ftl/zoned_ftl.h"
-#include "sim/output_file.h"
-#include "host/workload/io_pattern.h"
 #include "host/trace/trace_cache.h"
 #include "host/trace/trace_reader.h"
+#include "host/workload/io_pattern.h"
+#include "sim/output_file.h"
 #include "sim/progress.h"
 
 namespace ssdtwin {
@@ -29,7 +29,9 @@ namespace {
 class SlcGauge final : public Gauge {
  public:
   explicit SlcGauge(Drive* const& drive) : drive_(drive) {}
-  double value() const override { return drive_->ftl ? static_cast<double>(drive_->ftl->slc_cache_bytes()) / 1e9 : 0.0; }
+  double value() const override {
+    return drive_->ftl ? static_cast<double>(drive_->ftl->slc_cache_bytes()) / 1e9 : 0.0;
+  }
 
  private:
   Drive* const& drive_;
@@ -125,18 +127,23 @@ void mark_power(Drive& drive, PhaseReport& pr, bool start) {
   s.at = drive.engine.now();
   s.energy = drive.power_meter->totals();
   s.states = drive.power_states->stats();
-  if (start) drive.power_meter->reset_peak();
-  else pr.peak_power_w = drive.power_meter->peak_w();
+  if (start)
+    drive.power_meter->reset_peak();
+  else
+    pr.peak_power_w = drive.power_meter->peak_w();
 }
 
 }  // namespace
 
-std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload, bool warn) {
+std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload,
+                                           bool warn) {
   const WorkloadSpec::PowerManagement& pm = workload.power;
   if (!pm.given) return std::nullopt;
   if (!drive.power_states) {
     if (warn)
-      spdlog::warn("workload power_management: drive '{}' has no power model (drive.power); ignored", drive.name);
+      spdlog::warn(
+          "workload power_management: drive '{}' has no power model (drive.power); ignored",
+          drive.name);
     return std::nullopt;
   }
   const PowerConfig& cfg = *drive.power_cfg;
@@ -147,8 +154,8 @@ std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpe
       if (st.operational == operational) names += (names.empty() ? "" : ", ") + st.name;
     if (s == std::string::npos || cfg.states[s].operational != operational)
       throw ConfigError("workload.power_management." + key + ": expected one of the drive's " +
-                        (operational ? "operational" : "non-operational") + " power states (" + names +
-                        "), got '" + name + "'");
+                        (operational ? "operational" : "non-operational") + " power states (" +
+                        names + "), got '" + name + "'");
     return s;
   };
   PowerPolicy policy;
@@ -166,7 +173,8 @@ namespace {
 // The host's power settings (workload power_management) on a drive with
 // a power model (checked, and warned of, before the run: main).
 void apply_power_policy(Drive& drive, const WorkloadSpec& workload) {
-  if (const auto policy = power_policy_of(drive, workload, false)) drive.power_states->configure(*policy);
+  if (const auto policy = power_policy_of(drive, workload, false))
+    drive.power_states->configure(*policy);
 }
 
 // Runs the drive until it has finished what it was doing: nothing buffered,
@@ -209,9 +217,11 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
     return (spec.io_bytes == 0 || bytes < spec.io_bytes) && (spec.ios == 0 || ios < spec.ios);
   };
   auto show_progress = [&] {
-    const double done = spec.io_bytes ? static_cast<double>(bytes) / static_cast<double>(spec.io_bytes)
-                                      : static_cast<double>(ios) / static_cast<double>(spec.ios);
-    progress.update(spec.name + (spec.steady ? " (fast, steady)" : " (fast)"), drive.engine.now(), done);
+    const double done = spec.io_bytes
+                            ? static_cast<double>(bytes) / static_cast<double>(spec.io_bytes)
+                            : static_cast<double>(ios) / static_cast<double>(spec.ios);
+    progress.update(spec.name + (spec.steady ? " (fast, steady)" : " (fast)"), drive.engine.now(),
+                    done);
   };
   if (spec.steady) {
     const std::string why = drive.ftl->steady_blocker();
@@ -228,8 +238,10 @@ void run_fast_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec&
     const Lpn first = base + static_cast<Lpn>(io.offset / kSectorBytes);
     const PlacementHandle h = io.op == IoOp::kTrim ? 0 : handle();
     for (std::uint32_t i = 0; i < io.bytes / kSectorBytes; ++i) {
-      if (io.op == IoOp::kTrim) drive.ftl->fast_trim(first + i);
-      else drive.ftl->fast_write(first + i, h);
+      if (io.op == IoOp::kTrim)
+        drive.ftl->fast_trim(first + i);
+      else
+        drive.ftl->fast_write(first + i, h);
     }
     ++ios;
     bytes += io.bytes;
@@ -255,7 +267,9 @@ double offered_iops(const PhaseSpec& spec, const RunReport& report) {
 }
 
 // True when a power cut at `stop_at` has come.
-bool cut_due(const Drive& drive, Tick stop_at) { return stop_at != 0 && drive.engine.now() >= stop_at; }
+bool cut_due(const Drive& drive, Tick stop_at) {
+  return stop_at != 0 && drive.engine.now() >= stop_at;
+}
 
 std::uint64_t ios_of(const PhaseResult& r) {
   std::uint64_t n = 0;
@@ -300,14 +314,16 @@ class Watchdog {
       std::string free;
       for (std::uint32_t d = 0; d < drive.geo.dies(); ++d)
         free += (d ? " " : "") + std::to_string(drive.ftl->blocks().free_blocks(d));
-      state = std::string("GC ") + (drive.ftl->gc_active() ? "under way" : "idle") + "; free blocks per die: " +
-              free + " (GC reserve " + std::to_string(drive.ftl->config().gc_reserved_blocks) + ")";
+      state = std::string("GC ") + (drive.ftl->gc_active() ? "under way" : "idle") +
+              "; free blocks per die: " + free + " (GC reserve " +
+              std::to_string(drive.ftl->config().gc_reserved_blocks) + ")";
     }
     char span[32];
     std::snprintf(span, sizeof span, "%g", to_seconds(span_));
     throw DriveFailure("watchdog: no host IO completed in " + std::string(span) +
-                       " s of simulated time in phase '" + phase + "' (a simulator bug: please report it) " +
-                       "with " + std::to_string(drive.hif.in_device()) + " commands in the drive and " +
+                       " s of simulated time in phase '" + phase +
+                       "' (a simulator bug: please report it) " + "with " +
+                       std::to_string(drive.hif.in_device()) + " commands in the drive and " +
                        std::to_string(drive.hif.waiting()) + " waiting on the host; " + state);
   }
 
@@ -461,7 +477,8 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
   IoGenerator gen(drive->engine, drive->hif, spec, rng, workload.interval, workload.per_bytes,
                   pr.result, gauge, offered, &gc_moves);
   if (const auto* z = dynamic_cast<const ZonedFtl*>(drive->translation.get()))
-    gen.set_zone_layout({z->layout().zone_slots * kSectorBytes, z->layout().capacity_slots * kSectorBytes});
+    gen.set_zone_layout(
+        {z->layout().zone_slots * kSectorBytes, z->layout().capacity_slots * kSectorBytes});
   ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
   CutAt cut = next_cut();
   Watchdog watchdog(workload.watchdog, *drive);
@@ -511,15 +528,16 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
       t.format ? t.format : std::optional<TraceFormat>(detect_trace_format(t.file, t.read));
   TraceReplaySpec replay = t.replay;
   replay.nsid = spec.nsid;
-  replay.placement_handles = static_cast<std::uint32_t>(drive.namespaces.find(spec.nsid)->handles.size());
+  replay.placement_handles =
+      static_cast<std::uint32_t>(drive.namespaces.find(spec.nsid)->handles.size());
   if (replay.map.mode == MapMode::kScale && !t.span_given)
     replay.map.trace_span = traces.scan(t.file, *format, t.read).max_end;  // one pre-pass
   const auto reader = traces.open(t.file, *format, t.read);
   pr.trace = std::make_unique<TraceReplayStats>();
   pr.trace_format = trace_format_name(*format);
-  TraceReplay rep(drive.engine, drive.hif, replay, *reader, drive.namespaces.find(spec.nsid)->bytes(),
-                  workload.interval,
-                  workload.per_bytes, pr.result, *pr.trace, gauge);
+  TraceReplay rep(drive.engine, drive.hif, replay, *reader,
+                  drive.namespaces.find(spec.nsid)->bytes(), workload.interval, workload.per_bytes,
+                  pr.result, *pr.trace, gauge);
   ActivityWatch watch(drive, pr, pr.result.start, workload.interval);
   Watchdog watchdog(workload.watchdog, drive);
   rep.start();
@@ -547,13 +565,17 @@ const std::vector<ActivityColumn>& activity_columns() {
   static const std::vector<ActivityColumn> kColumns = {
       {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval",
        [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_moved_slots); }},
-      {"fold_moved_pages", true, "4 KiB pages", "pages folded from SLC to native mode in the interval",
+      {"fold_moved_pages", true, "4 KiB pages",
+       "pages folded from SLC to native mode in the interval",
        [](const Drive& d) { return static_cast<double>(d.translation->stats().fold_moved_slots); }},
-      {"blocks_erased", true, "die-blocks", "blocks erased by GC, folding and SLC reclaim in the interval",
+      {"blocks_erased", true, "die-blocks",
+       "blocks erased by GC, folding and SLC reclaim in the interval",
        [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_erases); }},
-      {"host_pages_to_slc", true, "4 KiB pages", "host pages programmed into the SLC cache in the interval",
+      {"host_pages_to_slc", true, "4 KiB pages",
+       "host pages programmed into the SLC cache in the interval",
        [](const Drive& d) { return static_cast<double>(d.translation->stats().host_slc_slots); }},
-      {"free_blocks_per_die", false, "blocks", "erased blocks of the normal pools, drive average per die",
+      {"free_blocks_per_die", false, "blocks",
+       "erased blocks of the normal pools, drive average per die",
        [](const Drive& d) {
          if (!d.ftl) return 0.0;  // zones own their blocks: no free pool
          return static_cast<double>(d.ftl->blocks().free_blocks_total()) / d.ftl->blocks().dies();
@@ -577,7 +599,8 @@ SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s, std::size
   const Json& w = doc.contains("workload") ? doc["workload"] : doc;
   Json pre = {{"seed", w.value("seed", Json())}, {"phases", Json::array()}};
   if (w.contains("phases"))
-    for (std::size_t i = 0; i < phases && i < w["phases"].size(); ++i) pre["phases"].push_back(w["phases"][i]);
+    for (std::size_t i = 0; i < phases && i < w["phases"].size(); ++i)
+      pre["phases"].push_back(w["phases"][i]);
   SnapshotKey key;
   key.drive_json = Json::parse(s.drive_json).dump();
   key.precondition_json = pre.dump();
@@ -592,19 +615,23 @@ void check_snapshot_options(const WorkloadSpec& workload, const SnapshotOptions&
   if (s.stop && s.save.empty()) throw SnapshotError("--precondition-only: needs --save-state FILE");
   if (s.save.empty() && s.load.empty()) return;
   if (!s.save.empty() && !s.load.empty())
-    throw SnapshotError("--save-state and --load-state: one or the other (a loaded state is already saved)");
+    throw SnapshotError(
+        "--save-state and --load-state: one or the other (a loaded state is already saved)");
   const std::string flag = s.save.empty() ? "--load-state" : "--save-state";
   // Before the preconditioning the state would take: its file could not be put there.
   if (!s.save.empty() && std::filesystem::is_directory(s.save))
-    throw SnapshotError("--save-state " + s.save + ": is a folder; expected a file name for the snapshot");
+    throw SnapshotError("--save-state " + s.save +
+                        ": is a folder; expected a file name for the snapshot");
   if (precondition_phases(workload) == 0)
-    throw SnapshotError(flag + ": workload '" + workload.name +
-                        "' has no leading precondition phases (precondition: true) for a snapshot to stand for");
+    throw SnapshotError(
+        flag + ": workload '" + workload.name +
+        "' has no leading precondition phases (precondition: true) for a snapshot to stand for");
   if (!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty() ||
       workload.uncorrectable_rate > 0 || !workload.uncorrectable_at.empty() ||
       !workload.block_faults.empty() || !workload.die_faults.empty())
-    throw SnapshotError(flag + ": workload '" + workload.name +
-                        "' has faults (faults:), which a snapshot does not carry; drop one or the other");
+    throw SnapshotError(
+        flag + ": workload '" + workload.name +
+        "' has faults (faults:), which a snapshot does not carry; drop one or the other");
   if (s.drive_json.empty() || s.workload_json.empty())
     throw std::logic_error("snapshot options without the resolved drive and workload configs");
 }
@@ -688,8 +715,8 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     // The drive cannot go on: the run ends here with its results up to this
     // point, and the caller exits non-zero.
     auto stop_run = [&](const std::string& what) {
-      report.failure = what + " (at " + std::to_string(to_seconds(drive->engine.now())) + " s, in phase '" +
-                       spec.name + "')";
+      report.failure = what + " (at " + std::to_string(to_seconds(drive->engine.now())) +
+                       " s, in phase '" + spec.name + "')";
       report.cut = true;
     };
     try {
@@ -708,7 +735,8 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
       // Worn out, or the watchdog: as a real drive turns read-only.
       stop_run(e.what());
     }
-    if (drive->ftl && drive->ftl->all_dies_failed() && report.failure.empty()) stop_run("all dies failed");
+    if (drive->ftl && drive->ftl->all_dies_failed() && report.failure.empty())
+      stop_run("all dies failed");
     if (resume && !stop) {
       // A timed phase next: the map fast writes made goes to flash first.
       if (i + 1 < workload.phases.size() && !workload.phases[i + 1].fast)
@@ -774,19 +802,21 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
 }
 
 RunReport run_with_faults(std::unique_ptr<Drive>& drive,
-                              const std::function<std::unique_ptr<Drive>()>& build,
-                              const WorkloadSpec& workload, const RunOptions& opt) {
+                          const std::function<std::unique_ptr<Drive>()>& build,
+                          const WorkloadSpec& workload, const RunOptions& opt) {
   RunReport report;
   report.phases.resize(workload.phases.size());
   if (!drive->ftl) {
     // Fast phases, faults and power cuts act on the page-mapped FTL's state.
     for (const PhaseSpec& p : workload.phases)
       if (p.fast)
-        throw std::runtime_error("phase '" + p.name + "': fast preconditioning needs ftl.kind page_mapped");
+        throw std::runtime_error("phase '" + p.name +
+                                 "': fast preconditioning needs ftl.kind page_mapped");
     if (!workload.power_cuts.empty() || !workload.power_cuts_after_ios.empty() ||
         workload.uncorrectable_rate > 0 || !workload.uncorrectable_at.empty() ||
         !workload.block_faults.empty() || !workload.die_faults.empty())
-      throw std::runtime_error("workload '" + workload.name + "': faults need ftl.kind page_mapped");
+      throw std::runtime_error("workload '" + workload.name +
+                               "': faults need ftl.kind page_mapped");
     Drive* d = drive.get();
     const std::size_t end = run_phases(d, workload, opt, nullptr, report);
     if (report.cut) report.phases.resize(end + 1);

@@ -11,8 +11,8 @@
 
 #include "app/drive.h"
 #include "ftl/ftl_stats.h"
-#include "host/workload/io_generator.h"
 #include "host/trace/trace_replay.h"
+#include "host/workload/io_generator.h"
 #include "host/workload/workload.h"
 #include "nand/nand_array.h"
 
@@ -65,8 +65,8 @@ const std::vector<ActivityColumn>& activity_columns();
 
 // One power cut of a run (workload faults.power_cuts) and the recovery.
 struct PowerCutReport {
-  Tick at = 0;  // on the run's clock (the planned time plus earlier recoveries)
-  std::string phase;  // the phase it interrupted
+  Tick at = 0;              // on the run's clock (the planned time plus earlier recoveries)
+  std::string phase;        // the phase it interrupted
   CutAccount account;       // what the model says the cut loses
   RecoveryReport recovery;  // what recovery read, took and found lost
 };
@@ -93,7 +93,8 @@ struct RunReport {
 // ConfigError naming the key for a state the drive lacks; none (with a
 // warning, if `warn`) on a drive without a power model. `check` and `run`
 // both ask it before anything runs.
-std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload, bool warn = true);
+std::optional<PowerPolicy> power_policy_of(const Drive& drive, const WorkloadSpec& workload,
+                                           bool warn = true);
 
 // What the run's reads and power cuts did to the data, over every drive a
 // power cut replaced: the one source of the console's verification line
@@ -102,8 +103,8 @@ struct VerifySummary {
   std::uint64_t checks = 0;        // reads checked against the latest write (--verify)
   std::uint64_t wrong_data = 0;    // reads that returned other data than the latest write
   std::uint64_t reads_failed = 0;  // host 4 KiB reads that failed: the data lost, reported as lost
-  std::uint64_t cut_pages_lost = 0;     // accepted writes power cuts lost
-  std::uint64_t cut_loss_allowed = 0;   // ... of them volatile at the cut, as the model allows
+  std::uint64_t cut_pages_lost = 0;    // accepted writes power cuts lost
+  std::uint64_t cut_loss_allowed = 0;  // ... of them volatile at the cut, as the model allows
   // Wrong data, or a cut that lost more (or other) than its volatile writes,
   // fails verification; a failed read is lost data reported as such.
   bool passed() const { return wrong_data == 0 && cut_pages_lost == cut_loss_allowed; }
@@ -114,8 +115,8 @@ VerifySummary verify_summary(const Drive& drive, const RunReport& report);
 // preconditioning (its leading `precondition: true` phases), saved to a
 // file or loaded from one instead of running those phases.
 struct SnapshotOptions {
-  std::string save;  // write the state here, then go on
-  std::string load;  // start from this state; the preconditioning phases are skipped
+  std::string save;   // write the state here, then go on
+  std::string load;   // start from this state; the preconditioning phases are skipped
   bool stop = false;  // end the run once the state is saved (--precondition-only)
   // What the state stands for (Drive::save_state): the resolved drive and
   // workload configs (ConfigDoc::resolved_json).
@@ -140,7 +141,8 @@ struct RunOptions {
 // there, so plain, saving and loading runs measure the same drive.
 std::size_t precondition_phases(const WorkloadSpec& workload);
 // What a snapshot of `workload`'s preconditioning stands for.
-SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s, std::size_t precondition_phases);
+SnapshotKey snapshot_key(const Drive& drive, const SnapshotOptions& s,
+                         std::size_t precondition_phases);
 
 // Throws std::runtime_error if the simulation stalls (a model bug).
 RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOptions& opt);
@@ -156,7 +158,7 @@ RunReport run_workload(Drive& drive, const WorkloadSpec& workload, const RunOpti
 // workload's end are counted in power_cuts_missed. `drive` ends as the last
 // drive. Without faults, the same as run_workload.
 RunReport run_with_faults(std::unique_ptr<Drive>& drive,
-                              const std::function<std::unique_ptr<Drive>()>& build,
-                              const WorkloadSpec& workload, const RunOptions& opt);
+                          const std::function<std::unique_ptr<Drive>()>& build,
+                          const WorkloadSpec& workload, const RunOptions& opt);
 
 }  // namespace ssdtwin

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/program_options.hpp>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -16,13 +17,11 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <boost/program_options.hpp>
-#include <nlohmann/json.hpp>
 
 #include "app/compare.h"
 #include "app/phase_metrics.h"
@@ -62,7 +61,9 @@ std::string read_file(const std::string& path) {
 // absolute so that points run from any folder (a Slurm node's included).
 std::string resolve_path(const std::string& base_dir, const std::string& p) {
   const fs::path path(p);
-  return fs::absolute(path.is_absolute() ? path : fs::path(base_dir) / path).lexically_normal().string();
+  return fs::absolute(path.is_absolute() ? path : fs::path(base_dir) / path)
+      .lexically_normal()
+      .string();
 }
 
 // The preconditioning phases are the workload's leading `precondition: true`
@@ -163,14 +164,17 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
   plan.file = fs::absolute(sweep_file).lexically_normal().string();
   const std::string base = fs::path(plan.file).parent_path().string();
   plan.name = root.get_string("name", fs::path(sweep_file).stem().string());
-  const std::string base_drive = root.has("drive") ? resolve_path(base, root.get_string("drive")) : "";
+  const std::string base_drive =
+      root.has("drive") ? resolve_path(base, root.get_string("drive")) : "";
   const std::string base_workload =
       root.has("workload") ? resolve_path(base, root.get_string("workload")) : "";
   std::vector<std::string> fixed;
   if (root.has("set"))
     for (const std::string& s : root.get_value_texts("set")) {
-      if (s.find('=') == std::string::npos || (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0))
-        root.fail("set", "expected overrides such as drive.a.b=value or workload.a.b=value, got '" + s + "'");
+      if (s.find('=') == std::string::npos ||
+          (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0))
+        root.fail("set", "expected overrides such as drive.a.b=value or workload.a.b=value, got '" +
+                             s + "'");
       fixed.push_back(s);
     }
 
@@ -202,21 +206,25 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       for (std::string& v : a.values) v = resolve_path(base, v);
     a.name = n.get_string("name", "");
     if (n.has("with")) {
-      if (file_axis) n.fail("with", "expected a key path axis (a drive or workload axis sets no other key)");
+      if (file_axis)
+        n.fail("with", "expected a key path axis (a drive or workload axis sets no other key)");
       for (const ConfigNode& w : n.children("with")) {
         const std::string k = w.get_string("key");
-        if ((k.rfind("drive.", 0) != 0 && k.rfind("workload.", 0) != 0) || k.find('=') != std::string::npos)
+        if ((k.rfind("drive.", 0) != 0 && k.rfind("workload.", 0) != 0) ||
+            k.find('=') != std::string::npos)
           w.fail("key", "expected a key path starting with drive. or workload.");
         if (!keys.insert(k).second) w.fail("key", "expected each key on one axis only");
         std::vector<std::string> vs = w.get_value_texts("values");
         if (vs.size() != a.values.size())
-          w.fail("values", "expected as many values as the axis (" + std::to_string(a.values.size()) + ")");
+          w.fail("values",
+                 "expected as many values as the axis (" + std::to_string(a.values.size()) + ")");
         a.with.emplace_back(k, std::move(vs));
       }
     }
     plan.axes.push_back(std::move(a));
   }
-  if (!keys.count("drive") && base_drive.empty()) root.fail("drive", "expected a drive file or a drive axis");
+  if (!keys.count("drive") && base_drive.empty())
+    root.fail("drive", "expected a drive file or a drive axis");
   if (!keys.count("workload") && base_workload.empty())
     root.fail("workload", "expected a workload file or a workload axis");
 
@@ -224,13 +232,16 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
   for (const SweepAxis& a : plan.axes) sizes.push_back(a.values.size());
   const std::string how = root.get_enum("combine", {"grid", "zip"}, "grid");
   if (how == "zip" && zip_mismatch(sizes) < sizes.size())
-    axis_nodes[zip_mismatch(sizes)].fail(
-        "values", "expected as many values as the first axis (" + std::to_string(sizes[0]) + ") to zip them");
+    axis_nodes[zip_mismatch(sizes)].fail("values", "expected as many values as the first axis (" +
+                                                       std::to_string(sizes[0]) + ") to zip them");
   std::size_t points = how == "zip" ? sizes[0] : 1;
-  for (std::size_t a = 0; how == "grid" && a < sizes.size() && points <= max_points; ++a) points *= sizes[a];
+  for (std::size_t a = 0; how == "grid" && a < sizes.size() && points <= max_points; ++a)
+    points *= sizes[a];
   if (points > max_points)
-    root.fail("axes", "expected at most " + std::to_string(max_points) + " points, the axes make more");
-  for (const auto& idx : combine_axes(sizes, how == "zip" ? AxisCombine::kZip : AxisCombine::kGrid)) {
+    root.fail("axes",
+              "expected at most " + std::to_string(max_points) + " points, the axes make more");
+  for (const auto& idx :
+       combine_axes(sizes, how == "zip" ? AxisCombine::kZip : AxisCombine::kGrid)) {
     SweepPoint p;
     p.drive = base_drive;
     p.workload = base_workload;
@@ -238,10 +249,14 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
     for (std::size_t a = 0; a < plan.axes.size(); ++a) {
       const std::string& v = plan.axes[a].values[idx[a]];
       p.values.push_back(v);
-      if (plan.axes[a].key == "drive") p.drive = v;
-      else if (plan.axes[a].key == "workload") p.workload = v;
-      else p.sets.push_back(plan.axes[a].key + "=" + v);
-      for (const auto& [key, values] : plan.axes[a].with) p.sets.push_back(key + "=" + values[idx[a]]);
+      if (plan.axes[a].key == "drive")
+        p.drive = v;
+      else if (plan.axes[a].key == "workload")
+        p.workload = v;
+      else
+        p.sets.push_back(plan.axes[a].key + "=" + v);
+      for (const auto& [key, values] : plan.axes[a].with)
+        p.sets.push_back(key + "=" + values[idx[a]]);
     }
     plan.points.push_back(std::move(p));
   }
@@ -283,7 +298,8 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       }
       ch.x = c.get_string("x");
       const auto is_axis = [&](const std::string& k) {
-        return std::any_of(plan.axes.begin(), plan.axes.end(), [&](const SweepAxis& a) { return a.key == k; });
+        return std::any_of(plan.axes.begin(), plan.axes.end(),
+                           [&](const SweepAxis& a) { return a.key == k; });
       };
       if (!is_axis(ch.x)) c.fail("x", "expected the key of one of the axes");
       ch.lines = c.get_string("lines", "");
@@ -292,8 +308,11 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       ch.phase = c.get_string("phase", "");
       ch.title = c.get_string("title", "");
       ch.file = c.get_string("file", "");
-      if (!ch.file.empty() && (ch.file.find('/') != std::string::npos || fs::path(ch.file).extension() != ".png"))
-        c.fail("file", "expected a file name ending in .png (written in the sweep's folder), got '" + ch.file + "'");
+      if (!ch.file.empty() &&
+          (ch.file.find('/') != std::string::npos || fs::path(ch.file).extension() != ".png"))
+        c.fail("file",
+               "expected a file name ending in .png (written in the sweep's folder), got '" +
+                   ch.file + "'");
       plan.charts.push_back(std::move(ch));
     }
   }
@@ -344,8 +363,10 @@ void write_plan(const SweepPlan& plan, const std::string& dir) {
                           {"file", c.file}});
   j["charts"] = charts;
   j["point_charts"] = plan.point_charts;
-  j["slurm"] = Json{{"partition", plan.slurm.partition}, {"time", plan.slurm.time},
-                    {"account", plan.slurm.account}, {"extra", plan.slurm.extra}};
+  j["slurm"] = Json{{"partition", plan.slurm.partition},
+                    {"time", plan.slurm.time},
+                    {"account", plan.slurm.account},
+                    {"extra", plan.slurm.extra}};
   Json groups = Json::array();
   for (const SweepGroup& g : plan.groups)
     groups.push_back(Json{{"drive", g.drive}, {"workload", g.workload}, {"sets", g.sets}});
@@ -379,10 +400,12 @@ SweepPlan read_plan(const std::string& dir) {
                                                    : std::vector<std::string>{c.at("metric")},
                              c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
     // A plan written before points could leave their charts out drew them all.
-    plan.point_charts = j.contains("point_charts") ? j.at("point_charts").get<std::string>() : "png";
+    plan.point_charts =
+        j.contains("point_charts") ? j.at("point_charts").get<std::string>() : "png";
     const Json& s = j.at("slurm");
     plan.slurm = {s.at("partition"), s.at("time"), s.at("account"), s.at("extra")};
-    for (const Json& g : j.at("groups")) plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
+    for (const Json& g : j.at("groups"))
+      plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
     for (const Json& p : j.at("points")) {
       SweepPoint pt;
       for (const SweepAxis& a : plan.axes) pt.values.push_back(p.at("axes").at(a.key));
@@ -436,10 +459,11 @@ std::string tail_of(const std::string& path, std::size_t lines) {
   return text.substr(from == 0 ? 0 : from + 1);
 }
 
-std::vector<std::string> run_args(const std::string& exe, const SweepPoint& p, const std::vector<std::string>& sets,
-                                  const std::string& out, const std::string& charts) {
-  std::vector<std::string> args = {exe,        "run", "-q",     "--drive",  p.drive, "--workload",
-                                   p.workload, "--out", out, "--charts", charts};
+std::vector<std::string> run_args(const std::string& exe, const SweepPoint& p,
+                                  const std::vector<std::string>& sets, const std::string& out,
+                                  const std::string& charts) {
+  std::vector<std::string> args = {exe,        "run",   "-q", "--drive",  p.drive, "--workload",
+                                   p.workload, "--out", out,  "--charts", charts};
   for (const std::string& s : sets) {
     args.push_back("--set");
     args.push_back(s);
@@ -471,7 +495,9 @@ bool ensure_state(const std::string& dir, const SweepPlan& plan, int g, const st
     fs::create_directories(out);
     const int rc = run_logged(args, out + "/run.log");
     ok = rc == 0 && fs::exists(state);
-    if (!ok) write_output_file(failed, "exit " + std::to_string(rc) + "\n" + tail_of(out + "/run.log", 20) + "\n");
+    if (!ok)
+      write_output_file(failed,
+                        "exit " + std::to_string(rc) + "\n" + tail_of(out + "/run.log", 20) + "\n");
   }
   ::flock(lock, LOCK_UN);
   ::close(lock);
@@ -479,12 +505,15 @@ bool ensure_state(const std::string& dir, const SweepPlan& plan, int g, const st
 }
 
 // point.json as a point's folder holds it: what the point ran.
-std::string point_text(const SweepPlan& plan, std::size_t i) { return point_json(plan, i).dump(1) + "\n"; }
+std::string point_text(const SweepPlan& plan, std::size_t i) {
+  return point_json(plan, i).dump(1) + "\n";
+}
 
 // Finished: the run's summary.json is there, for the same point.
 bool point_finished(const std::string& dir, const SweepPlan& plan, std::size_t i) {
   const fs::path pdir = point_dir(dir, i);
-  return fs::exists(pdir / "summary.json") && read_file((pdir / "point.json").string()) == point_text(plan, i);
+  return fs::exists(pdir / "summary.json") &&
+         read_file((pdir / "point.json").string()) == point_text(plan, i);
 }
 
 }  // namespace
@@ -535,18 +564,26 @@ XAxis x_axis(const SweepAxis& a) {
   }
   for (std::size_t i = 0; i < a.values.size(); ++i) {
     const std::string& v = a.values[i];
-    if (numbers || percents) x.at.push_back(std::strtod(v.c_str(), nullptr));
-    else if (bytes) x.at.push_back(static_cast<double>(*parse_bytes(v)) / 1e9);
-    else if (times) x.at.push_back(to_seconds(*parse_time(v)));
-    else x.at.push_back(static_cast<double>(i));
+    if (numbers || percents)
+      x.at.push_back(std::strtod(v.c_str(), nullptr));
+    else if (bytes)
+      x.at.push_back(static_cast<double>(*parse_bytes(v)) / 1e9);
+    else if (times)
+      x.at.push_back(to_seconds(*parse_time(v)));
+    else
+      x.at.push_back(static_cast<double>(i));
   }
-  if (percents) x.label += " (%)";
-  else if (!numbers && bytes) x.label += " (GB)";
-  else if (!numbers && times) x.label += " (s)";
+  if (percents)
+    x.label += " (%)";
+  else if (!numbers && bytes)
+    x.label += " (GB)";
+  else if (!numbers && times)
+    x.label += " (s)";
   else if (!numbers) {
     x.label += " (";
     for (std::size_t i = 0; i < a.values.size(); ++i)
-      x.label += (i ? ", " : "") + std::to_string(i) + ": " + fs::path(a.values[i]).filename().string();
+      x.label +=
+          (i ? ", " : "") + std::to_string(i) + ": " + fs::path(a.values[i]).filename().string();
     x.label += ")";
   }
   return x;
@@ -621,7 +658,8 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
   text += "\n";
   for (const auto& [xv, cells] : table) {
     text += csv_number(xv);
-    for (const std::string& line : lines) text += "," + (cells.count(line) ? cells.at(line) : std::string());
+    for (const std::string& line : lines)
+      text += "," + (cells.count(line) ? cells.at(line) : std::string());
     text += "\n";
   }
   write_output_file(csv, text);
@@ -636,7 +674,9 @@ void draw_sweep_chart(const std::string& dir, const SweepPlan& plan, const Sweep
   for (std::size_t l = 0; l < lines.size(); ++l)
     chart.series.push_back({csv, 1, static_cast<int>(l) + 2, titles[l], "", false, true});
   chart.points = false;
-  charts.draw(chart, (fs::path(dir) / (c.file.empty() ? "chart_" + std::to_string(k) + ".png" : c.file)).string());
+  charts.draw(
+      chart,
+      (fs::path(dir) / (c.file.empty() ? "chart_" + std::to_string(k) + ".png" : c.file)).string());
 }
 
 }  // namespace
@@ -659,7 +699,8 @@ CollectCounts collect_sweep(const std::string& dir) {
     // The same reader as the regression gate's: cells kept as the run wrote them.
     const RunMetrics m = load_run_metrics(pdir.string());
     for (const std::string& phase : m.phases) {
-      if (!plan.phases.empty() && std::find(plan.phases.begin(), plan.phases.end(), phase) == plan.phases.end())
+      if (!plan.phases.empty() &&
+          std::find(plan.phases.begin(), plan.phases.end(), phase) == plan.phases.end())
         continue;
       Row r{i, phase, {}};
       for (const std::string& metric : plan.metrics) {
@@ -715,28 +756,33 @@ namespace {
 std::string self_exe() {
   std::error_code ec;
   const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the ssdtwin binary (/proc/self/exe): " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot find the ssdtwin binary (/proc/self/exe): " + ec.message());
   return p.string();
 }
 
 std::string human_seconds(double s) {
   char buf[32];
-  if (s < 120) std::snprintf(buf, sizeof buf, "%.0f s", s);
-  else if (s < 7200) std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
-  else std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0f s", s);
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.1f min", s / 60);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f h", s / 3600);
   return buf;
 }
 
 // The local backend: up to `workers` points at once, each as its own
 // process (`ssdtwin sweep --run-point DIR N`, as a Slurm array task runs it).
-int run_local(const SweepPlan& plan, const std::string& dir, std::size_t workers, const std::string& exe,
-              bool quiet) {
+int run_local(const SweepPlan& plan, const std::string& dir, std::size_t workers,
+              const std::string& exe, bool quiet) {
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < plan.points.size(); ++i)
     if (!point_finished(dir, plan, i)) todo.push_back(i);
   const std::size_t skipped = plan.points.size() - todo.size();
   if (!quiet && skipped > 0)
-    std::fprintf(stderr, "sweep: %zu of %zu points already finished; skipped\n", skipped, plan.points.size());
+    std::fprintf(stderr, "sweep: %zu of %zu points already finished; skipped\n", skipped,
+                 plan.points.size());
   const auto start = std::chrono::steady_clock::now();
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0, done = 0, failed = 0;
@@ -745,7 +791,8 @@ int run_local(const SweepPlan& plan, const std::string& dir, std::size_t workers
       const std::size_t i = todo[next++];
       const std::string idx = std::to_string(i);
       const pid_t pid = ::fork();
-      if (pid < 0) throw std::runtime_error(std::string("cannot start a worker: ") + std::strerror(errno));
+      if (pid < 0)
+        throw std::runtime_error(std::string("cannot start a worker: ") + std::strerror(errno));
       if (pid == 0) {
         const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (null >= 0) ::dup2(null, 1);
@@ -772,13 +819,15 @@ int run_local(const SweepPlan& plan, const std::string& dir, std::size_t workers
       write_output_file((fs::path(point_dir(dir, i)) / "error.txt").string(),
                         "the point's worker ended with status " + std::to_string(status) + "\n");
     if (!quiet) {
-      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double el =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const std::size_t left = todo.size() - done;
       // Points left over the rate points have finished at so far.
       const double eta = el / static_cast<double>(done) * static_cast<double>(left);
       std::fprintf(stderr, "sweep: %zu/%zu done, %zu failed, %zu running, %s elapsed, ETA %s%s\n",
-                   done + skipped, plan.points.size(), failed, running.size(), human_seconds(el).c_str(),
-                   human_seconds(eta).c_str(), ok ? "" : ("  (point " + std::to_string(i) + " failed)").c_str());
+                   done + skipped, plan.points.size(), failed, running.size(),
+                   human_seconds(el).c_str(), human_seconds(eta).c_str(),
+                   ok ? "" : ("  (point " + std::to_string(i) + " failed)").c_str());
     }
   }
   return failed > 0 ? 1 : 0;
@@ -795,7 +844,8 @@ CollectCounts collect_and_report(const std::string& dir) {
 
 // The Slurm backend: a job array of the points not finished yet, each
 // task `ssdtwin sweep --run-point DIR $SLURM_ARRAY_TASK_ID`.
-int submit_slurm(const SweepPlan& plan, const std::string& dir, const std::string& exe, bool submit) {
+int submit_slurm(const SweepPlan& plan, const std::string& dir, const std::string& exe,
+                 bool submit) {
   std::string array;
   std::size_t n = 0;
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
@@ -803,12 +853,14 @@ int submit_slurm(const SweepPlan& plan, const std::string& dir, const std::strin
     array += (n++ ? "," : "") + std::to_string(i);
   }
   if (n == 0) {
-    std::printf("sweep: every point is finished; nothing to submit (ssdtwin sweep --collect %s)\n", dir.c_str());
+    std::printf("sweep: every point is finished; nothing to submit (ssdtwin sweep --collect %s)\n",
+                dir.c_str());
     return 0;
   }
   const std::string abs_dir = fs::absolute(dir).lexically_normal().string();
   fs::create_directories(fs::path(abs_dir) / "slurm");
-  std::string s = "#!/bin/bash\n# Written by ssdtwin sweep: one array task per point not finished yet.\n";
+  std::string s =
+      "#!/bin/bash\n# Written by ssdtwin sweep: one array task per point not finished yet.\n";
   // A job name is one word: anything but letters, digits, '-' and '_' becomes '_'.
   std::string job = "ssdtwin-" + plan.name;
   for (char& c : job)
@@ -842,8 +894,9 @@ int submit_slurm(const SweepPlan& plan, const std::string& dir, const std::strin
   }
   const std::string id = out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1);
   std::printf("submitted job %s\n", id.substr(0, id.find(';')).c_str());
-  std::printf("sweep: %zu points as array tasks; when the job is done: ssdtwin sweep --collect %s\n", n,
-              abs_dir.c_str());
+  std::printf(
+      "sweep: %zu points as array tasks; when the job is done: ssdtwin sweep --collect %s\n", n,
+      abs_dir.c_str());
   return 0;
 }
 
@@ -859,11 +912,15 @@ int sweep_main(int argc, char** argv) {
   po::options_description opts("ssdtwin sweep SWEEP.yaml --out DIR [options]");
   opts.add_options()("help,h", "show this help")("out,o", po::value(&out), "the sweep's folder")(
       "jobs,j", po::value(&jobs), "local backend: points run at once (default: the cores)")(
-      "backend", po::value(&backend), "local (default) or slurm (a job array, submitted with sbatch)")(
-      "no-submit", po::bool_switch(&no_submit), "slurm: write DIR/sweep.sbatch but do not submit it")(
-      "collect", po::value(&collect), "rebuild DIR/results.csv and the charts from the folders of DIR")(
+      "backend", po::value(&backend),
+      "local (default) or slurm (a job array, submitted with sbatch)")(
+      "no-submit", po::bool_switch(&no_submit),
+      "slurm: write DIR/sweep.sbatch but do not submit it")(
+      "collect", po::value(&collect),
+      "rebuild DIR/results.csv and the charts from the folders of DIR")(
       "quiet,q", po::bool_switch(&quiet), "no progress lines")(
-      "run-point", po::value(&run_point_args)->multitoken(), "DIR N: run point N of the sweep in DIR (a worker's or array task's job)");
+      "run-point", po::value(&run_point_args)->multitoken(),
+      "DIR N: run point N of the sweep in DIR (a worker's or array task's job)");
   po::options_description hidden;
   hidden.add_options()("file", po::value(&file));
   po::options_description all;
@@ -879,21 +936,23 @@ int sweep_main(int argc, char** argv) {
       return 0;
     }
     if (!run_point_args.empty()) {
-      if (run_point_args.size() != 2 || run_point_args[1].find_first_not_of("0123456789") != std::string::npos ||
+      if (run_point_args.size() != 2 ||
+          run_point_args[1].find_first_not_of("0123456789") != std::string::npos ||
           run_point_args[1].empty())
         throw po::error("--run-point expects DIR and a point number");
       return run_point(run_point_args[0], std::stoul(run_point_args[1]), self_exe());
     }
     if (!collect.empty()) return collect_and_report(collect).failures.empty() ? 0 : 1;
     if (file.empty() || out.empty()) throw po::error("sweep needs a sweep file and --out DIR");
-    if (backend != "local" && backend != "slurm") throw po::error("--backend expects local or slurm");
+    if (backend != "local" && backend != "slurm")
+      throw po::error("--backend expects local or slurm");
     if (jobs < 1) throw po::error("--jobs expects at least 1, got " + std::to_string(jobs));
     const SweepPlan plan = plan_sweep(file);
     write_plan(plan, out);
     const std::string exe = self_exe();
     if (!quiet)
-      std::fprintf(stderr, "sweep '%s': %zu points (%zu shared preconditionings), %s backend%s\n", plan.name.c_str(),
-                   plan.points.size(), plan.groups.size(), backend.c_str(),
+      std::fprintf(stderr, "sweep '%s': %zu points (%zu shared preconditionings), %s backend%s\n",
+                   plan.name.c_str(), plan.points.size(), plan.groups.size(), backend.c_str(),
                    backend == "local" ? (", " + std::to_string(jobs) + " workers").c_str() : "");
     if (backend == "slurm") return submit_slurm(plan, out, exe, !no_submit);
     const int rc = run_local(plan, out, static_cast<std::size_t>(jobs), exe, quiet);

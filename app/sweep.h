@@ -37,7 +37,7 @@ struct SweepChart {
   // line per metric and value of `lines`, e.g. latency p50, p99 and p99.9).
   std::vector<std::string> metrics;
   std::string x, lines, phase, title;  // lines, phase, title optional
-  std::string file;  // the PNG's name (`file:`); empty: chart_<k>.png
+  std::string file;                    // the PNG's name (`file:`); empty: chart_<k>.png
 };
 
 struct SweepPoint {

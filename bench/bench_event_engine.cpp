@@ -41,7 +41,9 @@ class HoldModel : public EventTarget {
 
   void schedule() {
     const std::uint64_t r = rng_.below(10);
-    const Tick delay = r < 5 ? rng_.below(3000) : r < 9 ? 1000 + rng_.below(150000) : 700000 + rng_.below(200000);
+    const Tick delay = r < 5   ? rng_.below(3000)
+                       : r < 9 ? 1000 + rng_.below(150000)
+                               : 700000 + rng_.below(200000);
     engine_.schedule_in(delay, this, static_cast<std::uint32_t>(r), ++id_);
   }
 
@@ -70,11 +72,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < pending; ++i) model.schedule();
     const auto t0 = std::chrono::steady_clock::now();
     engine.run_until([&] { return engine.events_executed() >= events; });
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     check = model.sum() ^ engine.now();
   }
-  std::printf("pending %zu, touch %zu KiB: %.1f M events/s, %.2f ns/event (best of 3; check %016llx)\n",
-              pending, touch_kib, events / best / 1e6, best * 1e9 / events,
-              static_cast<unsigned long long>(check));
+  std::printf(
+      "pending %zu, touch %zu KiB: %.1f M events/s, %.2f ns/event (best of 3; check %016llx)\n",
+      pending, touch_kib, events / best / 1e6, best * 1e9 / events,
+      static_cast<unsigned long long>(check));
   return 0;
 }

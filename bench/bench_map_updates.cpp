@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
   const auto pages = static_cast<std::uint64_t>(gib * (1ull << 30) / 4096);
   const auto moves = static_cast<std::uint64_t>(moves_m * 1e6);
   std::printf("tables: %.0f GiB user, %llu pages, %.2f GiB of forward + reverse map\n", gib,
-              static_cast<unsigned long long>(pages), static_cast<double>(pages) * 8 / (1ull << 30));
+              static_cast<unsigned long long>(pages),
+              static_cast<double>(pages) * 8 / (1ull << 30));
   auto t0 = std::chrono::steady_clock::now();
   Tables t = make_tables(pages);
   std::printf("set-up (random permutation): %.1f s\n", seconds_since(t0));

@@ -9,10 +9,18 @@ namespace ssdtwin {
 BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
                            std::uint32_t static_slc_blocks, std::uint32_t bad_reserve,
                            const std::vector<std::uint32_t>& factory_bad)
-    : geo_(geo), layout_(geo), reserved_(reserved_blocks), static_slc_(static_slc_blocks),
-      blocks_(geo.die_blocks()), history_(geo.die_blocks()), pools_(std::size_t{geo.dies()} * 2),
-      write_point_(std::size_t{geo.dies()} * streams_.size(), kNoBlock), dynamic_slc_(geo.dies(), 0),
-      dead_slc_(geo.dies(), 0), spares_(geo.dies(), 0), unreplaced_die_(geo.dies(), 0) {
+    : geo_(geo),
+      layout_(geo),
+      reserved_(reserved_blocks),
+      static_slc_(static_slc_blocks),
+      blocks_(geo.die_blocks()),
+      history_(geo.die_blocks()),
+      pools_(std::size_t{geo.dies()} * 2),
+      write_point_(std::size_t{geo.dies()} * streams_.size(), kNoBlock),
+      dynamic_slc_(geo.dies(), 0),
+      dead_slc_(geo.dies(), 0),
+      spares_(geo.dies(), 0),
+      unreplaced_die_(geo.dies(), 0) {
   if (static_slc_ + bad_reserve >= geo.blocks_per_plane)
     throw std::invalid_argument("static SLC pool and bad-block reserve too large");
   const std::uint32_t normal = geo.blocks_per_plane - static_slc_;
@@ -154,7 +162,8 @@ bool BlockManager::has_open_room(std::uint32_t die, Stream stream,
 bool BlockManager::can_allocate(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
                                 PoolKind k) const {
   if (has_open_room(die, stream, pages_per_program)) return true;
-  const std::uint32_t floor = (k == PoolKind::kNormal && !streams_.is_relocation(stream)) ? reserved_ : 0;
+  const std::uint32_t floor =
+      (k == PoolKind::kNormal && !streams_.is_relocation(stream)) ? reserved_ : 0;
   if (sb_.enabled()) return super_can_allocate(die, stream, floor);
   return pool(die, k).count > floor;
 }
@@ -368,7 +377,8 @@ void BlockManager::set_die_offline(std::uint32_t die) {
   offline_[die] = 1;
   const std::uint32_t g = sb_.group_of(die);
   for (std::uint32_t b = 0; b < sb_.blocks; ++b) check_super_erased(die, b);
-  for (std::size_t s = 0; s < streams_.size(); ++s) trim_sequence(g, Stream{static_cast<std::uint8_t>(s)});
+  for (std::size_t s = 0; s < streams_.size(); ++s)
+    trim_sequence(g, Stream{static_cast<std::uint8_t>(s)});
 }
 
 BlockManager::Wear BlockManager::wear() const {
@@ -397,7 +407,8 @@ BlockManager::Wear BlockManager::wear() const {
 
 BlockManager::ValidShares BlockManager::valid_shares() const {
   // A count of blocks per valid-page count, read off for the quantiles.
-  const std::uint64_t capacity = std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
+  const std::uint64_t capacity =
+      std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
   std::vector<std::uint64_t> blocks_with(capacity + 1, 0);
   std::uint64_t n = 0, sum = 0;  // an integer sum, as in wear()
   for (const auto& b : blocks_) {
@@ -416,7 +427,8 @@ BlockManager::ValidShares BlockManager::valid_shares() const {
   for (int k = 0; k < 5; ++k) {
     // the smallest count with at least q of the blocks at or below it
     const auto rank = static_cast<std::uint64_t>(std::ceil(q[k] * static_cast<double>(n)));
-    while (seen + blocks_with[valid] < std::max<std::uint64_t>(rank, 1)) seen += blocks_with[valid++];
+    while (seen + blocks_with[valid] < std::max<std::uint64_t>(rank, 1))
+      seen += blocks_with[valid++];
     *at[k] = static_cast<double>(valid) / cap;
   }
   return v;

@@ -51,8 +51,8 @@ struct BlockInfo {
 // What the error model and recovery need of a block, kept apart from
 // BlockInfo so that the victim scans over BlockInfo stay in cache.
 struct BlockHistory {
-  std::uint32_t reads = 0;         // reads since the last erase (read disturb)
-  std::uint32_t last_program = 0;  // FtlCore::program_seq at its last program
+  std::uint32_t reads = 0;          // reads since the last erase (read disturb)
+  std::uint32_t last_program = 0;   // FtlCore::program_seq at its last program
   std::uint64_t programmed_at = 0;  // time of its last program (data retention)
 };
 
@@ -117,7 +117,9 @@ class BlockManager {
   void note_emptied(std::uint32_t die, const BlockInfo& b) {
     if (b.state == BlockState::kFull && b.mode != geo_.native_mode) ++dead_slc_[die];
   }
-  bool is_static_slc(std::uint32_t block) const { return block >= geo_.blocks_per_plane - static_slc_; }
+  bool is_static_slc(std::uint32_t block) const {
+    return block >= geo_.blocks_per_plane - static_slc_;
+  }
 
   // Next program unit of the stream's write point on `die`, opening a new
   // block from `pool` in `mode` when the current one is fully allocated.
@@ -207,7 +209,9 @@ class BlockManager {
   const Pool& pool(std::uint32_t die, PoolKind k) const {
     return pools_[die * 2 + static_cast<std::size_t>(k)];
   }
-  Pool& pool(std::uint32_t die, PoolKind k) { return pools_[die * 2 + static_cast<std::size_t>(k)]; }
+  Pool& pool(std::uint32_t die, PoolKind k) {
+    return pools_[die * 2 + static_cast<std::size_t>(k)];
+  }
   std::uint32_t take_free(std::uint32_t die, PoolKind k);
   std::uint32_t& write_point(std::uint32_t die, Stream s) {
     return write_point_[die * streams_.size() + s.index()];
@@ -222,12 +226,12 @@ class BlockManager {
   std::uint32_t reserved_;
   std::uint32_t static_slc_;
   std::vector<BlockInfo> blocks_;
-  std::vector<BlockHistory> history_;       // beside blocks_, same index
-  std::vector<Pool> pools_;                 // [die * 2 + PoolKind]
-  std::vector<std::uint32_t> write_point_;  // [die * streams + stream] -> block
-  std::vector<std::uint32_t> dynamic_slc_;  // per die
-  std::vector<std::uint32_t> dead_slc_;     // per die: full SLC blocks with no valid data
-  std::vector<std::uint32_t> spares_;       // per die: blocks left in the bad-block reserve
+  std::vector<BlockHistory> history_;          // beside blocks_, same index
+  std::vector<Pool> pools_;                    // [die * 2 + PoolKind]
+  std::vector<std::uint32_t> write_point_;     // [die * streams + stream] -> block
+  std::vector<std::uint32_t> dynamic_slc_;     // per die
+  std::vector<std::uint32_t> dead_slc_;        // per die: full SLC blocks with no valid data
+  std::vector<std::uint32_t> spares_;          // per die: blocks left in the bad-block reserve
   std::vector<std::uint32_t> unreplaced_die_;  // per die: bad blocks no spare replaced
   std::uint32_t closed_seq_ = 0;
   std::uint64_t free_total_ = 0;  // normal pools, all dies

@@ -16,7 +16,8 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
   c.page_time = ctrl.get_time("page_time", 0);
   c.ecc_decode = ctrl.get_time("ecc_decode", 0);
   const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
-  const std::uint64_t chunk = ctrl.get_bytes("write_chunk", std::min<std::uint64_t>(128 * 1024, buffer));
+  const std::uint64_t chunk =
+      ctrl.get_bytes("write_chunk", std::min<std::uint64_t>(128 * 1024, buffer));
   if (chunk < kSectorBytes || chunk % kSectorBytes != 0)
     ctrl.fail("write_chunk", "expected a whole number of 4 KiB pages");
   if (chunk > buffer) ctrl.fail("write_chunk", "expected at most write_buffer");
@@ -25,8 +26,12 @@ ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
 }
 
 Controller::Controller(EventEngine& engine, FlashTranslation& ftl, const ControllerConfig& cfg)
-    : engine_(engine), ftl_(ftl), cfg_(cfg), cores_(cfg.cores),
-      processed_lane_(engine.add_lane()), data_lane_(engine.add_lane()) {
+    : engine_(engine),
+      ftl_(ftl),
+      cfg_(cfg),
+      cores_(cfg.cores),
+      processed_lane_(engine.add_lane()),
+      data_lane_(engine.add_lane()) {
   ftl_.set_listener(this);
   plp_ = ftl_.durable_buffer();
   zoned_ = ftl_.zoned();
@@ -55,8 +60,7 @@ void Controller::submit(std::uint32_t id) {
   // segments it touches (map_access_time), not its pages.
   const Tick per_page = c.op == IoOp::kTrim ? 0 : cfg_.page_time * pages;
   const Tick command = c.op == IoOp::kWrite ? cfg_.write_command_time : cfg_.command_time;
-  const Tick work = command + per_page +
-                    ftl_.map_access_time(first, pages);
+  const Tick work = command + per_page + ftl_.map_access_time(first, pages);
   const Tick done = cores_.run(engine_.now(), work);
   engine_.schedule_at(done, this, kProcessed, id, processed_lane_);
 }
@@ -83,8 +87,10 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
     in_data_in_ = false;
     c.arrived += n;
     if (c.arrived != pages) return;
-    if (c.fua && !plp_) complete_when_durable(id, ftl_.buffered_seq());
-    else host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
+    if (c.fua && !plp_)
+      complete_when_durable(id, ftl_.buffered_seq());
+    else
+      host_->complete(id, engine_.now() + ops_in_handler_ * cfg_.flash_op_time);
     return;
   }
   switch (c.op) {
@@ -124,8 +130,10 @@ void Controller::on_event(std::uint32_t kind, std::uint64_t arg) {
       // Every write completed before it has its data in the buffer by
       // now: all that the buffer holds (partly arrived writes included,
       // as firmware flushes the whole cache) goes to flash.
-      if (plp_) host_->complete(id, engine_.now());
-      else complete_when_durable(id, ftl_.buffered_seq());
+      if (plp_)
+        host_->complete(id, engine_.now());
+      else
+        complete_when_durable(id, ftl_.buffered_seq());
       break;
     case IoOp::kZoneMgmt:
       // Done now, or once its flash work is (on_zone_done).
@@ -214,7 +222,8 @@ void Controller::on_read_resumed(std::uint64_t cmd, const ReadPlan& plan) {
     return;
   }
   if (plan.immediate_bytes > 0)
-    c.data_done = std::max(c.data_done, host_->transfer_to_host(plan.immediate_bytes, engine_.now()));
+    c.data_done =
+        std::max(c.data_done, host_->transfer_to_host(plan.immediate_bytes, engine_.now()));
   if (c.parts_pending == 0 && c.deferred == 0) host_->complete(id, c.data_done);
 }
 

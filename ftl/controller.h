@@ -44,7 +44,7 @@ class HostPort {
 
 struct ControllerConfig {
   std::uint32_t cores = 1;
-  Tick command_time = 0;   // firmware time per command on one core
+  Tick command_time = 0;  // firmware time per command on one core
   // Firmware time per write command, where it differs (buffer allocation,
   // map update and program scheduling make the write path the heavier one).
   Tick write_command_time = 0;
@@ -60,8 +60,8 @@ struct ControllerConfig {
   // bounds the host write rate under GC. Charged when a GC read's data is
   // in: its moves wait for the core before they can be programmed.
   Tick gc_move_time = 0;
-  Tick page_time = 0;      // firmware time per 4 KiB page of a command (FTL lookups/updates)
-  Tick ecc_decode = 0;     // LDPC decode latency per flash read, before data can leave
+  Tick page_time = 0;   // firmware time per 4 KiB page of a command (FTL lookups/updates)
+  Tick ecc_decode = 0;  // LDPC decode latency per flash read, before data can leave
   // A write's data enters the write buffer in chunks of this many pages as
   // space frees, so a command larger than the buffer streams through it.
   std::uint32_t write_chunk_pages = 32;
@@ -154,7 +154,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
     std::uint64_t seq;
   };
   Fifo<DurableWait> durable_waits_;
-  bool plp_ = false;  // power-loss protection: the write buffer is durable
+  bool plp_ = false;    // power-loss protection: the write buffer is durable
   bool zoned_ = false;  // the FTL has zones: every command is checked at fetch
   // NAND operations submitted while a write's data-in is handled (the unit
   // it completed was flushed on the spot), and whether one is being handled.

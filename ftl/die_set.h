@@ -18,8 +18,10 @@ class DieSet {
 
   void set(std::uint32_t die, bool member) {
     const std::uint64_t bit = std::uint64_t{1} << (die & 63);
-    if (member) words_[die >> 6] |= bit;
-    else words_[die >> 6] &= ~bit;
+    if (member)
+      words_[die >> 6] |= bit;
+    else
+      words_[die >> 6] &= ~bit;
   }
   bool contains(std::uint32_t die) const { return (words_[die >> 6] >> (die & 63)) & 1; }
   void clear() { std::fill(words_.begin(), words_.end(), 0); }
@@ -53,7 +55,7 @@ class DieSet {
     for (std::uint32_t k = 0; k <= n; ++k) {
       std::uint64_t bits = words_[w];
       if (skip) bits &= ~skip->words_[w];
-      if (k == 0) bits &= ~std::uint64_t{0} << shift;                // from `start` on
+      if (k == 0) bits &= ~std::uint64_t{0} << shift;                   // from `start` on
       if (k == n) bits &= shift ? (std::uint64_t{1} << shift) - 1 : 0;  // back below `start`
       while (bits) {
         const std::uint32_t die = (w << 6) | static_cast<std::uint32_t>(__builtin_ctzll(bits));

@@ -8,9 +8,12 @@
 namespace ssdtwin {
 
 FastWriter::FastWriter(FtlCore& core, RelocationEngine& engine)
-    : core_(core), engine_(engine), streams_(core.blocks.streams().size()),
+    : core_(core),
+      engine_(engine),
+      streams_(core.blocks.streams().size()),
       host_(std::size_t{core.geo.dies()} * std::max<std::size_t>(1, core.host_stream.size())),
-      moves_(streams_ * core.geo.dies()), scans_(core.geo.dies()),
+      moves_(streams_ * core.geo.dies()),
+      scans_(core.geo.dies()),
       die_(std::max<std::size_t>(1, core.host_stream.size()), 0) {}
 
 void FastWriter::drain() {
@@ -79,7 +82,9 @@ void FastWriter::apply(Lpn lpn, PlacementHandle handle) {
 Ppa FastWriter::take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want,
                            std::uint32_t& got) {
   // Parity units take no time here: programmed as soon as allocated.
-  const auto programmed = [&](const ProgramUnit& p) { core_.blocks.on_programmed(die, p.block, p.pages); };
+  const auto programmed = [&](const ProgramUnit& p) {
+    core_.blocks.on_programmed(die, p.block, p.pages);
+  };
   if (!u.open) {
     if (core_.blocks.streams().role(stream) == StreamRole::kHost) {
       collect(die, core_.unit_slots);
@@ -172,7 +177,8 @@ void FastWriter::make_room(std::uint32_t die) {
       }
     }
     // None chosen: the die chooses one, short of erased blocks it can use.
-    if (!erased && !engine_.start(die, core_.blocks.free_blocks(die) + 1, Sources::kNative, false)) return;
+    if (!erased && !engine_.start(die, core_.blocks.free_blocks(die) + 1, Sources::kNative, false))
+      return;
   }
 }
 
@@ -216,7 +222,9 @@ void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double
   while (victim.valid > 0 && (need == 0 || !pacing.covers(die, need_slots))) {
     const double v = victim.valid, unscanned = capacity - g.scanned;
     std::uint64_t k = victim.valid;
-    if (stop < capacity) k = std::min<std::uint64_t>(k, static_cast<std::uint64_t>(v * (stop - g.scanned) / unscanned + 1e-9));
+    if (stop < capacity)
+      k = std::min<std::uint64_t>(
+          k, static_cast<std::uint64_t>(v * (stop - g.scanned) / unscanned + 1e-9));
     if (need != 0) k = std::min(k, engine_.moves_to_cover(die, need_slots));
     if (k == 0) {
       g.scanned = stop;

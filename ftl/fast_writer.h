@@ -96,7 +96,8 @@ class FastWriter {
   Ppa turn_host_slot(PlacementHandle h);
   // Up to `want` consecutive slots of that unit (`got` of them, the unit
   // closing when full); returns the first.
-  Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want, std::uint32_t& got);
+  Ppa take_slots(std::uint32_t die, Stream stream, OpenUnit& u, std::uint32_t want,
+                 std::uint32_t& got);
   void close(OpenUnit& u);
   // Before a host unit on `die`: runs the die's collection as far as the
   // timed path would have by then (RelocationEngine::before_host).
@@ -123,19 +124,22 @@ class FastWriter {
   Scan& scan(std::uint32_t die);
   // The open unit of the relocation stream the engine chose for the die's
   // victim.
-  OpenUnit& move_unit(std::uint32_t die, Stream dest) { return moves_[die * streams_ + dest.index()]; }
+  OpenUnit& move_unit(std::uint32_t die, Stream dest) {
+    return moves_[die * streams_ + dest.index()];
+  }
 
   FtlCore& core_;
   RelocationEngine& engine_;
-  std::size_t streams_;          // write streams (ftl/streams.h)
-  std::vector<OpenUnit> host_;   // per handle and die: [handle * dies + die]
-  std::vector<OpenUnit> moves_;  // per die and stream (relocation streams used): [die * streams_ + stream]
-  std::vector<Scan> scans_;      // per die
+  std::size_t streams_;         // write streams (ftl/streams.h)
+  std::vector<OpenUnit> host_;  // per handle and die: [handle * dies + die]
+  std::vector<OpenUnit>
+      moves_;  // per die and stream (relocation streams used): [die * streams_ + stream]
+  std::vector<Scan> scans_;         // per die
   std::vector<std::uint32_t> die_;  // per handle: die of its host stream's current unit
-  Lpn lag_[kLag] = {};           // queued host writes, the oldest at head_
+  Lpn lag_[kLag] = {};              // queued host writes, the oldest at head_
   PlacementHandle lag_handle_[kLag] = {};
   std::uint32_t head_ = 0, queued_ = 0;
-  bool counted_ = false;         // write_counted was used: page identities are stale
+  bool counted_ = false;  // write_counted was used: page identities are stale
 };
 
 }  // namespace ssdtwin

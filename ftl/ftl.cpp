@@ -7,10 +7,10 @@
 #include "ftl/drive_failure.h"
 #include "ftl/fast_writer.h"
 #include "ftl/ftl_kinds.h"
-#include "ftl/steady_layout.h"
 #include "ftl/garbage_collector.h"
 #include "ftl/relocation_engine.h"
 #include "ftl/slc_cache.h"
+#include "ftl/steady_layout.h"
 
 namespace ssdtwin {
 
@@ -32,7 +32,8 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
-  smallest_unit_ = slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
+  smallest_unit_ =
+      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
   recovery_.set_listener(this);
   programs_.begin.resize(cfg.write_buffer_slots + kMapHeadroom);
   programs_.done.resize(cfg.write_buffer_slots + kMapHeadroom);
@@ -46,8 +47,9 @@ void Ftl::count_by_namespace(const Namespaces& ns) {
   if (ns.size() < 2) return;
   std::vector<std::uint8_t> order(ns.size());
   for (std::size_t i = 0; i < ns.size(); ++i) order[i] = static_cast<std::uint8_t>(i);
-  std::sort(order.begin(), order.end(),
-            [&](std::uint8_t a, std::uint8_t b) { return ns.list()[a].first < ns.list()[b].first; });
+  std::sort(order.begin(), order.end(), [&](std::uint8_t a, std::uint8_t b) {
+    return ns.list()[a].first < ns.list()[b].first;
+  });
   for (const std::uint8_t i : order) {
     core_.ns_first.push_back(ns.list()[i].first);
     core_.ns_order.push_back(i);
@@ -133,8 +135,10 @@ void Ftl::checkpoint() {
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
   const std::uint32_t old = core_.map.location(owner);
-  if (is_flash(old)) core_.invalidate(old);
-  else if (is_buffered(old)) buffer_.mark_stale(old);
+  if (is_flash(old))
+    core_.invalidate(old);
+  else if (is_buffered(old))
+    buffer_.mark_stale(old);
   core_.map.set_location(owner, buffer_.push(owner, version, lane_of(owner), pushed_));
   ++pushed_;
 }
@@ -142,8 +146,10 @@ void Ftl::push_owner(Owner owner, std::uint32_t version) {
 bool Ftl::unmap(Lpn lpn) {
   ++core_.stats.trim_slots;
   const std::uint32_t old = core_.map.lookup(lpn);
-  if (is_flash(old)) core_.invalidate(old);
-  else if (is_buffered(old)) buffer_.mark_stale(old);
+  if (is_flash(old))
+    core_.invalidate(old);
+  else if (is_buffered(old))
+    buffer_.mark_stale(old);
   if (old != kUnmapped) --core_.mapped_pages;
   core_.map.set(lpn, kUnmapped);
   core_.clear_poison(lpn);
@@ -319,8 +325,8 @@ void Ftl::map_writeback(std::uint32_t tpage) {
   if (mc.segments_per_tpage() > 1 && is_flash(where) && core_.programmed(where) &&
       !mc.tpage_fully_resident(tpage)) {
     ++core_.stats.map_merge_reads;
-    core_.nand.submit(read_txn(TxnSource::kMapping, where, MapCacheConfig::kTpageBytes,
-                                     kMergeRead | tpage));
+    core_.nand.submit(
+        read_txn(TxnSource::kMapping, where, MapCacheConfig::kTpageBytes, kMergeRead | tpage));
     return;
   }
   push_tpage(tpage);
@@ -604,8 +610,11 @@ void Ftl::flush_unit(const FlushChoice& c) {
   const bool slc = c.target != HostTarget::kNative;
   const CellMode mode = slc ? CellMode::kSlc : core_.native;
   const std::uint32_t ppp = slc ? slc_->pages_per_program() : core_.pages_per_program;
-  const Stream stream = lanes() ? core_.host_stream[c.lane] : slc ? Stream::kHostSlc : Stream::kHost;
-  const PoolKind pool = c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
+  const Stream stream = lanes() ? core_.host_stream[c.lane]
+                        : slc   ? Stream::kHostSlc
+                                : Stream::kHost;
+  const PoolKind pool =
+      c.target == HostTarget::kSlcStatic ? PoolKind::kStaticSlc : PoolKind::kNormal;
   const auto submit_parity = [&](const ProgramUnit& parity) {
     core_.nand.submit(core_.program_txn(parity, TxnSource::kHostWrite, mode));
     core_.host_program_started(c.die);
@@ -726,7 +735,8 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
   }
   if (kind == kBlockFails) {
     const auto db = static_cast<std::uint32_t>(arg);
-    const std::uint32_t die = db / core_.geo.blocks_per_plane, block = db % core_.geo.blocks_per_plane;
+    const std::uint32_t die = db / core_.geo.blocks_per_plane,
+                        block = db % core_.geo.blocks_per_plane;
     BlockInfo& b = core_.blocks.info(die, block);
     ++core_.stats.failed_blocks;
     recovery_.note_failed_block();
@@ -796,8 +806,10 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     // A program the die was still working on when it failed holds nothing
     // readable, and the die's rebuild (listed at the failure) does not know
     // it: its data, still in controller memory, is written again elsewhere.
-    if (core_.die_offline[t->die]) rewrite_program(*t, /*failed_page=*/false);
-    else if (fail > 0 && core_.fault_rng.uniform() < fail) program_failed(*t);
+    if (core_.die_offline[t->die])
+      rewrite_program(*t, /*failed_page=*/false);
+    else if (fail > 0 && core_.fault_rng.uniform() < fail)
+      program_failed(*t);
   }
   deliver(t);
 }
@@ -878,7 +890,8 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
   for (std::uint32_t d = 0; d < bm.dies(); ++d) {
     if (core_.die_offline[d]) continue;
     std::uint32_t live = 0;
-    for (std::uint32_t m = d / width * width; m < (d / width + 1) * width; ++m) live += core_.die_offline[m] ? 0 : 1;
+    for (std::uint32_t m = d / width * width; m < (d / width + 1) * width; ++m)
+      live += core_.die_offline[m] ? 0 : 1;
     std::uint32_t in_service = 0;
     for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b) {
       const BlockState st = bm.info(d, b).state;
@@ -886,18 +899,20 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
     }
     ++live_dies;
     // A member left alone writes no parity (nothing to protect it with).
-    const std::uint64_t die_room =
-        in_service <= working
-            ? 0
-            : std::uint64_t{in_service - working} * per_block * (live < 2 ? 1 : live - 1) / (live < 2 ? 1 : live);
+    const std::uint64_t die_room = in_service <= working
+                                       ? 0
+                                       : std::uint64_t{in_service - working} * per_block *
+                                             (live < 2 ? 1 : live - 1) / (live < 2 ? 1 : live);
     least = std::min(least, die_room);
   }
   const std::uint64_t room = live_dies == 0 ? 0 : least * live_dies;
   const std::uint64_t need = core_.map.logical_pages();
   if (need <= room) return;
-  throw DriveFailure("die " + std::to_string(die) + " failed and its rebuild ran out of spare: the live dies hold " +
-                     std::to_string(room) + " data pages after parity and GC's working space (their even shares), the user capacity is " +
-                     std::to_string(need) + " (ftl.rain.span: dies); a real drive goes read-only here");
+  throw DriveFailure(
+      "die " + std::to_string(die) +
+      " failed and its rebuild ran out of spare: the live dies hold " + std::to_string(room) +
+      " data pages after parity and GC's working space (their even shares), the user capacity is " +
+      std::to_string(need) + " (ftl.rain.span: dies); a real drive goes read-only here");
 }
 
 void Ftl::fail_die_at(Tick at, std::uint32_t die) {
@@ -957,7 +972,8 @@ void Ftl::deliver(FlashTxn* t) {
         // which every member may write.
         const std::uint32_t width = core_.cfg.rain_span_dies;
         if (width)
-          for (std::uint32_t d = t->die / width * width; d < (t->die / width + 1) * width; ++d) starved_.set(d, false);
+          for (std::uint32_t d = t->die / width * width; d < (t->die / width + 1) * width; ++d)
+            starved_.set(d, false);
         gc_->on_erase_done(t);
       }
       // A die with fewer queued operations or new free blocks may take host data.
@@ -967,8 +983,10 @@ void Ftl::deliver(FlashTxn* t) {
       verify_not_erased(*t);
       const std::uint64_t owner = t->owner;
       core_.txns.put(t);
-      if (owner & kMergeRead) push_tpage(static_cast<std::uint32_t>(owner & ~kMergeRead));
-      else map_loaded(static_cast<std::uint32_t>(owner));
+      if (owner & kMergeRead)
+        push_tpage(static_cast<std::uint32_t>(owner & ~kMergeRead));
+      else
+        map_loaded(static_cast<std::uint32_t>(owner));
       return;
     }
   }

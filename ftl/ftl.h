@@ -89,7 +89,8 @@ class Ftl final : public FlashTranslation,
     }
     if (pages == 0) return;  // (the range end below would wrap to the drive's last page)
     const MapCache& mc = core_.map_cache;
-    mc.prefetch(mc.segment_of(first), mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
+    mc.prefetch(mc.segment_of(first),
+                mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
   void write(Lpn first, std::uint32_t count, PlacementHandle handle) override;
   // Durability (host Flush and FUA writes). Entries enter the write buffer
@@ -213,9 +214,7 @@ class Ftl final : public FlashTranslation,
   };
   // FDP: one write-buffer lane per reclaim unit handle (else one lane).
   bool lanes() const { return lanes_; }
-  std::uint32_t lane_of(Owner o) const {
-    return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0;
-  }
+  std::uint32_t lane_of(Owner o) const { return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0; }
   // FDP: the lane a unit of `unit` slots is taken from: the one whose oldest
   // entry is oldest among those holding a unit (any data when padding);
   // UINT32_MAX for none.
@@ -306,7 +305,8 @@ class Ftl final : public FlashTranslation,
   std::unique_ptr<RelocationEngine> relocation_;  // every GC decision
   std::unique_ptr<GarbageCollector> gc_;          // its timed executor
   std::unique_ptr<FastWriter> fast_;
-  bool map_unpersisted_ = false;  // fast writes mapped pages whose translation pages are not on flash
+  bool map_unpersisted_ =
+      false;  // fast writes mapped pages whose translation pages are not on flash
   FtlListener* listener_ = nullptr;
   std::uint32_t next_die_ = 0;
   std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit

@@ -37,8 +37,8 @@ SlcCacheConfig read_slc(const ConfigNode& node, const Geometry& geo, bool slc_ti
   s.static_bytes = node.get_bytes("static", 0);
   const std::uint64_t slc_block_bytes =
       std::uint64_t{geo.pages_in_mode(CellMode::kSlc)} * geo.slots_per_die_page() * kSectorBytes;
-  const std::uint64_t per_die = (s.static_bytes + slc_block_bytes * geo.dies() - 1) /
-                                (slc_block_bytes * geo.dies());
+  const std::uint64_t per_die =
+      (s.static_bytes + slc_block_bytes * geo.dies() - 1) / (slc_block_bytes * geo.dies());
   s.static_blocks_per_die = static_cast<std::uint32_t>(per_die);
   const ConfigNode dyn = node.child("dynamic");
   s.dynamic_share = dyn.get_double("share_of_free", 0.0, 0.0, 1.0);
@@ -74,7 +74,8 @@ ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
     if (r.retry.size() > 32) ecc.fail("retry", "expected at most 32 read-retry steps");
   }
   r.xor_bytes_per_s = rain.get_double("xor_rate", 1.6e9, 1e6, 1e12);
-  r.die_rebuilds_in_flight = static_cast<std::uint32_t>(rain.get_int("rebuild_in_flight", 4, 1, 256));
+  r.die_rebuilds_in_flight =
+      static_cast<std::uint32_t>(rain.get_int("rebuild_in_flight", 4, 1, 256));
   r.reclaim_reads = static_cast<std::uint32_t>(reclaim.get_int("reads", 0, 0, 1 << 30));
   r.reclaim_retry_step = static_cast<std::uint32_t>(
       reclaim.get_int("retry_step", 0, 0, static_cast<std::int64_t>(r.retry.size())));
@@ -87,11 +88,11 @@ ReadRecoveryConfig read_recovery(const ConfigNode& ecc, const ConfigNode& rain,
 void check_span_dies(const ConfigNode& rain, const FtlConfig& c, const Geometry& geo) {
   if (c.rain_stripe < 2)
     rain.fail("span", "span: dies needs rain.stripe of at least 2 (dies per stripe)");
-  if (c.rain_stripe > 64)
-    rain.fail("stripe", "span: dies supports at most 64 dies per stripe");
+  if (c.rain_stripe > 64) rain.fail("stripe", "span: dies supports at most 64 dies per stripe");
   if (geo.dies() % c.rain_stripe != 0)
     rain.fail("stripe", "span: dies needs the die count (" + std::to_string(geo.dies()) +
-                            ") to be a multiple of rain.stripe (" + std::to_string(c.rain_stripe) + ")");
+                            ") to be a multiple of rain.stripe (" + std::to_string(c.rain_stripe) +
+                            ")");
   if (c.slc.enabled)
     rain.fail("span", "span: dies does not model an SLC cache (ftl.slc_cache): remove one of them");
 }
@@ -99,7 +100,8 @@ void check_span_dies(const ConfigNode& rain, const FtlConfig& c, const Geometry&
 FdpConfig read_fdp(const ConfigNode& fdp, const FtlConfig& c, const Geometry& geo) {
   FdpConfig f;
   if (!fdp.has("handles")) {
-    if (fdp.has("reclaim_unit")) fdp.fail("handles", "expected the reclaim unit handles ([initially_isolated, ...])");
+    if (fdp.has("reclaim_unit"))
+      fdp.fail("handles", "expected the reclaim unit handles ([initially_isolated, ...])");
     return f;
   }
   f.enabled = true;
@@ -107,25 +109,29 @@ FdpConfig read_fdp(const ConfigNode& fdp, const FtlConfig& c, const Geometry& ge
   const std::vector<std::string> types = {"initially_isolated", "persistently_isolated"};
   const std::vector<std::string> given = fdp.get_value_texts("handles");
   if (given.size() > FdpConfig::kMaxHandles)
-    fdp.fail("handles", "expected at most " + std::to_string(FdpConfig::kMaxHandles) + " reclaim unit handles");
+    fdp.fail("handles", "expected at most " + std::to_string(FdpConfig::kMaxHandles) +
+                            " reclaim unit handles");
   for (const std::string& t : given) {
     if (t != types[0] && t != types[1])
-      fdp.fail("handles", "expected each handle's type: initially_isolated or persistently_isolated, not '" + t + "'");
+      fdp.fail("handles",
+               "expected each handle's type: initially_isolated or persistently_isolated, not '" +
+                   t + "'");
     f.persistent.push_back(t == types[1]);
   }
   // The erase unit is the die-block (every plane's block of one index).
   const std::uint64_t erase_unit = std::uint64_t{geo.slots_per_die_block()} * kSectorBytes;
   const std::uint64_t ru = fdp.get_bytes("reclaim_unit", erase_unit);
   if (ru == 0 || ru % erase_unit != 0)
-    fdp.fail("reclaim_unit", "expected a multiple of the erase unit (" + std::to_string(erase_unit) +
+    fdp.fail("reclaim_unit", "expected a multiple of the erase unit (" +
+                                 std::to_string(erase_unit) +
                                  " bytes: a block on each plane of a die)");
   f.reclaim_unit_slots = ru / kSectorBytes;
   // One reclaim group: every die. (Several would bind handles to dies.)
   fdp.get_int("reclaim_groups", 1, 1, 1);
   if (c.slc.enabled)
-    fdp.fail("handles", "FDP here keeps each handle's data in native-mode blocks: remove ftl.slc_cache");
-  if (c.rain_span_dies)
-    fdp.fail("handles", "FDP is not modelled with ftl.rain.span: dies");
+    fdp.fail("handles",
+             "FDP here keeps each handle's data in native-mode blocks: remove ftl.slc_cache");
+  if (c.rain_span_dies) fdp.fail("handles", "FDP is not modelled with ftl.rain.span: dies");
   return f;
 }
 
@@ -151,17 +157,21 @@ ZonedConfig read_zoned(const ConfigNode& node, const ConfigNode& drive, std::uin
   z.zones = static_cast<std::uint32_t>(user_slots / z.zone_slots);
   z.stripe_dies = static_cast<std::uint32_t>(node.get_int("stripe_dies", 1, 1, geo.dies()));
   if (geo.dies() % z.stripe_dies != 0)
-    node.fail("stripe_dies", "expected a divisor of the drive's " + std::to_string(geo.dies()) + " dies");
+    node.fail("stripe_dies",
+              "expected a divisor of the drive's " + std::to_string(geo.dies()) + " dies");
   z.max_active = static_cast<std::uint32_t>(node.get_int("max_active_zones", 1, z.zones));
-  z.max_open = static_cast<std::uint32_t>(node.get_int("max_open_zones", z.max_active, 1, z.max_active));
+  z.max_open =
+      static_cast<std::uint32_t>(node.get_int("max_open_zones", z.max_active, 1, z.max_active));
   const std::uint64_t stripe_slots = std::uint64_t{z.stripe_dies} * geo.slots_per_die_block();
-  z.blocks_per_die = static_cast<std::uint32_t>((z.capacity_slots + stripe_slots - 1) / stripe_slots);
+  z.blocks_per_die =
+      static_cast<std::uint32_t>((z.capacity_slots + stripe_slots - 1) / stripe_slots);
   const std::uint32_t groups = geo.dies() / z.stripe_dies;
   const std::uint64_t zones_per_group = (z.zones + groups - 1) / groups;
   if (zones_per_group * z.blocks_per_die > geo.blocks_per_plane)
     drive.fail("user_capacity",
                std::to_string(z.zones) + " zones of " + std::to_string(z.blocks_per_die) +
-                   " die-blocks on each of their dies need " + std::to_string(zones_per_group * z.blocks_per_die) +
+                   " die-blocks on each of their dies need " +
+                   std::to_string(zones_per_group * z.blocks_per_die) +
                    " blocks per plane; the NAND has " + std::to_string(geo.blocks_per_plane));
   return z;
 }
@@ -177,7 +187,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
 
   const ConfigNode ctrl = drive.child("controller");
   const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
-  if (buffer < kSectorBytes) ctrl.fail("write_buffer", "expected at least 4KiB (two program units)");
+  if (buffer < kSectorBytes)
+    ctrl.fail("write_buffer", "expected at least 4KiB (two program units)");
   c.write_buffer_slots = static_cast<std::uint32_t>(buffer / kSectorBytes);
   c.flush_idle = ctrl.get_time("flush_idle", 0);
 
@@ -191,8 +202,10 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
     // cut (as on enterprise ZNS drives).
     c.power_loss = PowerLossConfig::from_config(ftl.child("power_loss"));
     if (!c.power_loss.protection)
-      ftl.child("power_loss").fail("protection", "expected true with ftl.kind zoned: open zones keep "
-                                                 "partial program units in the write buffer");
+      ftl.child("power_loss")
+          .fail("protection",
+                "expected true with ftl.kind zoned: open zones keep "
+                "partial program units in the write buffer");
     c.zoned = read_zoned(ftl.child("zoned"), drive, c.user_bytes, geo);
     return c;
   }
@@ -204,8 +217,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.gc_trigger_free_blocks =
       static_cast<std::uint32_t>(gc.get_int("trigger_free_blocks", 8, 3, 1 << 16));
   if (c.gc_trigger_free_blocks <= c.gc_reserved_blocks)
-    gc.fail("trigger_free_blocks", "expected more than gc.reserved_blocks (" +
-                                       std::to_string(c.gc_reserved_blocks) + ")");
+    gc.fail("trigger_free_blocks",
+            "expected more than gc.reserved_blocks (" + std::to_string(c.gc_reserved_blocks) + ")");
   c.gc_reads_in_flight = static_cast<std::uint32_t>(gc.get_int("reads_in_flight", 4, 1, 64));
   c.gc_whole_page_reads = gc.get_bool("whole_page_reads", false);
   c.gc_multi_plane_programs = gc.get_bool("multi_plane_programs", true);
@@ -214,7 +227,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.gc_separate_cold = gc.get_bool("separate_cold", false);
   c.gc_paced = gc.get_enum("pacing", {"proportional", "none"}, "proportional") == "proportional";
   if (gc.has("urgency")) {
-    if (!c.gc_paced) gc.fail("urgency", "urgency levels scale proportional pacing: set gc.pacing: proportional");
+    if (!c.gc_paced)
+      gc.fail("urgency", "urgency levels scale proportional pacing: set gc.pacing: proportional");
     for (const ConfigNode& lvl : gc.children("urgency")) {
       FtlConfig::GcUrgency u;
       u.free_below = lvl.get_double("free_below", static_cast<double>(c.gc_reserved_blocks),
@@ -235,7 +249,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.wl_interval = static_cast<std::uint32_t>(wl.get_int("check_every", 16, 1, 1 << 20));
   const ConfigNode rain = ftl.child("rain");
   c.rain_stripe = static_cast<std::uint32_t>(rain.get_int("stripe", 0, 0, 1024));
-  if (c.rain_stripe == 1) rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
+  if (c.rain_stripe == 1)
+    rain.fail("stripe", "expected 0 (no parity) or at least 2 units per stripe");
   c.slc = read_slc(ftl.child("slc_cache"), geo, slc_timing_present);
   if (rain.get_enum("span", {"block", "dies"}, "block") == "dies") {
     c.rain_span_dies = c.rain_stripe;
@@ -247,10 +262,11 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   c.bad_blocks.erase_fail_rate = bad.get_double("erase_fail", 0, 0, 1);
   c.bad_blocks.program_fail_rate = bad.get_double("program_fail", 0, 0, 1);
   c.bad_blocks.seed = static_cast<std::uint64_t>(bad.get_int("seed", 1, 0, INT64_MAX));
-  c.bad_blocks.reserve_per_die = static_cast<std::uint32_t>(
-      ftl.get_int("bad_block_reserve", 0, 0, geo.blocks_per_plane / 2));
+  c.bad_blocks.reserve_per_die =
+      static_cast<std::uint32_t>(ftl.get_int("bad_block_reserve", 0, 0, geo.blocks_per_plane / 2));
   c.power_loss = PowerLossConfig::from_config(ftl.child("power_loss"));
-  c.recovery = read_recovery(drive.child("controller").child("ecc"), rain, ftl.child("read_reclaim"));
+  c.recovery =
+      read_recovery(drive.child("controller").child("ecc"), rain, ftl.child("read_reclaim"));
   c.map = MapCacheConfig::from_config(ftl.child("map_cache"), hmb_round_trip);
   // Owners of flash slots are 31-bit logical page numbers (the top bit marks
   // translation pages).
@@ -262,8 +278,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   const std::uint64_t block_bytes = geo.slots_per_die_block() * kSectorBytes;
   const std::uint64_t raw = geo.raw_bytes();
   if (c.user_bytes >= raw)
-    drive.fail("user_capacity", "expected less than the raw flash capacity (" +
-                                    std::to_string(raw) + " bytes)");
+    drive.fail("user_capacity",
+               "expected less than the raw flash capacity (" + std::to_string(raw) + " bytes)");
   // Static SLC blocks hold no user data in native mode: they come out of
   // the spare area.
   // RAIN parity takes one program unit in `rain_stripe` of every block.
@@ -280,15 +296,15 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive, const Geometry& geo,
   const std::uint64_t held =
       std::uint64_t{c.slc.static_blocks_per_die} + c.bad_blocks.reserve_per_die + fdp_open;
   const std::uint64_t spare_per_die = spare_blocks - held;
-  if (spare_blocks < held ||
-      spare_per_die < c.gc_trigger_free_blocks + 2)
+  if (spare_blocks < held || spare_per_die < c.gc_trigger_free_blocks + 2)
     drive.fail("user_capacity",
                "leaves " + std::to_string(static_cast<std::int64_t>(spare_per_die)) +
                    " spare blocks per die after the static SLC cache and the bad-block "
                    "reserve; garbage collection "
                    "needs at least ftl.gc.trigger_free_blocks + 2 (" +
                    std::to_string(c.gc_trigger_free_blocks + 2) + ")");
-  c.bad_blocks.slack_per_die = static_cast<std::uint32_t>(spare_per_die - (c.gc_trigger_free_blocks + 2));
+  c.bad_blocks.slack_per_die =
+      static_cast<std::uint32_t>(spare_per_die - (c.gc_trigger_free_blocks + 2));
   return c;
 }
 

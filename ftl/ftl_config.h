@@ -60,14 +60,14 @@ struct ReadRecoveryConfig {
 // Bad blocks: factory-marked ones and those that fail in service, and the
 // reserve of spare blocks that replaces them (out of the spare area).
 struct BadBlockConfig {
-  double factory_rate = 0;     // nand.bad_blocks.factory: share of blocks bad from the factory
-  double erase_fail_rate = 0;  // nand.bad_blocks.erase_fail: probability an erase fails
+  double factory_rate = 0;       // nand.bad_blocks.factory: share of blocks bad from the factory
+  double erase_fail_rate = 0;    // nand.bad_blocks.erase_fail: probability an erase fails
   double program_fail_rate = 0;  // nand.bad_blocks.program_fail: probability a program fails
   std::uint32_t reserve_per_die = 0;  // ftl.bad_block_reserve, in blocks
   // Spare blocks per die beyond what GC needs to work: bad blocks no spare
   // replaces eat into this; past it the drive is worn out.
   std::uint32_t slack_per_die = 0;
-  std::uint64_t seed = 1;      // nand.bad_blocks.seed: a random stream of its own
+  std::uint64_t seed = 1;  // nand.bad_blocks.seed: a random stream of its own
 };
 
 // NVMe Flexible Data Placement (TP4146), `ftl.fdp`: reclaim unit handles
@@ -106,10 +106,11 @@ struct ZonedConfig {
 };
 
 struct FtlConfig {
-  std::uint64_t user_bytes = 0;              // drive.user_capacity
-  std::uint32_t write_buffer_slots = 0;      // drive.controller.write_buffer / 4 KiB
-  Tick flush_idle = 0;                       // pad and flush a partial unit after this idle time (0: never)
-  std::uint32_t programs_queued_per_die = 2; // host programs in flight per die before the flush moves on
+  std::uint64_t user_bytes = 0;          // drive.user_capacity
+  std::uint32_t write_buffer_slots = 0;  // drive.controller.write_buffer / 4 KiB
+  Tick flush_idle = 0;  // pad and flush a partial unit after this idle time (0: never)
+  std::uint32_t programs_queued_per_die =
+      2;                             // host programs in flight per die before the flush moves on
   std::string kind = "page_mapped";  // ftl.kind (ftl/ftl_kinds.h)
   std::string gc_policy = "greedy";
   std::uint32_t gc_trigger_free_blocks = 8;  // per die

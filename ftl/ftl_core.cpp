@@ -18,16 +18,26 @@ std::vector<std::uint32_t> factory_bad_blocks(const Geometry& geo, const BadBloc
 }  // namespace
 
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
-    : engine(e), nand(n), geo(n.geometry()), cfg(c), layout(geo),
+    : engine(e),
+      nand(n),
+      geo(n.geometry()),
+      cfg(c),
+      layout(geo),
       blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die, c.bad_blocks.reserve_per_die,
              factory_bad_blocks(geo, c.bad_blocks)),
       map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
       map_cache(c.map, c.user_bytes / kSectorBytes),
-      verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()), rng(c.seed),
-      native(geo.native_mode), pages_per_program(n.timing().pages_per_program(geo.native_mode)),
-      unit_slots(pages_per_program * geo.slots_per_die_page()), folding(geo.dies(), 0),
-      host_programs(geo.dies(), 0), flush_ready(geo.dies()), pacing(cfg, blocks, unit_slots),
-      stripes(c.rain_stripe), fault_rng(fault_seed(0)),
+      verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()),
+      rng(c.seed),
+      native(geo.native_mode),
+      pages_per_program(n.timing().pages_per_program(geo.native_mode)),
+      unit_slots(pages_per_program * geo.slots_per_die_page()),
+      folding(geo.dies(), 0),
+      host_programs(geo.dies(), 0),
+      flush_ready(geo.dies()),
+      pacing(cfg, blocks, unit_slots),
+      stripes(c.rain_stripe),
+      fault_rng(fault_seed(0)),
       die_offline(geo.dies(), 0) {
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {

@@ -16,9 +16,9 @@
 #include "ftl/ftl_stats.h"
 #include "ftl/gc_pacing.h"
 #include "ftl/map_cache.h"
-#include "ftl/translation.h"
 #include "ftl/mapping_table.h"
 #include "ftl/rain_stripes.h"
+#include "ftl/translation.h"
 #include "ftl/verifier.h"
 #include "nand/flash_txn.h"
 #include "nand/nand_array.h"
@@ -48,23 +48,23 @@ struct FtlCore {
   // Drive-state snapshots (ftl/snapshot.h): every [durable] and [volatile]
   // member, as a quiescent drive holds them.
   void archive(StateArchive& ar);
-  EventEngine& engine;      // [fixed]
-  NandArray& nand;          // [fixed]
-  const Geometry& geo;      // [fixed]
-  FtlConfig cfg;            // [fixed]
-  Layout layout;            // [fixed]
-  BlockManager blocks;      // [durable] per-block state; [volatile] pools and write points
-  MappingTable map;         // [volatile] forward map; [durable] slot owners (out-of-band)
-  MapCache map_cache;       // [volatile]
+  EventEngine& engine;  // [fixed]
+  NandArray& nand;      // [fixed]
+  const Geometry& geo;  // [fixed]
+  FtlConfig cfg;        // [fixed]
+  Layout layout;        // [fixed]
+  BlockManager blocks;  // [durable] per-block state; [volatile] pools and write points
+  MappingTable map;     // [volatile] forward map; [durable] slot owners (out-of-band)
+  MapCache map_cache;   // [volatile]
   MapUpdater* map_updater = nullptr;
   // Map entries changed by GC relocations, in bytes, not yet written. Firmware
   // journals them (logical page, new address) instead of rewriting one
   // translation page per moved page; GC writes the journal into its own
   // program units (ftl/garbage_collector.cpp).
   std::uint64_t map_journal_bytes = 0;  // [volatile]
-  Verifier verifier;        // [durable] per-slot sequence numbers; [volatile] the host's truth
-  TxnPool txns;             // [volatile]
-  FtlStats stats;           // counters of the run, not drive state
+  Verifier verifier;  // [durable] per-slot sequence numbers; [volatile] the host's truth
+  TxnPool txns;       // [volatile]
+  FtlStats stats;     // counters of the run, not drive state
   // [fixed] With more than one namespace: the first logical page of each
   // (in the drive's list order), so that flash writes count by namespace.
   std::vector<Lpn> ns_first;
@@ -152,15 +152,15 @@ struct FtlCore {
     if (victim_handles.empty() || is_tpage(o)) return;
     victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << lpn_handle[o]);
   }
-  Rng rng;                  // [volatile]
+  Rng rng;  // [volatile]
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
   std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
   // From here on [volatile]: rebuilt by recovery or started afresh.
-  std::uint64_t mapped_pages = 0;   // logical pages holding data (not unmapped)
+  std::uint64_t mapped_pages = 0;     // logical pages holding data (not unmapped)
   std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
-  bool host_idle = false;           // no host IO for the SLC cache's fold idle time
-  bool gc_idle = false;             // no host IO for the background-GC idle time
+  bool host_idle = false;             // no host IO for the SLC cache's fold idle time
+  bool gc_idle = false;               // no host IO for the background-GC idle time
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
   // Host programs submitted and not yet finished, per die; `flush_ready`
   // holds the dies that may take another (below ftl.programs_queued_per_die
@@ -182,7 +182,7 @@ struct FtlCore {
   void refresh_flush_ready() {
     for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
   }
-  GcPacing pacing;  // GC trigger and host pacing (ftl/gc_pacing.h)
+  GcPacing pacing;      // GC trigger and host pacing (ftl/gc_pacing.h)
   RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
   // The fault stream's seed in power cycle `cycle`: after a cut, faults
@@ -265,7 +265,8 @@ struct FtlCore {
   bool rain_due(const ProgramUnit& u, CellMode mode) const {
     if (!stripes.enabled()) return false;
     const std::uint32_t units = geo.pages_in_mode(mode) / u.pages;
-    if (cfg.rain_span_dies) return u.page / u.pages + 1 < units && parity_at(u.die, u.block, u.page / u.pages + 1);
+    if (cfg.rain_span_dies)
+      return u.page / u.pages + 1 < units && parity_at(u.die, u.block, u.page / u.pages + 1);
     return stripes.parity_next(u.page / u.pages, units);
   }
   // Stripes across dies (ftl.rain.span: dies): unit position `pos` of
@@ -279,8 +280,8 @@ struct FtlCore {
   // Allocates the parity unit after rain_due: the stripe's XOR, programmed
   // like data but holding no logical pages, in the slot after the stripe's
   // data in the same block.
-  ProgramUnit take_parity_unit(std::uint32_t die, Stream stream,
-                               std::uint32_t pages_per_program, CellMode mode, PoolKind pool);
+  ProgramUnit take_parity_unit(std::uint32_t die, Stream stream, std::uint32_t pages_per_program,
+                               CellMode mode, PoolKind pool);
   // The next data unit of the stream on `die`: BlockManager::allocate_unit,
   // except that with stripes across dies a unit at the die's parity
   // position (a block's first, which no data unit precedes) becomes parity,
@@ -343,8 +344,7 @@ struct FtlCore {
   // True when the slot's die-page has finished programming (else the data is
   // still in controller memory).
   bool programmed(Ppa p) const {
-    const BlockInfo& b =
-        blocks.info(layout.die_of(p), layout.block_of(p));
+    const BlockInfo& b = blocks.info(layout.die_of(p), layout.block_of(p));
     return layout.page_of(p) < b.programmed;
   }
 };

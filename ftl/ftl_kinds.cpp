@@ -9,7 +9,8 @@ const std::vector<FtlKindInfo>& ftl_kinds() {
   static const std::vector<FtlKindInfo> kKinds = {
       {"page_mapped", "4 KiB page mapping, write buffer, SLC cache, GC by relocation engine",
        &make_page_mapped_ftl},
-      {"zoned", "NVMe zoned namespace: zones on fixed die-blocks, write pointers, open/active limits, no GC",
+      {"zoned",
+       "NVMe zoned namespace: zones on fixed die-blocks, write pointers, open/active limits, no GC",
        &make_zoned_ftl},
   };
   return kKinds;

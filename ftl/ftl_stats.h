@@ -11,26 +11,27 @@ struct FtlStats {
   std::uint64_t trim_slots = 0;
   std::uint64_t read_from_controller = 0;  // reads served from the buffer / unprogrammed pages
   std::uint64_t read_unmapped = 0;         // reads of never-written or trimmed pages
-  std::uint64_t host_slc_slots = 0;     // host pages programmed into the SLC cache
-  std::uint64_t host_native_slots = 0;  // host pages programmed directly in native mode
-  std::uint64_t fold_victims = 0;       // SLC blocks folded
-  std::uint64_t fold_moved_slots = 0;   // pages moved from SLC to native mode
-  std::uint64_t slc_reclaims = 0;       // SLC blocks erased with no valid data (no fold)
+  std::uint64_t host_slc_slots = 0;        // host pages programmed into the SLC cache
+  std::uint64_t host_native_slots = 0;     // host pages programmed directly in native mode
+  std::uint64_t fold_victims = 0;          // SLC blocks folded
+  std::uint64_t fold_moved_slots = 0;      // pages moved from SLC to native mode
+  std::uint64_t slc_reclaims = 0;          // SLC blocks erased with no valid data (no fold)
   std::uint64_t flush_units = 0;
-  std::uint64_t flush_padding_slots = 0;  // slots padded by an idle flush, a host Flush or FUA write
-  std::uint64_t gc_victims = 0;           // blocks collected (GC invocations)
-  std::uint64_t gc_moved_slots = 0;       // valid pages relocated
+  std::uint64_t flush_padding_slots =
+      0;                             // slots padded by an idle flush, a host Flush or FUA write
+  std::uint64_t gc_victims = 0;      // blocks collected (GC invocations)
+  std::uint64_t gc_moved_slots = 0;  // valid pages relocated
   std::uint64_t gc_padding_slots = 0;
-  std::uint64_t gc_erases = 0;  // erases by GC and folding
+  std::uint64_t gc_erases = 0;          // erases by GC and folding
   std::uint64_t rain_parity_units = 0;  // RAIN parity program units
-  std::uint64_t wl_victims = 0;  // blocks collected by static wear levelling
-  std::uint64_t map_hits = 0;        // map-cache lookups that found their segment
+  std::uint64_t wl_victims = 0;         // blocks collected by static wear levelling
+  std::uint64_t map_hits = 0;           // map-cache lookups that found their segment
   std::uint64_t map_misses = 0;
-  std::uint64_t map_reads = 0;       // translation-page reads from flash
-  std::uint64_t map_writebacks = 0;  // translation pages written back
-  std::uint64_t map_merge_reads = 0; // reads of a partly cached page before its write-back
-  std::uint64_t map_memory_loads = 0; // misses served from controller memory (no flash read)
-  std::uint64_t map_journal_slots = 0; // 4 KiB pages of GC map-update journal written
+  std::uint64_t map_reads = 0;          // translation-page reads from flash
+  std::uint64_t map_writebacks = 0;     // translation pages written back
+  std::uint64_t map_merge_reads = 0;    // reads of a partly cached page before its write-back
+  std::uint64_t map_memory_loads = 0;   // misses served from controller memory (no flash read)
+  std::uint64_t map_journal_slots = 0;  // 4 KiB pages of GC map-update journal written
   // Read recovery (ftl/read_recovery.h), with a NAND error model.
   static constexpr std::size_t kRetryBuckets = 16;
   std::uint64_t retry_reads_by_step[kRetryBuckets] = {};  // re-reads at step s (last: s >= 15)
@@ -46,16 +47,17 @@ struct FtlStats {
   std::uint64_t die_pages_rebuilt = 0;
   std::uint64_t die_pages_skipped = 0;
   std::uint64_t die_pages_lost = 0;
-  std::uint64_t reads_lost = 0;           // uncorrectable and not rebuilt: data lost
-  std::uint64_t host_reads_failed = 0;    // host reads (flash reads, or 4 KiB pages known lost) failed
-  std::uint64_t rewrite_slots = 0;        // pages written again after a rebuild or a failed program
-  std::uint64_t reclaim_blocks = 0;       // blocks relocated by read reclaim
-  std::uint64_t grown_bad_blocks = 0;     // blocks retired after a failed erase or program
-  std::uint64_t program_failures = 0;     // programs that failed (their data written again)
-  std::uint64_t failed_blocks = 0;        // blocks a workload fault made fail
-  std::uint64_t failed_dies = 0;          // dies a workload fault made fail
-  std::uint64_t map_checkpoints = 0;      // map checkpoints taken (ftl.power_loss)
-  std::uint64_t checkpoint_tpages = 0;    // translation pages they wrote
+  std::uint64_t reads_lost = 0;  // uncorrectable and not rebuilt: data lost
+  std::uint64_t host_reads_failed =
+      0;                               // host reads (flash reads, or 4 KiB pages known lost) failed
+  std::uint64_t rewrite_slots = 0;     // pages written again after a rebuild or a failed program
+  std::uint64_t reclaim_blocks = 0;    // blocks relocated by read reclaim
+  std::uint64_t grown_bad_blocks = 0;  // blocks retired after a failed erase or program
+  std::uint64_t program_failures = 0;  // programs that failed (their data written again)
+  std::uint64_t failed_blocks = 0;     // blocks a workload fault made fail
+  std::uint64_t failed_dies = 0;       // dies a workload fault made fail
+  std::uint64_t map_checkpoints = 0;   // map checkpoints taken (ftl.power_loss)
+  std::uint64_t checkpoint_tpages = 0;  // translation pages they wrote
   std::uint64_t verify_checks = 0;
   std::uint64_t verify_errors = 0;
   // By namespace (index in the drive's list), with more than one declared:

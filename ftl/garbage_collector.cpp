@@ -56,7 +56,8 @@ bool GarbageCollector::start_victim(std::uint32_t die) {
   // Folding goes one block at a time: whether the cache needs more of it
   // is known only once the last folded block is erased. Pages still
   // buffered from the last victim count with the new one.
-  if (!engine_.start(die, free_target(g), RelocationEngine::Sources::kAll, g.read_out.empty())) return false;
+  if (!engine_.start(die, free_target(g), RelocationEngine::Sources::kAll, g.read_out.empty()))
+    return false;
   g.scan_page = 0;
   // A super-block victim (ftl.rain.span: dies) is collected by every member
   // of the group: the idle ones start on it now.
@@ -117,7 +118,8 @@ void GarbageCollector::advance(std::uint32_t die) {
   if (const std::uint32_t width = engine_.group_width())
     for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d) {
       const DieGc& o = dies_[d];
-      if (d != die && !o.erasing && !o.read_out.empty() && o.read_out.front() == block && !core_.die_offline[d])
+      if (d != die && !o.erasing && !o.read_out.empty() && o.read_out.front() == block &&
+          !core_.die_offline[d])
         advance(d);
     }
 }
@@ -147,7 +149,8 @@ void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {
     // The owners' map entries of a page scanned two reads from now: the
     // validity test below otherwise waits on a cache miss per slot.
     if (page + 2 < pages)
-      for (std::uint32_t k = 0; k < per_page; ++k) core_.map.prefetch_owner(first + 2 * per_page + k);
+      for (std::uint32_t k = 0; k < per_page; ++k)
+        core_.map.prefetch_owner(first + 2 * per_page + k);
     std::uint32_t valid = 0;
     for (std::uint32_t k = 0; k < per_page; ++k) valid += core_.map.valid(first + k) ? 1 : 0;
     if (valid == 0) continue;
@@ -160,7 +163,8 @@ void GarbageCollector::issue_reads(std::uint32_t die, std::uint32_t block) {
     t->page = page;
     t->slots = valid;
     t->bytes = valid * kSectorBytes;
-    if (core_.cfg.gc_whole_page_reads) t->bytes = plane_pages_holding_data(first) * core_.geo.page_size;
+    if (core_.cfg.gc_whole_page_reads)
+      t->bytes = plane_pages_holding_data(first) * core_.geo.page_size;
     ++g.reads_in_flight;
     core_.nand.submit(t);
   }
@@ -195,8 +199,8 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad, const Stream* i
   if (current < need) return false;
   const Stream dest_stream = into ? *into : engine_.victim(die).dest;
   const auto parity = [&](const ProgramUnit& p) { submit_program(p); };
-  const auto unit =
-      core_.allocate_data(die, dest_stream, core_.pages_per_program, core_.native, PoolKind::kNormal, parity);
+  const auto unit = core_.allocate_data(die, dest_stream, core_.pages_per_program, core_.native,
+                                        PoolKind::kNormal, parity);
   if (!unit) return false;
   BlockInfo& dest = core_.blocks.info(die, unit->block);
   // Whole 4 KiB pages of map journal ride along with the relocated data.
@@ -227,7 +231,8 @@ bool GarbageCollector::program_unit(std::uint32_t die, bool pad, const Stream* i
 
 void GarbageCollector::submit_program(const ProgramUnit& unit) {
   FlashTxn* t = core_.program_txn(unit, TxnSource::kGc, core_.native);
-  if (!core_.cfg.gc_multi_plane_programs) t->plane_ops = static_cast<std::uint8_t>(core_.geo.planes);
+  if (!core_.cfg.gc_multi_plane_programs)
+    t->plane_ops = static_cast<std::uint8_t>(core_.geo.planes);
   core_.nand.submit(t);
 }
 
@@ -268,7 +273,8 @@ void GarbageCollector::on_moves_ready(std::uint32_t die) {
     g.processing.pop();
     take_moves(t);
   }
-  if (!g.processing.empty()) core_.engine.schedule_at(g.processing.front().done, wake_, wake_kind_, die);
+  if (!g.processing.empty())
+    core_.engine.schedule_at(g.processing.front().done, wake_, wake_kind_, die);
 }
 
 void GarbageCollector::take_moves(FlashTxn* t) {
@@ -305,8 +311,8 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
     // past the slack GC needs, real firmware turns the drive read-only.
     if (core_.blocks.unreplaced_bad_blocks(die) > core_.cfg.bad_blocks.slack_per_die)
       throw DriveFailure(
-          "die " + std::to_string(die) + " is worn out: " +
-          std::to_string(core_.blocks.unreplaced_bad_blocks(die)) +
+          "die " + std::to_string(die) +
+          " is worn out: " + std::to_string(core_.blocks.unreplaced_bad_blocks(die)) +
           " bad blocks with no spare left to replace them leave garbage collection too few "
           "blocks (ftl.bad_block_reserve, nand.bad_blocks); a real drive goes read-only here");
   } else {

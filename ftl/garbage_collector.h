@@ -15,8 +15,8 @@
 #include <memory>
 #include <vector>
 
-#include "ftl/ftl_core.h"
 #include "ftl/firmware_cores.h"
+#include "ftl/ftl_core.h"
 #include "ftl/relocation_engine.h"
 #include "sim/fifo.h"
 
@@ -57,7 +57,7 @@ class GarbageCollector {
   struct DieGc {
     std::uint32_t scan_page = 0;  // of the engine's victim
     std::uint32_t reads_in_flight = 0;
-    bool erasing = false;     // the front of read_out is being erased
+    bool erasing = false;  // the front of read_out is being erased
     // Victims read out, in order, each erased once its valid pages are all
     // programmed elsewhere.
     std::vector<std::uint32_t> read_out;

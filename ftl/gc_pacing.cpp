@@ -35,7 +35,8 @@ std::uint64_t GcPacing::moves_to_cover(std::uint32_t die, std::uint32_t slots, d
   if (credit_[die] >= slots) return 0;
   if (gain <= 0 || cfg_.gc_credit_units * unit_slots_ * std::max(1.0, share) < slots)
     return std::numeric_limits<std::uint64_t>::max();
-  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::ceil((slots - credit_[die]) / gain)));
+  return std::max<std::uint64_t>(
+      1, static_cast<std::uint64_t>(std::ceil((slots - credit_[die]) / gain)));
 }
 
 double GcPacing::host_share() const {

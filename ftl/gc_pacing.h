@@ -27,7 +27,9 @@ class GcPacing {
   bool short_of(std::uint32_t die, std::uint32_t target) const {
     return blocks_.free_blocks(die) < target;
   }
-  bool short_of_blocks(std::uint32_t die) const { return short_of(die, cfg_.gc_trigger_free_blocks); }
+  bool short_of_blocks(std::uint32_t die) const {
+    return short_of(die, cfg_.gc_trigger_free_blocks);
+  }
   // Host programs on `die` are paced: pacing is on, the die is short of
   // blocks and `collecting` a GC victim (folding does not pace the host).
   bool paced(std::uint32_t die, bool collecting) const {

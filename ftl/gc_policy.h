@@ -19,8 +19,8 @@ namespace ssdtwin {
 // What a policy weighs of one candidate: a block, or a super-block (the
 // sums over its members).
 struct VictimCandidate {
-  std::uint64_t valid = 0;     // valid 4 KiB slots
-  std::uint64_t capacity = 0;  // slots it holds when full
+  std::uint64_t valid = 0;       // valid 4 KiB slots
+  std::uint64_t capacity = 0;    // slots it holds when full
   std::uint32_t closed_seq = 0;  // when it became full (BlockManager's order)
 };
 
@@ -72,7 +72,9 @@ template <class Choose>
 class GcPolicyOf final : public GcPolicy {
  public:
   std::uint32_t select_victim(const DieCandidates& c, Rng& rng) override { return choose_(c, rng); }
-  std::uint32_t select_victim(const SuperCandidates& c, Rng& rng) override { return choose_(c, rng); }
+  std::uint32_t select_victim(const SuperCandidates& c, Rng& rng) override {
+    return choose_(c, rng);
+  }
 
  private:
   Choose choose_;

@@ -63,8 +63,8 @@ struct HostCommand {
   std::uint32_t first_page = 0;
   std::uint64_t offset = 0;  // bytes, 4 KiB aligned
   std::uint32_t bytes = 0;
-  Tick issued = 0;          // when the workload issued it (latency starts)
-  Tick data_done = 0;       // end of the last data transfer on the link
+  Tick issued = 0;                  // when the workload issued it (latency starts)
+  Tick data_done = 0;               // end of the last data transfer on the link
   std::uint32_t parts_pending = 0;  // flash reads still outstanding
   std::uint32_t deferred = 0;       // parts still waiting for their mapping
   // A write that covers its first (bit 0) or last (bit 1) 4 KiB page only

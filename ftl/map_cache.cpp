@@ -12,15 +12,15 @@ namespace ssdtwin {
 const std::vector<MapEvictionInfo>& map_evictions() {
   static const std::vector<MapEvictionInfo> kPolicies = {
       {"lru", "evict the segment used longest ago (the default)", &make_lru_eviction},
-      {"fifo", "evict the segment loaded longest ago, whatever its use (a baseline)", &make_fifo_eviction},
+      {"fifo", "evict the segment loaded longest ago, whatever its use (a baseline)",
+       &make_fifo_eviction},
   };
   return kPolicies;
 }
 
 std::vector<std::string> map_eviction_names() { return policy_names(map_evictions()); }
 
-std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
-                                                     std::uint32_t slots) {
+std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name, std::uint32_t slots) {
   return make_policy(map_evictions(), name, "map-cache eviction policy", slots);
 }
 
@@ -38,14 +38,19 @@ MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_roun
   c.segment_bytes = static_cast<std::uint32_t>(segment);
   if (segment < c.entry_bytes || segment > kTpageBytes || kTpageBytes % c.segment_bytes != 0 ||
       c.segment_bytes % c.entry_bytes != 0)
-    node.fail("segment", "expected a power-of-two part of the 4KiB translation page, "
-                         "at least one entry");
+    node.fail("segment",
+              "expected a power-of-two part of the 4KiB translation page, "
+              "at least one entry");
   c.policy = node.get_enum("policy", map_eviction_names(), "lru");
   // Lookup latency: on-die SRAM or DRAM a few tens of ns; HMB a PCIe read
   // round trip to host memory, from the host link model.
   switch (c.location) {
-    case Location::kSram: c.access_time = node.get_time("access_time", 20); break;
-    case Location::kDram: c.access_time = node.get_time("access_time", 60); break;
+    case Location::kSram:
+      c.access_time = node.get_time("access_time", 20);
+      break;
+    case Location::kDram:
+      c.access_time = node.get_time("access_time", 60);
+      break;
     case Location::kHmb:
       if (hmb_round_trip == 0)
         node.fail("location", "a Host Memory Buffer needs an NVMe (PCIe) host interface");
@@ -78,7 +83,8 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   whole_ = cfg.size_bytes == 0 || cfg.size_bytes >= table_bytes;
   if (whole_) return;
   segments_ = static_cast<std::uint32_t>(segments);
-  capacity_ = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
+  capacity_ =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
   // The direct index when it is small: no more than the hash would take
   // (16 B per slot: twice the slots, 8 B a bucket) or 4 MiB (page-sized
   // segments of a 4 TB drive), a sliver of the mapping tables' 2 MiB per
@@ -111,7 +117,7 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   if (whole_) return ev;
   const std::uint32_t* held = seg == missed_ ? nullptr : slot_of(seg);
   missed_ = kNone;  // inserted below
-  if (held) {  // a write's lookup has just missed it
+  if (held) {       // a write's lookup has just missed it
     if (dirty) set_mark(slots_[*held], true);
     return ev;
   }

@@ -29,11 +29,11 @@ class ConfigNode;
 struct MapCacheConfig {
   enum class Location : std::uint8_t { kSram, kDram, kHmb };
   Location location = Location::kDram;
-  std::uint64_t size_bytes = 0;      // 0: the whole table
-  std::uint32_t entry_bytes = 4;     // one mapping entry
+  std::uint64_t size_bytes = 0;        // 0: the whole table
+  std::uint32_t entry_bytes = 4;       // one mapping entry
   std::uint32_t segment_bytes = 4096;  // caching granularity, at most a translation page
   std::string policy = "lru";
-  Tick access_time = 0;              // per lookup: memory latency (HMB: PCIe round trip)
+  Tick access_time = 0;  // per lookup: memory latency (HMB: PCIe round trip)
 
   static constexpr std::uint32_t kTpageBytes = kSectorBytes;
   std::uint32_t entries_per_tpage() const { return kTpageBytes / entry_bytes; }
@@ -74,8 +74,7 @@ using MapEvictionInfo = PolicyInfo<MapEvictionPolicy, std::uint32_t>;
 // One row per policy: name, description, factory (taking the cache's slots).
 const std::vector<MapEvictionInfo>& map_evictions();
 std::vector<std::string> map_eviction_names();
-std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name,
-                                                     std::uint32_t slots);
+std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name, std::uint32_t slots);
 
 class MapCache {
  public:
@@ -149,13 +148,14 @@ class MapCache {
   // is marked one behind; a mark could only match again after 2^32
   // write-backs of one page while the slot stayed cached and untouched.)
   struct Slot {
-    std::uint32_t seg;   // kNone: free
+    std::uint32_t seg;  // kNone: free
     std::uint32_t mark;
   };
   struct Tpage {
     std::uint32_t gen;    // write-backs so far (wrapping)
     std::uint32_t count;  // resident segments
-    std::uint32_t dense;  // where its dense block starts in dense_, plus one (0: none, it is in the hash)
+    std::uint32_t
+        dense;  // where its dense block starts in dense_, plus one (0: none, it is in the hash)
   };
   bool is_dirty(const Slot& s) const { return s.mark == tpages_[tpage_of_segment(s.seg)].gen; }
   void set_mark(Slot& s, bool dirty) {
@@ -273,12 +273,12 @@ class MapCache {
   // Everything below is sized by the cache, not by the drive (a per-entry
   // cache over 4 TB has 2^30 segments): the resident segments' slots by
   // hash, and per slot its segment and dirt.
-  FlatMap<std::uint32_t> slot_of_;      // segment -> slot, resident segments only
+  FlatMap<std::uint32_t> slot_of_;  // segment -> slot, resident segments only
   static constexpr std::uint32_t kEraseBatch = 16;
   std::uint32_t pending_[kEraseBatch];  // segments whose entries await erasure (kNone: none)
   std::uint32_t pending_count_ = 0;
-  std::uint64_t pending_bits_ = 0;      // pending_bit() of each pending segment
-  ZeroArray<std::uint32_t> direct_;     // or, with few segments, segment -> slot + 1
+  std::uint64_t pending_bits_ = 0;   // pending_bit() of each pending segment
+  ZeroArray<std::uint32_t> direct_;  // or, with few segments, segment -> slot + 1
   std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
   // A segment slot_of() found absent from a dense block, until it is
   // inserted: insert() then skips looking again (the hash keeps its own).

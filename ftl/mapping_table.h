@@ -23,7 +23,7 @@
 
 namespace ssdtwin {
 
-using Owner = std::uint32_t;             // a logical page, or kMapOwner | translation page
+using Owner = std::uint32_t;              // a logical page, or kMapOwner | translation page
 constexpr Owner kMapOwner = 0x80000000u;  // logical page numbers stay below 2^31
 constexpr std::uint64_t kMapOwnerLimit = kMapOwner;
 inline bool is_tpage(Owner o) { return o != kUnmapped && (o & kMapOwner) != 0; }
@@ -50,8 +50,10 @@ class MappingTable {
     return out((o & kMapOwner) ? gtd_[o & ~kMapOwner] : l2p_[o]);
   }
   void set_location(Owner o, std::uint32_t where) {
-    if (o & kMapOwner) gtd_[o & ~kMapOwner] = in(where);
-    else l2p_[o] = in(where);
+    if (o & kMapOwner)
+      gtd_[o & ~kMapOwner] = in(where);
+    else
+      l2p_[o] = in(where);
   }
   // Records that flash slot `ppa` now holds `o` and points `o` at it.
   void place(Owner o, Ppa ppa) {

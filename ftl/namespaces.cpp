@@ -9,7 +9,8 @@ namespace ssdtwin {
 
 Namespaces::Namespaces(std::uint64_t user_bytes, std::uint32_t handles) {
   Namespace n{1, 0, user_bytes / kSectorBytes, {}};
-  for (std::uint32_t h = 0; h < std::max(handles, 1u); ++h) n.handles.push_back(static_cast<PlacementHandle>(h));
+  for (std::uint32_t h = 0; h < std::max(handles, 1u); ++h)
+    n.handles.push_back(static_cast<PlacementHandle>(h));
   list_.push_back(std::move(n));
   index();
 }
@@ -35,10 +36,10 @@ Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_b
     Namespace s;
     // NVMe namespace ids run from 1; a config this large is a mistake.
     s.id = static_cast<std::uint32_t>(n.get_int("id", 1, 1024));
-    if (ns.find(s.id) != nullptr)
-      n.fail("id", "expected an id no other namespace has");
+    if (ns.find(s.id) != nullptr) n.fail("id", "expected an id no other namespace has");
     const std::uint64_t bytes = n.get_bytes("size");
-    if (bytes == 0 || bytes % kSectorBytes != 0) n.fail("size", "expected a positive multiple of 4KiB");
+    if (bytes == 0 || bytes % kSectorBytes != 0)
+      n.fail("size", "expected a positive multiple of 4KiB");
     s.pages = bytes / kSectorBytes;
     const std::uint64_t offset = n.get_bytes("offset", next * kSectorBytes);
     if (offset % kSectorBytes != 0) n.fail("offset", "expected a multiple of 4KiB");
@@ -49,19 +50,21 @@ Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_b
     for (const Namespace& o : ns.list_)
       if (s.first < o.first + o.pages && o.first < s.first + s.pages)
         n.fail(n.has("offset") ? "offset" : "size",
-               "expected a range that overlaps no other namespace (namespace " + std::to_string(o.id) +
-                   " holds bytes " + std::to_string(o.first * kSectorBytes) + " to " +
-                   std::to_string((o.first + o.pages) * kSectorBytes) + ")");
+               "expected a range that overlaps no other namespace (namespace " +
+                   std::to_string(o.id) + " holds bytes " + std::to_string(o.first * kSectorBytes) +
+                   " to " + std::to_string((o.first + o.pages) * kSectorBytes) + ")");
     // Without a list, every handle (a namespace created with all of them).
     std::vector<std::int64_t> h;
-    if (n.has("placement_handles")) h = n.get_int_list("placement_handles", 0, 0, 65535);
+    if (n.has("placement_handles"))
+      h = n.get_int_list("placement_handles", 0, 0, 65535);
     else
       for (std::uint32_t k = 0; k < handles; ++k) h.push_back(k);
     s.handles.clear();
     for (std::int64_t v : h) {
       if (v >= static_cast<std::int64_t>(handles))
-        n.fail("placement_handles", "expected reclaim unit handles below " + std::to_string(handles) +
-                                        " (ftl.fdp.handles declares " + std::to_string(handles) + ")");
+        n.fail("placement_handles", "expected reclaim unit handles below " +
+                                        std::to_string(handles) + " (ftl.fdp.handles declares " +
+                                        std::to_string(handles) + ")");
       s.handles.push_back(static_cast<PlacementHandle>(v));
     }
     next = s.first + s.pages;

@@ -46,7 +46,9 @@ class Namespaces {
   const std::vector<Namespace>& list() const { return list_; }
   // The namespace with NVMe id `nsid`, or nullptr.
   const Namespace* find(std::uint32_t nsid) const {
-    return nsid < by_id_.size() && by_id_[nsid] >= 0 ? &list_[static_cast<std::size_t>(by_id_[nsid])] : nullptr;
+    return nsid < by_id_.size() && by_id_[nsid] >= 0
+               ? &list_[static_cast<std::size_t>(by_id_[nsid])]
+               : nullptr;
   }
   // Index in list() of the namespace holding drive page `lpn` (list().size()
   // for a page in none).

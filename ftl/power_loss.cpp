@@ -27,8 +27,9 @@ PowerLossConfig PowerLossConfig::from_config(const ConfigNode& node) {
 DurableImage Ftl::power_cut() const {
   const Verifier& v = core_.verifier;
   if (!v.enabled())
-    throw std::logic_error("power cuts need verification mode (--verify): it holds the sequence "
-                           "numbers the out-of-band areas carry");
+    throw std::logic_error(
+        "power cuts need verification mode (--verify): it holds the sequence "
+        "numbers the out-of-band areas carry");
   const PowerLossConfig& cfg = core_.cfg.power_loss;
   const Geometry& geo = core_.geo;
   const Layout& lay = core_.layout;
@@ -45,7 +46,8 @@ DurableImage Ftl::power_cut() const {
     o.mode = b.mode;
     o.stream = b.stream;
     o.flags = b.flags & (BlockInfo::kRetire | BlockInfo::kFailed);
-    o.last_program = core_.blocks.history(db / geo.blocks_per_plane, db % geo.blocks_per_plane).last_program;
+    o.last_program =
+        core_.blocks.history(db / geo.blocks_per_plane, db % geo.blocks_per_plane).last_program;
   }
   img.checkpointed = core_.checkpointed;
   img.checkpoint_seq = core_.checkpoint_seq;
@@ -77,16 +79,20 @@ DurableImage Ftl::power_cut() const {
   if (cfg.protection) {
     Tick drain = 0;
     for (std::uint32_t d = 0; d < geo.dies(); ++d)
-      drain = std::max(drain, core_.nand.array_busy_until(d) > now ? core_.nand.array_busy_until(d) - now : 0);
-    const CellMode fast = core_.nand.timing().of(CellMode::kSlc).present ? CellMode::kSlc : core_.native;
+      drain = std::max(
+          drain, core_.nand.array_busy_until(d) > now ? core_.nand.array_busy_until(d) - now : 0);
+    const CellMode fast =
+        core_.nand.timing().of(CellMode::kSlc).present ? CellMode::kSlc : core_.native;
     const std::uint64_t slots = buffer_.valid_entries() + queued_slots +
                                 (core_.map_journal_bytes + kSectorBytes - 1) / kSectorBytes;
-    const std::uint64_t unit_slots = std::uint64_t{core_.nand.timing().pages_per_program(fast)} * lay.slots_per_page();
+    const std::uint64_t unit_slots =
+        std::uint64_t{core_.nand.timing().pages_per_program(fast)} * lay.slots_per_page();
     const std::uint64_t units = (slots + unit_slots - 1) / unit_slots;
     const std::uint64_t per_die = (units + geo.dies() - 1) / geo.dies();
     const ModeTiming& mt = core_.nand.timing().of(fast);
-    img.account.flush_time = drain + per_die * (mt.program_time(0) + core_.nand.timing().t_cmd +
-                                        core_.nand.timing().bus_time(unit_slots * kSectorBytes));
+    img.account.flush_time =
+        drain + per_die * (mt.program_time(0) + core_.nand.timing().t_cmd +
+                           core_.nand.timing().bus_time(unit_slots * kSectorBytes));
     img.account.protected_cut = img.account.flush_time <= cfg.hold_up;
   }
   if (img.account.protected_cut) {
@@ -112,7 +118,8 @@ DurableImage Ftl::power_cut() const {
     if (img.account.protected_cut) continue;  // finished on the capacitors
     ++img.account.interrupted_programs;
     const unsigned bits = bits_per_cell(t->mode);
-    if (cfg.paired_page_protection || bits == 1 || core_.nand.timing().of(t->mode).one_shot) continue;
+    if (cfg.paired_page_protection || bits == 1 || core_.nand.timing().of(t->mode).one_shot)
+      continue;
     for (std::uint32_t p = t->page - t->page % bits; p < t->page; ++p)
       if (p < img.blocks[db].programmed) corrupt_page(db, p);
   }
@@ -134,8 +141,10 @@ DurableImage Ftl::power_cut() const {
       // A buffered page may have a durable copy of the same version: data
       // the firmware writes again from flash (after a failed program or a
       // rebuild) whose first copy the cut left readable.
-      if (img.account.protected_cut) img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
-      else at_risk.emplace(lpn, std::make_pair(buffer_.version_of(m), false));
+      if (img.account.protected_cut)
+        img.plp_dump.emplace_back(lpn, buffer_.version_of(m));
+      else
+        at_risk.emplace(lpn, std::make_pair(buffer_.version_of(m), false));
     } else if (!durable(m)) {
       const bool failed = img.blocks[lay.die_block_of(m)].flags & BlockInfo::kFailed;
       at_risk.emplace(lpn, std::make_pair(v.slot(m), failed));
@@ -151,7 +160,8 @@ DurableImage Ftl::power_cut() const {
         }
       }
     }
-    for (const auto& [owner, risk] : at_risk) ++(risk.second ? img.account.failed_pages : img.account.volatile_pages);
+    for (const auto& [owner, risk] : at_risk)
+      ++(risk.second ? img.account.failed_pages : img.account.volatile_pages);
   }
   if (img.account.protected_cut && img.account.volatile_pages > 0)
     throw std::logic_error("power cut: a protected cut left accepted data unwritten");
@@ -189,7 +199,8 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     // A block with data is closed: firmware does not append to a block
     // whose last page it cannot trust.
     b.state = bad ? o.state : (o.programmed > 0 ? BlockState::kFull : BlockState::kFree);
-    b.next_page = static_cast<std::uint16_t>(b.state == BlockState::kFull ? geo.pages_in_mode(o.mode) : 0);
+    b.next_page =
+        static_cast<std::uint16_t>(b.state == BlockState::kFull ? geo.pages_in_mode(o.mode) : 0);
     h.last_program = o.last_program;
     // The scan reads each programmed die-page's out-of-band bytes: of every
     // block, or with a checkpoint only of those programmed since.
@@ -251,7 +262,8 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   core_.die_offline = img.die_offline;
   core_.refresh_flush_ready();
   core_.poisoned_pages = 0;
-  for (const std::uint64_t w : core_.poisoned) core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
+  for (const std::uint64_t w : core_.poisoned)
+    core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
     if (img.blocks[db].flags & BlockInfo::kFailed) recovery_.note_failed_block();
   // Faults after power-on draw on from where the last boot left off, not

@@ -49,10 +49,10 @@ namespace ssdtwin {
 class ConfigNode;
 
 struct PowerLossConfig {
-  bool protection = false;     // capacitors (PLP)
-  Tick hold_up = 0;            // what the capacitors hold the drive up for
+  bool protection = false;  // capacitors (PLP)
+  Tick hold_up = 0;         // what the capacitors hold the drive up for
   bool paired_page_protection = false;
-  Tick boot_time = 0;          // firmware start before the rebuild
+  Tick boot_time = 0;  // firmware start before the rebuild
   // Map checkpoints: after this many bytes of host writes the firmware
   // writes the translation pages changed since the last one (0: none, and
   // recovery scans every programmed page). Recovery then reads the map and
@@ -69,8 +69,8 @@ struct CutAccount {
   std::uint64_t failed_pages = 0;     // ... or on a block or die that had failed
   std::uint64_t corrupted_pages = 0;  // die-pages lost to interrupted programs' pairs
   std::uint64_t interrupted_programs = 0;
-  Tick flush_time = 0;                // PLP: time the flush needed
-  bool protected_cut = false;         // PLP held long enough: nothing volatile lost
+  Tick flush_time = 0;         // PLP: time the flush needed
+  bool protected_cut = false;  // PLP held long enough: nothing volatile lost
   // What recovery may lose: the rest must read back.
   std::uint64_t allowed_loss() const { return volatile_pages + failed_pages; }
 };
@@ -83,28 +83,28 @@ struct DurableImage {
     BlockState state = BlockState::kFree;
     CellMode mode = CellMode::kTlc;
     Stream stream = Stream::kHost;
-    std::uint8_t flags = 0;  // the grown-bad-block table: BlockInfo::kRetire, kFailed
+    std::uint8_t flags = 0;          // the grown-bad-block table: BlockInfo::kRetire, kFailed
     std::uint32_t last_program = 0;  // program sequence number of its last program
   };
-  std::vector<Block> blocks;          // per die-block
-  std::vector<Owner> owner;           // per slot: out-of-band logical page
-  std::vector<std::uint32_t> version; // per slot: sequence number, 0 = none or unreadable
+  std::vector<Block> blocks;           // per die-block
+  std::vector<Owner> owner;            // per slot: out-of-band logical page
+  std::vector<std::uint32_t> version;  // per slot: sequence number, 0 = none or unreadable
   std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
-  std::vector<std::uint32_t> accepted;  // per logical page: latest version written
-  std::vector<std::uint64_t> poisoned;  // logical pages known lost (a bitset; may be empty)
+  std::vector<std::uint32_t> accepted;    // per logical page: latest version written
+  std::vector<std::uint64_t> poisoned;    // logical pages known lost (a bitset; may be empty)
   std::vector<std::uint8_t> die_offline;  // dies that failed
   std::uint32_t last_version = 0;
-  std::uint32_t power_cycles = 0;  // including this cut
-  bool checkpointed = false;        // a map checkpoint exists
+  std::uint32_t power_cycles = 0;    // including this cut
+  bool checkpointed = false;         // a map checkpoint exists
   std::uint32_t checkpoint_seq = 0;  // program sequence number when it was taken
   CutAccount account;
 };
 
 struct RecoveryReport {
-  Tick recovery_time = 0;       // boot + mapping rebuild on the configured NAND
+  Tick recovery_time = 0;            // boot + mapping rebuild on the configured NAND
   std::uint64_t pages_scanned = 0;   // out-of-band areas read
   std::uint64_t map_pages_read = 0;  // translation pages of the checkpoint read
-  std::uint64_t lost_pages = 0;  // accepted writes that did not come back
+  std::uint64_t lost_pages = 0;      // accepted writes that did not come back
   std::uint64_t replayed_pages = 0;  // from the PLP dump
   // Blocks found partly written (open at the cut) or holding nothing valid
   // (victims collected but not yet erased), queued to be emptied and erased.

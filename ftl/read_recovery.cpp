@@ -273,7 +273,8 @@ std::uint32_t ReadRecovery::new_rebuild(FlashTxn* t) {
   return ctx;
 }
 
-void ReadRecovery::read_member(std::uint32_t ctx, const FlashTxn& t, std::uint32_t die, std::uint32_t page) {
+void ReadRecovery::read_member(std::uint32_t ctx, const FlashTxn& t, std::uint32_t die,
+                               std::uint32_t page) {
   Rebuild& r = rebuilds_[ctx];
   FlashTxn* m = core_.txns.get();
   m->op = TxnOp::kRead;
@@ -302,7 +303,8 @@ void ReadRecovery::on_member_read(FlashTxn* t) {
 void ReadRecovery::member_done(std::uint32_t ctx) {
   // XOR of the members' data in the controller's parity engine.
   const Rebuild& r = rebuilds_[ctx];
-  const Tick xor_time = transfer_time(std::uint64_t{r.members} * r.read->bytes, cfg_.xor_bytes_per_s);
+  const Tick xor_time =
+      transfer_time(std::uint64_t{r.members} * r.read->bytes, cfg_.xor_bytes_per_s);
   core_.engine.schedule_at(core_.engine.now() + xor_time, this, 0, ctx);
 }
 

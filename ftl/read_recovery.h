@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "ftl/address.h"
-
 #include "ftl/ftl_core.h"
 #include "nand/error_model.h"
 #include "sim/event_engine.h"
@@ -94,11 +93,11 @@ class ReadRecovery : public EventTarget {
 
  private:
   struct Rebuild {
-    FlashTxn* read = nullptr;  // the failed read, delivered when the rebuild ends
+    FlashTxn* read = nullptr;   // the failed read, delivered when the rebuild ends
     std::uint32_t pending = 0;  // member reads still out
     std::uint32_t members = 0;
-    bool lost = false;          // another member failed too
-    bool background = false;    // a failed die's rebuild, not a read's
+    bool lost = false;        // another member failed too
+    bool background = false;  // a failed die's rebuild, not a read's
     std::uint32_t next_free = 0;
   };
   // Decides, or advances, a read's retries. True when the read is finished
@@ -115,7 +114,7 @@ class ReadRecovery : public EventTarget {
   struct DiePage {
     std::uint32_t die, block, page;
   };
-  std::deque<DiePage> die_pages_;  // a failed die's die-pages still to rebuild
+  std::deque<DiePage> die_pages_;   // a failed die's die-pages still to rebuild
   std::uint32_t die_rebuilds_ = 0;  // of them, in flight
   // A rebuild context for failed read `t`.
   std::uint32_t new_rebuild(FlashTxn* t);

@@ -6,9 +6,15 @@
 
 namespace ssdtwin {
 
-RelocationEngine::RelocationEngine(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy)
-    : core_(core), slc_(slc), policy_(std::move(policy)), victims_(core.geo.dies()),
-      reclaim_(core.geo.dies()), max_erase_(core.geo.dies(), 0), wl_erases_(core.geo.dies(), 0),
+RelocationEngine::RelocationEngine(FtlCore& core, const SlcCache& slc,
+                                   std::unique_ptr<GcPolicy> policy)
+    : core_(core),
+      slc_(slc),
+      policy_(std::move(policy)),
+      victims_(core.geo.dies()),
+      reclaim_(core.geo.dies()),
+      max_erase_(core.geo.dies(), 0),
+      wl_erases_(core.geo.dies(), 0),
       super_(core.cfg.rain_span_dies) {
   if (!super_) return;
   group_victims_.resize(core.geo.dies() / super_);
@@ -47,7 +53,8 @@ bool RelocationEngine::take_pending(std::uint32_t die) {
     }
     // A member's block is still full; one whose die skipped the
     // super-block, or whose block failed, has nothing to collect.
-    if (core_.blocks.super_blocks().member(die, b) && core_.blocks.info(die, b).state == BlockState::kFull) {
+    if (core_.blocks.super_blocks().member(die, b) &&
+        core_.blocks.info(die, b).state == BlockState::kFull) {
       begin(die, b, false);
       return true;
     }
@@ -116,7 +123,8 @@ void RelocationEngine::begin(std::uint32_t die, std::uint32_t block, bool fold) 
   const bool moved_before = core_.blocks.streams().is_relocation(from);
   // FDP: a persistently isolated handle's data stays in its own GC stream.
   const Stream dest = core_.gc_dest.empty() ? Stream::kGc : core_.gc_dest[from.index()];
-  v.dest = dest == Stream::kGc && core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : dest;
+  v.dest =
+      dest == Stream::kGc && core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : dest;
   // Proportional pacing: host IOPS settle at what GC sustains instead of
   // stalling and bursting.
   v.credit_per_slot = core_.pacing.start(die, core_.blocks.info(die, block));
@@ -178,8 +186,8 @@ std::uint32_t RelocationEngine::reclaim_victim(std::uint32_t die, bool& power_on
     const BlockState st = core_.blocks.info(die, b).state;
     // With super-blocks, one whose other members are still being written
     // waits too: the whole super-block is the next victim once it is full.
-    if (st == BlockState::kOpen ||
-        (super_ && st == BlockState::kFull && !candidate(die, b) && core_.blocks.super_blocks().in_use(die, b))) {
+    if (st == BlockState::kOpen || (super_ && st == BlockState::kFull && !candidate(die, b) &&
+                                    core_.blocks.super_blocks().in_use(die, b))) {
       ++i;
       continue;
     }

@@ -49,7 +49,7 @@ class RelocationEngine {
     kProgram,        // go ahead (paid for, or not paced)
     kCollectBeside,  // go ahead, and collect a unit's worth beside it
     kEarn,           // move pages until credit covers the unit
-    kFinishVictim,   // credit covers it but the die is at its reserve: free the victim's block first
+    kFinishVictim,  // credit covers it but the die is at its reserve: free the victim's block first
   };
 
   RelocationEngine(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy);
@@ -74,17 +74,17 @@ class RelocationEngine {
   std::uint32_t free_target(std::uint32_t about_free) const {
     // GC first: running out of erased blocks stalls host writes. In host
     // idle time, background GC works towards a higher free target.
-    const std::uint32_t target =
-        core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks, core_.cfg.gc_background_free_blocks)
-                      : core_.cfg.gc_trigger_free_blocks;
+    const std::uint32_t target = core_.gc_idle ? std::max(core_.cfg.gc_trigger_free_blocks,
+                                                          core_.cfg.gc_background_free_blocks)
+                                               : core_.cfg.gc_trigger_free_blocks;
     return target > about_free ? target - about_free : 0;
   }
   // Nothing to collect on `die`, the answer to nearly every call: no
   // reclaim queued, no wear-levelling look due, erased blocks enough, no
   // SLC cache to reclaim or fold.
   bool nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
-    return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) && !core_.pacing.short_of(die, target) &&
-           !victim_pending(die);
+    return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) &&
+           !core_.pacing.short_of(die, target) && !victim_pending(die);
   }
   // GC by super-block (ftl.rain.span: dies): victims are chosen per group of
   // dies, and each member collects its own block of every victim, in the
@@ -93,7 +93,8 @@ class RelocationEngine {
   // parity of the stripes a victim leaves costs nothing to keep (no stripe
   // is left). True when the group chose a victim `die` has not taken up.
   bool victim_pending(std::uint32_t die) const {
-    return super_ && victim_cursor_[die] < group_base_[die / super_] + group_victims_[die / super_].size();
+    return super_ &&
+           victim_cursor_[die] < group_base_[die / super_] + group_victims_[die / super_].size();
   }
   // Dies per super-block group (0: victims are blocks of one die).
   std::uint32_t group_width() const { return super_; }
@@ -144,7 +145,8 @@ class RelocationEngine {
   // its most worn block has reached the threshold).
   bool wear_due(std::uint32_t die) const {
     const std::uint32_t threshold = core_.cfg.wl_threshold;
-    return threshold != 0 && wl_erases_[die] >= core_.cfg.wl_interval && max_erase_[die] >= threshold;
+    return threshold != 0 && wl_erases_[die] >= core_.cfg.wl_interval &&
+           max_erase_[die] >= threshold;
   }
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
@@ -178,8 +180,9 @@ class RelocationEngine {
   FtlCore& core_;
   const SlcCache& slc_;
   std::unique_ptr<GcPolicy> policy_;
-  std::vector<Victim> victims_;                     // per die
-  std::vector<std::vector<std::uint32_t>> reclaim_;  // per die: blocks read reclaim asked for, oldest first
+  std::vector<Victim> victims_;  // per die
+  std::vector<std::vector<std::uint32_t>>
+      reclaim_;  // per die: blocks read reclaim asked for, oldest first
   // Static wear levelling, per die: highest erase count, and erases since
   // the last look for a cold block.
   std::vector<std::uint32_t> max_erase_;

@@ -12,8 +12,8 @@
 #include "ftl/controller.h"
 #include "ftl/ftl.h"
 #include "ftl/garbage_collector.h"
-#include "ftl/relocation_engine.h"
 #include "ftl/impl/slot_list.h"
+#include "ftl/relocation_engine.h"
 #include "sim/output_file.h"
 
 namespace ssdtwin {
@@ -62,7 +62,8 @@ std::size_t StateArchive::length(std::size_t n, bool fixed) {
   pod(stored);
   if (!loading()) return n;
   if (fixed && stored != n)
-    fail("a list of " + std::to_string(stored) + " entries where this drive has " + std::to_string(n));
+    fail("a list of " + std::to_string(stored) + " entries where this drive has " +
+         std::to_string(n));
   // Every element takes at least a byte: a larger count is damage.
   if (stored > remaining()) fail_truncated(stored);
   return static_cast<std::size_t>(stored);
@@ -88,8 +89,8 @@ void StateArchive::end() {
 }
 
 void StateArchive::fail(const std::string& what) const {
-  throw SnapshotError(path_ + ": snapshot unusable: " + what + " (at byte " + std::to_string(done_) +
-                      "); make it again with --save-state");
+  throw SnapshotError(path_ + ": snapshot unusable: " + what + " (at byte " +
+                      std::to_string(done_) + "); make it again with --save-state");
 }
 
 void StateArchive::fail_truncated(std::uint64_t wanted) const {
@@ -153,7 +154,8 @@ void MapCache::archive(StateArchive& ar) {
     ++held;
   }
   std::sort(segs.begin(), segs.end());
-  if (std::adjacent_find(segs.begin(), segs.end()) != segs.end()) ar.fail("a map-cache segment in two slots");
+  if (std::adjacent_find(segs.begin(), segs.end()) != segs.end())
+    ar.fail("a map-cache segment in two slots");
   std::vector<std::uint8_t> listed(slots_.size());
   for (const std::uint32_t slot : free_list)
     if (slot >= slots_.size() || seg_of[slot] != kNone || listed[slot]++)

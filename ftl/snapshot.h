@@ -84,7 +84,8 @@ class StateArchive {
     std::uint64_t n = a.size();
     pod(n);
     if (loading() && n != a.size())
-      fail("a table of " + std::to_string(n) + " entries where this drive has " + std::to_string(a.size()));
+      fail("a table of " + std::to_string(n) + " entries where this drive has " +
+           std::to_string(a.size()));
     raw(a.data(), a.size() * sizeof(T));
   }
   // A length for a list the caller archives element by element.

@@ -104,17 +104,20 @@ class PlaceBatch {
 
 std::string steady_blocker(const FtlCore& core) {
   if (core.cfg.rain_span_dies)
-    return "ftl.rain.span: dies collects super-blocks, which counted writes do not model: use fast: exact";
+    return "ftl.rain.span: dies collects super-blocks, which counted writes do not model: use "
+           "fast: exact";
   if (core.verifier.enabled())
     return "write verification follows each page's contents, which counted writes do not keep";
   if (core.mapped_pages != core.map.logical_pages())
-    return "every logical page must hold data first (" + std::to_string(core.mapped_pages) + " of " +
-           std::to_string(core.map.logical_pages()) + " do): a sequential fill before it";
+    return "every logical page must hold data first (" + std::to_string(core.mapped_pages) +
+           " of " + std::to_string(core.map.logical_pages()) + " do): a sequential fill before it";
   if (core.slc_valid_slots != 0)
-    return "data waits in SLC-mode blocks (a timed phase left it): fold it first, or precondition with fast phases only";
+    return "data waits in SLC-mode blocks (a timed phase left it): fold it first, or precondition "
+           "with fast phases only";
   for (std::uint32_t tp = 0; tp < core.map.tpages(); ++tp)
     if (core.map.location(kMapOwner | tp) != kUnmapped)
-      return "translation pages are on flash (a timed phase wrote them back): precondition with fast phases only";
+      return "translation pages are on flash (a timed phase wrote them back): precondition with "
+             "fast phases only";
   return {};
 }
 
@@ -129,7 +132,8 @@ void lay_out_owners(FtlCore& core, Rng& rng) {
     for (std::uint32_t block = 0; block < core.blocks.blocks_per_die(); ++block) {
       const BlockInfo& b = core.blocks.info(die, block);
       if (b.valid == 0) continue;
-      if (b.mode != core.native) throw std::logic_error("steady layout: valid data in an SLC-mode block");
+      if (b.mode != core.native)
+        throw std::logic_error("steady layout: valid data in an SLC-mode block");
       // Data pages: those allocated, less each RAIN stripe's parity unit
       // (a unit is parity when the data unit before it closes a stripe).
       const std::uint32_t units = core.geo.pages_in_mode(b.mode) / per_unit;
@@ -140,7 +144,8 @@ void lay_out_owners(FtlCore& core, Rng& rng) {
       std::uint64_t candidates = 0;
       for (std::uint32_t page = 0; page < b.next_page; ++page)
         if (!parity(page)) candidates += spp;
-      if (b.valid > candidates) throw std::logic_error("steady layout: more valid pages than data slots");
+      if (b.valid > candidates)
+        throw std::logic_error("steady layout: more valid pages than data slots");
       // Selection sampling (Knuth's algorithm S): each data slot is taken
       // with probability (still to take) / (still to see), in slot order.
       std::uint64_t left = b.valid, seen = 0;
@@ -157,7 +162,8 @@ void lay_out_owners(FtlCore& core, Rng& rng) {
     }
   }
   batch.flush();
-  if (dealt != n) throw std::logic_error("steady layout: valid pages do not match the mapped pages");
+  if (dealt != n)
+    throw std::logic_error("steady layout: valid pages do not match the mapped pages");
 }
 
 }  // namespace ssdtwin

@@ -1,6 +1,5 @@
 #include "ftl/super_blocks.h"
 
-
 namespace ssdtwin {
 
 std::uint32_t SuperBlockTable::parity_die(std::uint32_t group, std::uint32_t block,

@@ -45,11 +45,11 @@ struct SuperBlockTable {
     kInUse,   // taken: members are writing or hold data
     kVictim,  // chosen by GC: members erase their blocks in turn
   };
-  std::uint32_t width = 0;  // dies per group; 0: super-blocks off
-  std::uint32_t blocks = 0;  // block indices per die
-  std::vector<State> state;              // [group * blocks + B]
-  std::vector<std::uint64_t> members;    // [group * blocks + B]: member dies' bits (die % width)
-  struct Pool {                          // FIFO of pooled super-blocks
+  std::uint32_t width = 0;             // dies per group; 0: super-blocks off
+  std::uint32_t blocks = 0;            // block indices per die
+  std::vector<State> state;            // [group * blocks + B]
+  std::vector<std::uint64_t> members;  // [group * blocks + B]: member dies' bits (die % width)
+  struct Pool {                        // FIFO of pooled super-blocks
     std::vector<std::uint32_t> ring;
     std::uint32_t head = 0, count = 0;
     void push(std::uint32_t b) {
@@ -63,12 +63,12 @@ struct SuperBlockTable {
       return b;
     }
   };
-  std::vector<Pool> pools;               // per group
+  std::vector<Pool> pools;  // per group
   // Per (group, stream): super-blocks opened for the stream, the first at
   // absolute position `base`; entries every live member has passed are dropped.
   std::vector<std::deque<std::uint32_t>> sequence;
   std::vector<std::uint64_t> base;
-  std::vector<std::uint64_t> cursor;     // [die * streams + stream]: next sequence position to open
+  std::vector<std::uint64_t> cursor;  // [die * streams + stream]: next sequence position to open
 
   bool enabled() const { return width != 0; }
   std::uint32_t group_of(std::uint32_t die) const { return die / width; }

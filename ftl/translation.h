@@ -38,9 +38,9 @@ class FtlListener {
 };
 
 struct ReadPlan {
-  std::uint32_t flash_txns = 0;        // completions to wait for (on_read_data)
-  std::uint32_t immediate_bytes = 0;   // data already in controller memory
-  std::uint32_t deferred = 0;          // parts waiting for their mapping (on_read_resumed)
+  std::uint32_t flash_txns = 0;       // completions to wait for (on_read_data)
+  std::uint32_t immediate_bytes = 0;  // data already in controller memory
+  std::uint32_t deferred = 0;         // parts waiting for their mapping (on_read_resumed)
   void add(const ReadPlan& o) {
     flash_txns += o.flash_txns;
     immediate_bytes += o.immediate_bytes;
@@ -109,7 +109,8 @@ class FlashTranslation {
   // A Zone Management Send action on the zone starting at `first_page`,
   // for command `cmd`. true: its flash work is under way, and the
   // listener's on_zone_done(cmd) follows; false: done (or failed: `status`).
-  virtual bool zone_manage(std::uint64_t /*cmd*/, ZoneAction /*a*/, Lpn /*first_page*/, CmdStatus& status) {
+  virtual bool zone_manage(std::uint64_t /*cmd*/, ZoneAction /*a*/, Lpn /*first_page*/,
+                           CmdStatus& status) {
     status = CmdStatus::kInvalidOpcode;
     return false;
   }

@@ -7,8 +7,10 @@ namespace ssdtwin {
 
 WriteBuffer::WriteBuffer(std::uint32_t capacity_slots, std::uint32_t headroom, bool keep_versions,
                          std::uint32_t lanes)
-    : capacity_(capacity_slots), ring_(capacity_slots + headroom),
-      owners_(std::size_t{capacity_slots + headroom} * lanes), lane_(lanes) {
+    : capacity_(capacity_slots),
+      ring_(capacity_slots + headroom),
+      owners_(std::size_t{capacity_slots + headroom} * lanes),
+      lane_(lanes) {
   if (capacity_slots == 0) throw std::invalid_argument("write buffer of zero slots");
   if (lanes == 0) throw std::invalid_argument("write buffer of zero lanes");
   if (keep_versions) versions_.resize(owners_.size());

@@ -45,7 +45,8 @@ class WriteBuffer {
   // Appends a logical page whose space was reserved to `lane`; returns the
   // mapping value that refers to it (kBufferBase + ring index). `seq`: its
   // entry number (kept with several lanes, for the oldest waiting one).
-  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0, std::uint64_t seq = 0) {
+  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0,
+                     std::uint64_t seq = 0) {
     Lane& l = lane_[lane];
     // A ring of `capacity` entries never overflows: every waiting entry holds
     // one reserved slot of capacity.
@@ -74,7 +75,9 @@ class WriteBuffer {
   std::uint32_t waiting_entries(std::uint32_t lane) const { return lane_[lane].count; }
   // The oldest waiting entry of a lane; the caller checks whether it is still current.
   Owner front_owner(std::uint32_t lane = 0) const { return owners_[base(lane) + lane_[lane].head]; }
-  std::uint32_t front_ref(std::uint32_t lane = 0) const { return kBufferBase + base(lane) + lane_[lane].head; }
+  std::uint32_t front_ref(std::uint32_t lane = 0) const {
+    return kBufferBase + base(lane) + lane_[lane].head;
+  }
   std::uint32_t front_version(std::uint32_t lane = 0) const {
     return versions_.empty() ? 0 : versions_[base(lane) + lane_[lane].head];
   }
@@ -131,7 +134,7 @@ class WriteBuffer {
   std::uint32_t capacity_;
   std::uint32_t ring_;  // capacity + headroom
   std::uint32_t used_ = 0;
-  std::vector<Owner> owners_;  // logical pages, or translation pages being written back
+  std::vector<Owner> owners_;            // logical pages, or translation pages being written back
   std::vector<std::uint32_t> versions_;  // only in verification mode
   std::vector<std::uint64_t> seqs_;      // only with several lanes
   std::vector<Lane> lane_;

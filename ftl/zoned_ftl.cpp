@@ -11,30 +11,33 @@ const char* cmd_status_name(CmdStatus s) {
   // NVMe status (SCT/SC): 0/00h, 0/01h, 0/02h, 0/80h, then the Zoned
   // Namespace Command Set's 1/B8h-BFh, in that order but for B9h-BBh.
   static constexpr const char* kNames[kCmdStatuses] = {
-      "success",                  // 0/00h
-      "invalid_opcode",           // 0/01h
-      "invalid_field",            // 0/02h
-      "lba_out_of_range",         // 0/80h
-      "zone_boundary_error",      // 1/B8h
-      "zone_is_full",             // 1/B9h
-      "zone_is_read_only",        // 1/BAh
-      "zone_is_offline",          // 1/BBh
-      "zone_invalid_write",       // 1/BCh
-      "too_many_active_zones",    // 1/BDh
-      "too_many_open_zones",      // 1/BEh
+      "success",                        // 0/00h
+      "invalid_opcode",                 // 0/01h
+      "invalid_field",                  // 0/02h
+      "lba_out_of_range",               // 0/80h
+      "zone_boundary_error",            // 1/B8h
+      "zone_is_full",                   // 1/B9h
+      "zone_is_read_only",              // 1/BAh
+      "zone_is_offline",                // 1/BBh
+      "zone_invalid_write",             // 1/BCh
+      "too_many_active_zones",          // 1/BDh
+      "too_many_open_zones",            // 1/BEh
       "invalid_zone_state_transition",  // 1/BFh
   };
   return kNames[static_cast<std::size_t>(s)];
 }
 
 const char* zone_state_name(ZoneState s) {
-  static constexpr const char* kNames[] = {"empty", "implicitly_opened", "explicitly_opened", "closed",
-                                           "full", "read_only", "offline"};
+  static constexpr const char* kNames[] = {
+      "empty", "implicitly_opened", "explicitly_opened", "closed", "full", "read_only", "offline"};
   return kNames[static_cast<int>(s)];
 }
 
 ZonedFtl::ZonedFtl(NandArray& nand, const FtlConfig& cfg)
-    : nand_(nand), geo_(nand.geometry()), z_(cfg.zoned), mode_(geo_.native_mode),
+    : nand_(nand),
+      geo_(nand.geometry()),
+      z_(cfg.zoned),
+      mode_(geo_.native_mode),
       ppp_(nand.timing().pages_per_program(geo_.native_mode)),
       unit_slots_(ppp_ * geo_.slots_per_die_page()),
       units_per_block_(geo_.pages_per_block / ppp_),
@@ -76,7 +79,8 @@ void ZonedFtl::set_state(std::uint32_t zone, ZoneState to) {
 
 CmdStatus ZonedFtl::open_zone(std::uint32_t zone, bool explicitly) {
   Zone& z = zones_[zone];
-  if (z.state == ZoneState::kEmpty && active_ >= z_.max_active) return fail(CmdStatus::kTooManyActiveZones);
+  if (z.state == ZoneState::kEmpty && active_ >= z_.max_active)
+    return fail(CmdStatus::kTooManyActiveZones);
   if (open_ >= z_.max_open) {
     // An implicitly opened zone may be closed to make room (ZNS 1.1,
     // 2.1.1.4.1): the one left untouched longest. Explicitly opened zones
@@ -116,7 +120,8 @@ CmdStatus ZonedFtl::check_command(HostCommand& c) {
         return fail(CmdStatus::kInvalidField);
       return CmdStatus::kSuccess;
     case IoOp::kWrite:
-      if (c.zone != ZoneAction::kNone && c.zone != ZoneAction::kAppend) return fail(CmdStatus::kInvalidField);
+      if (c.zone != ZoneAction::kNone && c.zone != ZoneAction::kAppend)
+        return fail(CmdStatus::kInvalidField);
       // An append names the zone by its start (ZSLBA).
       if (c.zone == ZoneAction::kAppend && in_zone != 0) return fail(CmdStatus::kInvalidField);
       return check_write(c, zone, in_zone, pages);
@@ -129,10 +134,14 @@ CmdStatus ZonedFtl::check_write(HostCommand& c, std::uint32_t zone, std::uint64_
                                 std::uint64_t pages) {
   Zone& z = zones_[zone];
   switch (z.state) {
-    case ZoneState::kFull: return fail(CmdStatus::kZoneFull);
-    case ZoneState::kReadOnly: return fail(CmdStatus::kZoneReadOnly);
-    case ZoneState::kOffline: return fail(CmdStatus::kZoneOffline);
-    default: break;
+    case ZoneState::kFull:
+      return fail(CmdStatus::kZoneFull);
+    case ZoneState::kReadOnly:
+      return fail(CmdStatus::kZoneReadOnly);
+    case ZoneState::kOffline:
+      return fail(CmdStatus::kZoneOffline);
+    default:
+      break;
   }
   const bool append = c.zone == ZoneAction::kAppend;
   if (!append && in_zone != z.wp) return fail(CmdStatus::kZoneInvalidWrite);
@@ -175,7 +184,8 @@ void ZonedFtl::program_ready(std::uint32_t zone, bool pad) {
     const std::uint64_t waiting = z.arrived - std::min(z.arrived, z.units * unit_slots_);
     if (waiting == 0 || (waiting < unit_slots_ && !pad)) return;
     const auto data = static_cast<std::uint32_t>(std::min<std::uint64_t>(waiting, unit_slots_));
-    FlashTxn* t = txn(TxnOp::kProgram, die_of(zone, z.units), block_of(zone, z.units), page_of(z.units), zone);
+    FlashTxn* t = txn(TxnOp::kProgram, die_of(zone, z.units), block_of(zone, z.units),
+                      page_of(z.units), zone);
     t->pages = ppp_;
     t->bytes = unit_slots_ * kSectorBytes;  // padding crosses the bus too
     t->slots = data;
@@ -213,7 +223,8 @@ ReadPlan ZonedFtl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
       continue;
     }
     const std::uint32_t die = die_of(zone, unit), block = block_of(zone, unit);
-    const auto page = static_cast<std::uint32_t>(page_of(unit) + in_zone % unit_slots_ / geo_.slots_per_die_page());
+    const auto page = static_cast<std::uint32_t>(page_of(unit) +
+                                                 in_zone % unit_slots_ / geo_.slots_per_die_page());
     if (open && open->die == die && open->block == block && open->page == page) {
       open->bytes += kSectorBytes;
       continue;
@@ -246,8 +257,10 @@ bool ZonedFtl::zone_manage(std::uint64_t cmd, ZoneAction a, Lpn first_page, CmdS
           set_state(zone, ZoneState::kExplicitlyOpened);
           ++zstats_.explicit_opens;
           return false;
-        case ZoneState::kExplicitlyOpened: return false;
-        default: return invalid();
+        case ZoneState::kExplicitlyOpened:
+          return false;
+        default:
+          return invalid();
       }
     case ZoneAction::kClose:
       if (z.state == ZoneState::kClosed) return false;
@@ -283,7 +296,8 @@ bool ZonedFtl::zone_manage(std::uint64_t cmd, ZoneAction a, Lpn first_page, CmdS
           ++z.erasing;
           ++zstats_.reset_erases;
           nand_.submit(txn(TxnOp::kErase, die_of(zone, k),
-                           static_cast<std::uint32_t>((zone / groups_) * z_.blocks_per_die + b), 0, zone));
+                           static_cast<std::uint32_t>((zone / groups_) * z_.blocks_per_die + b), 0,
+                           zone));
         }
       }
       set_state(zone, ZoneState::kEmpty);

@@ -59,14 +59,14 @@ const char* zone_state_name(ZoneState s);
 
 // Device-side zone counters of the run (summary.json `zoned`).
 struct ZoneStats {
-  std::uint64_t appends = 0;            // zone appends accepted
-  std::uint64_t implicit_opens = 0;     // zones opened by a write
-  std::uint64_t explicit_opens = 0;     // Open Zone actions that opened a zone
-  std::uint64_t implicit_closes = 0;    // implicitly opened zones closed to open another
-  std::uint64_t closes = 0;             // Close Zone actions that closed a zone
-  std::uint64_t finishes = 0;           // zones finished by a Finish Zone action
-  std::uint64_t resets = 0;             // zones reset (Reset Zone on a non-empty zone)
-  std::uint64_t reset_erases = 0;       // die-blocks the resets erased
+  std::uint64_t appends = 0;                // zone appends accepted
+  std::uint64_t implicit_opens = 0;         // zones opened by a write
+  std::uint64_t explicit_opens = 0;         // Open Zone actions that opened a zone
+  std::uint64_t implicit_closes = 0;        // implicitly opened zones closed to open another
+  std::uint64_t closes = 0;                 // Close Zone actions that closed a zone
+  std::uint64_t finishes = 0;               // zones finished by a Finish Zone action
+  std::uint64_t resets = 0;                 // zones reset (Reset Zone on a non-empty zone)
+  std::uint64_t reset_erases = 0;           // die-blocks the resets erased
   std::uint64_t errors[kCmdStatuses] = {};  // commands failed, by status
 };
 
@@ -75,7 +75,7 @@ class ZonedFtl final : public FlashTranslation, public TxnSink {
   ZonedFtl(NandArray& nand, const FtlConfig& cfg);
 
   void set_listener(FtlListener* l) override { listener_ = l; }
-  bool durable_buffer() const override { return true; }  // required (ftl_config.cpp)
+  bool durable_buffer() const override { return true; }   // required (ftl_config.cpp)
   void set_gc_firmware(FirmwareCores*, Tick) override {}  // no GC
   // The zone map is arithmetic on the LBA, not a table: nothing to load.
   void prefetch_entries(Lpn, std::uint32_t, bool) override {}
@@ -145,7 +145,8 @@ class ZonedFtl final : public FlashTranslation, public TxnSink {
   // Makes room to open `zone` (Empty or Closed) and opens it; kSuccess or
   // the resource error.
   CmdStatus open_zone(std::uint32_t zone, bool explicitly);
-  CmdStatus check_write(HostCommand& c, std::uint32_t zone, std::uint64_t in_zone, std::uint64_t pages);
+  CmdStatus check_write(HostCommand& c, std::uint32_t zone, std::uint64_t in_zone,
+                        std::uint64_t pages);
   // Issues the zone's program units whose data is all in the buffer; with
   // `pad`, the last partial one too, padded.
   void program_ready(std::uint32_t zone, bool pad);
@@ -154,13 +155,15 @@ class ZonedFtl final : public FlashTranslation, public TxnSink {
     return (zone % groups_) * z_.stripe_dies + static_cast<std::uint32_t>(unit % z_.stripe_dies);
   }
   std::uint32_t block_of(std::uint32_t zone, std::uint64_t unit) const {
-    return static_cast<std::uint32_t>((zone / groups_) * z_.blocks_per_die + unit / z_.stripe_dies / units_per_block_);
+    return static_cast<std::uint32_t>((zone / groups_) * z_.blocks_per_die +
+                                      unit / z_.stripe_dies / units_per_block_);
   }
   std::uint32_t page_of(std::uint64_t unit) const {
     return static_cast<std::uint32_t>(unit / z_.stripe_dies % units_per_block_ * ppp_);
   }
   // A flash operation of this FTL's (counted in flight until it completes).
-  FlashTxn* txn(TxnOp op, std::uint32_t die, std::uint32_t block, std::uint32_t page, std::uint64_t owner);
+  FlashTxn* txn(TxnOp op, std::uint32_t die, std::uint32_t block, std::uint32_t page,
+                std::uint64_t owner);
   // A finish or reset waiting on `zone` completes once its flash work is done.
   void maybe_done(std::uint32_t zone);
 

@@ -28,7 +28,8 @@ void check_update(const Baseline& baseline, const std::vector<Check>& checks) {
     std::fprintf(stderr, "%s\n", e.what());
     fuzz::finding("the updated baseline does not parse");
   }
-  if (again.rows.size() != baseline.rows.size()) fuzz::finding("the updated baseline has other rows");
+  if (again.rows.size() != baseline.rows.size())
+    fuzz::finding("the updated baseline has other rows");
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const Check& c = checks[i];
     if (!c.measured) continue;

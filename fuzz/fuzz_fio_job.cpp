@@ -31,7 +31,8 @@ std::optional<std::string> fixed_env(const std::string& name) {
 void check_jobs(const FioWorkload& f) {
   if (f.jobs.empty()) fuzz::finding("fio workload loaded with no jobs");
   for (const FioJobInfo& j : f.jobs) {
-    if (j.phase >= f.workload.phases.size()) fuzz::finding("fio job mapped to a phase that does not exist");
+    if (j.phase >= f.workload.phases.size())
+      fuzz::finding("fio job mapped to a phase that does not exist");
     if (j.numjobs == 0) fuzz::finding("fio job with numjobs 0");
   }
 }
@@ -42,7 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const fuzz::MirrorDir dir("tests/fio", "fuzz_input.fio");
   const std::string& path = dir.write(fuzz::text_of(data, size));
   try {
-    const FioWorkload f = load_fio_workload(path, kUserBytes, (dir.root() / "out").string(), fixed_env);
+    const FioWorkload f =
+        load_fio_workload(path, kUserBytes, (dir.root() / "out").string(), fixed_env);
     fuzz::check_workload_contract(f.workload, kUserBytes);
     check_jobs(f);
   } catch (const ConfigError& e) {

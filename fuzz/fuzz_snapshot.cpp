@@ -34,7 +34,7 @@ using namespace ssdtwin;
 namespace {
 
 const std::vector<std::string> kTiny = {
-    "drive.nand.channels=1",       "drive.nand.dies_per_channel=1", "drive.nand.planes=1",
+    "drive.nand.channels=1",          "drive.nand.dies_per_channel=1", "drive.nand.planes=1",
     "drive.nand.blocks_per_plane=32", "drive.nand.pages_per_block=12", "drive.user_capacity=4MB"};
 
 struct Base {
@@ -45,17 +45,21 @@ struct Base {
   int fd = -1;
 };
 
-std::unique_ptr<Drive> fresh_drive(const Base& b) { return std::make_unique<Drive>(b.doc->root(), false); }
+std::unique_ptr<Drive> fresh_drive(const Base& b) {
+  return std::make_unique<Drive>(b.doc->root(), false);
+}
 
 Base make_base() {
   Base b;
-  b.doc = ConfigDoc::load(std::string(SSDTWIN_SOURCE_DIR) + "/configs/drives/test_tlc_1gb.yaml", "drive", kTiny);
+  b.doc = ConfigDoc::load(std::string(SSDTWIN_SOURCE_DIR) + "/configs/drives/test_tlc_1gb.yaml",
+                          "drive", kTiny);
   b.key = {"{\"fuzz\":\"tiny test drive\"}", "{\"phases\":[\"fill\",\"overwrite\"]}", false};
   auto drive = fresh_drive(b);
   Rng rng(1);
   const std::uint64_t pages = drive->ftl->map().logical_pages();
   for (Lpn l = 0; l < pages; ++l) drive->ftl->fast_write(l);
-  for (std::uint64_t i = 0; i < 2 * pages; ++i) drive->ftl->fast_write(static_cast<Lpn>(rng.next() % pages));
+  for (std::uint64_t i = 0; i < 2 * pages; ++i)
+    drive->ftl->fast_write(static_cast<Lpn>(rng.next() % pages));
   drive->ftl->end_fast(rng);
   char tmpl[] = "/tmp/ssdtwin-fuzz-snapshot-XXXXXX";
   const int tmp = ::mkstemp(tmpl);
@@ -68,7 +72,8 @@ Base make_base() {
   std::FILE* f = std::fopen(tmpl, "rb");
   if (!f) fuzz::finding("cannot read the base snapshot back");
   char buf[65536];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) b.bytes.insert(b.bytes.end(), buf, buf + n);
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+    b.bytes.insert(b.bytes.end(), buf, buf + n);
   std::fclose(f);
   ::unlink(tmpl);
   b.fd = ::memfd_create("snapshot", 0);
@@ -83,7 +88,8 @@ std::uint32_t u32_at(const std::uint8_t* p) {
 }
 
 // The damaged copy an input describes (see the top of the file).
-std::vector<char> damaged(const std::vector<char>& base, const std::uint8_t* data, std::size_t size) {
+std::vector<char> damaged(const std::vector<char>& base, const std::uint8_t* data,
+                          std::size_t size) {
   std::vector<char> file = base;
   if (size == 0) return file;
   const bool cut = data[0] & 1, extend = data[0] & 2;
@@ -102,8 +108,8 @@ std::vector<char> damaged(const std::vector<char>& base, const std::uint8_t* dat
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const Base base = make_base();
   const std::vector<char> file = damaged(base.bytes, data, size);
-  if (::ftruncate(base.fd, 0) != 0 || ::pwrite(base.fd, file.data(), file.size(), 0) !=
-                                          static_cast<ssize_t>(file.size()))
+  if (::ftruncate(base.fd, 0) != 0 ||
+      ::pwrite(base.fd, file.data(), file.size(), 0) != static_cast<ssize_t>(file.size()))
     fuzz::finding("cannot write the damaged snapshot");
   const bool intact = file == base.bytes;
   auto drive = fresh_drive(base);

@@ -26,17 +26,20 @@ void check_points(const SweepPlan& plan) {
   if (plan.points.empty()) fuzz::finding("sweep planned with no points");
   for (const SweepPoint& p : plan.points) {
     if (p.values.size() != plan.axes.size()) fuzz::finding("a point without one value per axis");
-    if (p.drive.empty() || p.workload.empty()) fuzz::finding("a point without a drive or a workload");
-    if (p.group >= static_cast<int>(plan.groups.size())) fuzz::finding("a point in a group that does not exist");
+    if (p.drive.empty() || p.workload.empty())
+      fuzz::finding("a point without a drive or a workload");
+    if (p.group >= static_cast<int>(plan.groups.size()))
+      fuzz::finding("a point in a group that does not exist");
   }
 }
 
 bool same_points(const SweepPlan& a, const SweepPlan& b) {
-  if (a.points.size() != b.points.size() || a.metrics != b.metrics || a.phases != b.phases) return false;
+  if (a.points.size() != b.points.size() || a.metrics != b.metrics || a.phases != b.phases)
+    return false;
   for (std::size_t i = 0; i < a.points.size(); ++i) {
     const SweepPoint &p = a.points[i], &q = b.points[i];
-    if (p.values != q.values || p.drive != q.drive || p.workload != q.workload || p.sets != q.sets ||
-        p.group != q.group)
+    if (p.values != q.values || p.drive != q.drive || p.workload != q.workload ||
+        p.sets != q.sets || p.group != q.group)
       return false;
   }
   return true;
@@ -57,6 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   check_points(plan);
   const std::string out = (dir.root() / "plan").string();
   write_plan(plan, out);
-  if (!same_points(plan, read_plan(out))) fuzz::finding("sweep.json does not read back as the plan");
+  if (!same_points(plan, read_plan(out)))
+    fuzz::finding("sweep.json does not read back as the plan");
   return 0;
 }

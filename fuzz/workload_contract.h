@@ -13,7 +13,8 @@ namespace ssdtwin::fuzz {
 inline void check_workload_contract(const WorkloadSpec& w, std::uint64_t user_bytes) {
   if (w.phases.empty()) finding("workload loaded with no phases");
   for (const PhaseSpec& p : w.phases) {
-    if (p.offset >= user_bytes || p.span > user_bytes - p.offset) finding("phase range outside the user capacity");
+    if (p.offset >= user_bytes || p.span > user_bytes - p.offset)
+      finding("phase range outside the user capacity");
     if (p.bs == 0 || (p.iodepth == 0 && p.rw != RwKind::kTrace))
       finding("phase with no transfer size or queue depth");
   }

@@ -28,7 +28,8 @@ ArbitrationConfig ArbitrationConfig::from_config(const ConfigNode& nvme) {
   c.policy = nvme.get_enum("arbitration", arbiter_names(), c.policy);
   c.burst = static_cast<std::uint32_t>(nvme.get_int("arbitration_burst", c.burst, 1, 64));
   if (c.burst & (c.burst - 1))
-    nvme.fail("arbitration_burst", "expected a power of two from 1 to 64 (NVMe's Arbitration Burst)");
+    nvme.fail("arbitration_burst",
+              "expected a power of two from 1 to 64 (NVMe's Arbitration Burst)");
   if (nvme.has("weights")) {
     if (c.policy != "weighted_round_robin")
       nvme.fail("weights", "expected weights only with arbitration: weighted_round_robin");

@@ -32,7 +32,7 @@ enum class SqPriority : std::uint8_t { kUrgent, kHigh, kMedium, kLow };
 constexpr std::size_t kWeightedClasses = 3;  // high, medium, low
 
 const char* sq_priority_name(SqPriority p);
-const std::vector<std::string>& sq_priority_names();  // in enum order
+const std::vector<std::string>& sq_priority_names();    // in enum order
 SqPriority parse_sq_priority(const std::string& name);  // name must be one of them
 
 struct ArbitrationConfig {
@@ -76,7 +76,7 @@ class RoundRobinTurn {
 
  private:
   std::vector<std::uint32_t> members_;
-  std::size_t at_ = 0;     // index in members_ of the SQ whose turn it is
+  std::size_t at_ = 0;      // index in members_ of the SQ whose turn it is
   std::uint32_t left_ = 0;  // commands it may still give this turn
 };
 

@@ -19,9 +19,15 @@ void HostIfConfig::read_latencies(const ConfigNode& block) {
 }
 
 HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)
-    : engine_(engine), cfg_(cfg), protocol_(*cfg_.protocol), controller_(controller), link_(cfg.link),
-      frames_(protocol_.frames_on_link()), has_non_queued_(protocol_.has_non_queued()),
-      fetch_lane_(engine.add_lane()), completion_lane_(engine.add_lane()),
+    : engine_(engine),
+      cfg_(cfg),
+      protocol_(*cfg_.protocol),
+      controller_(controller),
+      link_(cfg.link),
+      frames_(protocol_.frames_on_link()),
+      has_non_queued_(protocol_.has_non_queued()),
+      fetch_lane_(engine.add_lane()),
+      completion_lane_(engine.add_lane()),
       arbiter_(make_arbiter(cfg_.arbitration)) {
   controller_.set_host(this);
   arbiter_->set_queues(cfg_.queues);
@@ -57,10 +63,13 @@ void HostInterface::issue(std::uint32_t id) {
 
 void HostInterface::enqueue(std::uint32_t id) {
   const std::uint32_t sq = commands_[id].sq;
-  if (sq >= cfg_.queues) throw std::logic_error("command placed in a submission queue the drive lacks");
+  if (sq >= cfg_.queues)
+    throw std::logic_error("command placed in a submission queue the drive lacks");
   next_waiting_[id] = kNone;
-  if (sq_tail_[sq] == kNone) sq_head_[sq] = id;
-  else next_waiting_[sq_tail_[sq]] = id;
+  if (sq_tail_[sq] == kNone)
+    sq_head_[sq] = id;
+  else
+    next_waiting_[sq_tail_[sq]] = id;
   sq_tail_[sq] = id;
   ++sq_waiting_[sq];
   ++wait_count_;

@@ -6,11 +6,11 @@
 // 32 NCQ tags); commands beyond that wait in their submission queue (and
 // the host's software queue behind it), and their wait counts in the
 // latency the workload sees, as it does for fio. When a slot frees, the
-// arbiter (host/arbitration.h) picks the queue whose head enters next. Protocol latency covers doorbell,
-// command fetch and completion/interrupt; data moves on the HostLink. What
-// differs between protocols (the link time of each command's own framing,
-// e.g. SATA's FISes, and commands that run alone, e.g. SATA's FLUSH CACHE)
-// is the HostProtocol's (host/protocol.h, host/protocols/).
+// arbiter (host/arbitration.h) picks the queue whose head enters next. Protocol latency covers
+// doorbell, command fetch and completion/interrupt; data moves on the HostLink. What differs
+// between protocols (the link time of each command's own framing, e.g. SATA's FISes, and commands
+// that run alone, e.g. SATA's FLUSH CACHE) is the HostProtocol's (host/protocol.h,
+// host/protocols/).
 #pragma once
 
 #include <algorithm>

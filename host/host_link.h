@@ -21,15 +21,15 @@ namespace ssdtwin {
 enum class Direction : std::uint8_t { kToDevice = 0, kToHost = 1 };
 
 struct LinkParams {
-  bool half_duplex = false;     // one timeline for both directions (SATA)
-  double raw_bytes_per_s = 0;   // after line encoding
+  bool half_duplex = false;    // one timeline for both directions (SATA)
+  double raw_bytes_per_s = 0;  // after line encoding
   std::uint32_t packet_payload = 256;
   std::uint32_t packet_overhead = 28;
   // Dead time per packet: SATA's sender waits for the receiver's R_OK after
   // each frame before it starts the next (WTRM state). 0 for PCIe, whose
   // ACKs travel while further TLPs are sent.
   Tick packet_gap = 0;
-  std::string description;      // e.g. "PCIe 3.0 x2"
+  std::string description;  // e.g. "PCIe 3.0 x2"
 
   // Bytes on the wire for `bytes` of payload.
   std::uint64_t wire_bytes(std::uint64_t bytes) const {

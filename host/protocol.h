@@ -62,6 +62,7 @@ using HostProtocolInfo = PolicyInfo<HostProtocol>;
 
 const std::vector<HostProtocolInfo>& host_protocols();
 std::vector<std::string> host_protocol_names();
-std::unique_ptr<HostProtocol> make_host_protocol(const std::string& name);  // name must be registered
+std::unique_ptr<HostProtocol> make_host_protocol(
+    const std::string& name);  // name must be registered
 
 }  // namespace ssdtwin

@@ -18,9 +18,9 @@ class ConfigNode;
 
 // What a read's error rate depends on.
 struct CellWear {
-  double pe_cycles = 0;       // program/erase cycles of the block
-  double retention_days = 0;  // time since the block was programmed
-  double reads = 0;           // reads of the block since it was erased (read disturb)
+  double pe_cycles = 0;            // program/erase cycles of the block
+  double retention_days = 0;       // time since the block was programmed
+  double reads = 0;                // reads of the block since it was erased (read disturb)
   CellMode mode = CellMode::kTlc;  // mode the block is programmed in
   // Where: models may vary by page type or location (weak wordlines), and
   // injected faults name pages.

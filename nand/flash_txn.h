@@ -34,11 +34,11 @@ struct FlashTxn {
   // plane's page on its own (ftl.gc.multi_plane_programs: false).
   std::uint8_t plane_ops = 1;
   std::uint32_t die = 0;
-  std::uint32_t block = 0;   // die-block index within the die
-  std::uint32_t page = 0;    // first die-page
-  std::uint32_t pages = 1;   // die-pages covered (one-shot programs cover a wordline)
-  std::uint32_t bytes = 0;   // data moved over the channel
-  std::uint64_t owner = 0;   // index of the host command or GC context
+  std::uint32_t block = 0;  // die-block index within the die
+  std::uint32_t page = 0;   // first die-page
+  std::uint32_t pages = 1;  // die-pages covered (one-shot programs cover a wordline)
+  std::uint32_t bytes = 0;  // data moved over the channel
+  std::uint64_t owner = 0;  // index of the host command or GC context
   // Reads: the block's erase count when issued (verification catches a read
   // that lost a race with an erase).
   std::uint32_t block_erases = 0;
@@ -60,7 +60,7 @@ struct FlashTxn {
   bool for_host_read = false;
   // Programs and erases: times the operation was suspended for reads.
   std::uint8_t suspends = 0;
-  Tick issued = 0;   // submitted to the die queue, then: started on the die
+  Tick issued = 0;  // submitted to the die queue, then: started on the die
   FlashTxn* next = nullptr;
 };
 

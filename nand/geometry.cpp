@@ -8,10 +8,14 @@ namespace ssdtwin {
 
 const char* cell_mode_name(CellMode m) {
   switch (m) {
-    case CellMode::kSlc: return "slc";
-    case CellMode::kMlc: return "mlc";
-    case CellMode::kTlc: return "tlc";
-    case CellMode::kQlc: return "qlc";
+    case CellMode::kSlc:
+      return "slc";
+    case CellMode::kMlc:
+      return "mlc";
+    case CellMode::kTlc:
+      return "tlc";
+    case CellMode::kQlc:
+      return "qlc";
   }
   return "?";
 }

@@ -27,10 +27,10 @@ constexpr std::uint32_t kSectorBytes = 4096;  // mapping granularity (one logica
 struct Geometry {
   std::uint32_t channels = 1;
   std::uint32_t dies_per_channel = 1;
-  std::uint32_t planes = 1;            // per die
+  std::uint32_t planes = 1;  // per die
   std::uint32_t blocks_per_plane = 1;
-  std::uint32_t pages_per_block = 1;   // in the native cell mode
-  std::uint32_t page_size = 16384;     // bytes per plane page
+  std::uint32_t pages_per_block = 1;  // in the native cell mode
+  std::uint32_t page_size = 16384;    // bytes per plane page
   CellMode native_mode = CellMode::kTlc;
 
   static Geometry from_config(const ConfigNode& nand);

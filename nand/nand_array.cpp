@@ -12,14 +12,15 @@ NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming&
       timing_(timing),
       suspend_(timing.suspend.enabled()),
       dies_(geo.dies()),
-      channel_free_at_(geo.channels, 0), channel_cmd_end_(geo.channels, 0) {}
+      channel_free_at_(geo.channels, 0),
+      channel_cmd_end_(geo.channels, 0) {}
 
 namespace {
 // Reads a host command waits for go ahead of programs, erases and GC reads.
 bool urgent(const FlashTxn& t) {
-  return t.op == TxnOp::kRead && (t.source == TxnSource::kHostRead ||
-                                  t.source == TxnSource::kMapping ||
-                                  t.source == TxnSource::kRecovery);
+  return t.op == TxnOp::kRead &&
+         (t.source == TxnSource::kHostRead || t.source == TxnSource::kMapping ||
+          t.source == TxnSource::kRecovery);
 }
 }  // namespace
 
@@ -173,8 +174,10 @@ bool NandArray::array_event_due(std::uint32_t die, std::uint32_t kind, std::uint
 }
 
 void NandArray::dispatch(std::uint32_t die) {
-  if (suspend_) dispatch_as<true>(die);
-  else dispatch_as<false>(die);
+  if (suspend_)
+    dispatch_as<true>(die);
+  else
+    dispatch_as<false>(die);
 }
 
 template <bool kSuspend>
@@ -182,15 +185,16 @@ void NandArray::dispatch_as(std::uint32_t die) {
   Die& d = dies_[die];
   // Without suspend no die is ever shifted: the event's argument is the die.
   const auto schedule_array = [&](Kind kind, Tick at) {
-    if constexpr (kSuspend) schedule_array_event(die, kind, at);
-    else engine_.schedule_at(at, this, kind, die, lane_of(kind));
+    if constexpr (kSuspend)
+      schedule_array_event(die, kind, at);
+    else
+      engine_.schedule_at(at, this, kind, die, lane_of(kind));
   };
   if (d.current) {
     // A program or erase holds the interface (its data coming in, or
     // waiting for the array): a read that may suspend the array's operation
     // takes it, and gives it back on resume.
-    if (!kSuspend || d.current->op == TxnOp::kRead || d.hi_hosts == 0 ||
-        !suspendable(d, d.current))
+    if (!kSuspend || d.current->op == TxnOp::kRead || d.hi_hosts == 0 || !suspendable(d, d.current))
       return;
     d.held = d.current;
     d.current = nullptr;
@@ -291,8 +295,7 @@ void NandArray::finish(std::uint32_t die, FlashTxn* t) {
 void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
   const auto die = static_cast<std::uint32_t>(arg);
   Die& d = dies_[die];
-  if (kind >= kRegisterFree && suspend_ && !array_event_due(die, kind, arg))
-    return;
+  if (kind >= kRegisterFree && suspend_ && !array_event_due(die, kind, arg)) return;
   switch (kind) {
     case kArrayReadDone: {
       // The page register holds the data; move the requested sectors out.

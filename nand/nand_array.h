@@ -48,7 +48,7 @@ class NandObserver {
 struct NandStats {
   // Indexed by bits per cell of the mode the operation ran in.
   std::uint64_t reads[5] = {};
-  std::uint64_t page_reads[5] = {};    // die-pages read (a multi-plane read counts planes)
+  std::uint64_t page_reads[5] = {};  // die-pages read (a multi-plane read counts planes)
   std::uint64_t programs[5] = {};
   std::uint64_t page_programs[5] = {};
   std::uint64_t erases[5] = {};
@@ -105,7 +105,10 @@ class NandArray : public EventTarget {
     FlashTxn* tail = nullptr;
     void push(FlashTxn* t) {
       t->next = nullptr;
-      if (tail) tail->next = t; else head = t;
+      if (tail)
+        tail->next = t;
+      else
+        head = t;
       tail = t;
     }
     FlashTxn* pop() {
@@ -117,8 +120,8 @@ class NandArray : public EventTarget {
   };
   struct Die {
     Queue hi, lo;
-    std::uint32_t lo_count = 0;  // programs/erases/GC reads waiting or running
-    std::uint32_t hi_hosts = 0;  // suspend: reads in `hi` that may suspend (suspends_array)
+    std::uint32_t lo_count = 0;   // programs/erases/GC reads waiting or running
+    std::uint32_t hi_hosts = 0;   // suspend: reads in `hi` that may suspend (suspends_array)
     FlashTxn* current = nullptr;  // holds the die's interface (command, data, register)
     Queue in_array;               // programs started, in completion order
     Tick array_free_at = 0;       // the array finishes its last operation
@@ -183,8 +186,8 @@ class NandArray : public EventTarget {
   std::vector<NandObserver*> observers_;
   ActivityObserver* activity_ = nullptr;
   std::uint32_t op_limit_ = kNoLimit;
-  std::uint32_t working_dies_ = 0;      // under a limit: dies counted against it
-  std::vector<std::uint8_t> working_;   // per die: counted against the limit / queued for it
+  std::uint32_t working_dies_ = 0;     // under a limit: dies counted against it
+  std::vector<std::uint8_t> working_;  // per die: counted against the limit / queued for it
   std::vector<std::uint8_t> queued_;
   Fifo<std::uint32_t> waiting_dies_;
   std::vector<Die> dies_;

@@ -58,8 +58,7 @@ NandTiming NandTiming::from_config(const ConfigNode& nand, const Geometry& geo) 
     if (timing.has(name)) t.mode[bits_per_cell(m)] = read_mode(timing.child(name), m);
   }
   if (!t.of(geo.native_mode).present)
-    timing.fail(cell_mode_name(geo.native_mode),
-                "timing for the native cell mode is required");
+    timing.fail(cell_mode_name(geo.native_mode), "timing for the native cell mode is required");
   return t;
 }
 

@@ -13,15 +13,28 @@ std::optional<double> parse_si(const std::string& text, char unit) {
   double scale = 1;
   if (!num.empty()) {
     switch (num.back()) {
-      case 'k': scale = 1e3; break;
-      case 'm': scale = 1e-3; break;
-      case 'u': scale = 1e-6; break;
-      case 'n': scale = 1e-9; break;
-      case 'p': scale = 1e-12; break;
-      default: scale = 0;
+      case 'k':
+        scale = 1e3;
+        break;
+      case 'm':
+        scale = 1e-3;
+        break;
+      case 'u':
+        scale = 1e-6;
+        break;
+      case 'n':
+        scale = 1e-9;
+        break;
+      case 'p':
+        scale = 1e-12;
+        break;
+      default:
+        scale = 0;
     }
-    if (scale != 0) num.pop_back();
-    else scale = 1;
+    if (scale != 0)
+      num.pop_back();
+    else
+      scale = 1;
   }
   while (!num.empty() && num.back() == ' ') num.pop_back();
   if (num.empty()) return std::nullopt;
@@ -91,7 +104,8 @@ std::optional<PowerConfig> PowerConfig::from_config(const ConfigNode& drive) {
     st.entry_latency = s.get_time("entry_latency", 0);
     st.exit_latency = s.get_time("exit_latency", 0);
     st.device_idle = s.get_time("device_idle", 0);
-    if (i == 0 && !st.operational) s.fail("non_operational", "expected the first state to be operational");
+    if (i == 0 && !st.operational)
+      s.fail("non_operational", "expected the first state to be operational");
     if (c.find(st.name) != std::string::npos) s.fail("name", "expected a name no other state has");
     if (st.operational && (st.device_idle > 0))
       s.fail("device_idle", "expected only on a non-operational state");

@@ -6,11 +6,15 @@ namespace ssdtwin {
 
 PowerMeter::PowerMeter(const EventEngine& engine, const PowerConfig& cfg, std::uint32_t dies,
                        double bus_bytes_per_s)
-    : engine_(engine), cfg_(cfg), operational_w_(cfg.background_w(dies)),
+    : engine_(engine),
+      cfg_(cfg),
+      operational_w_(cfg.background_w(dies)),
       // ICCQ is drawn while the bus toggles: one byte per transfer at the
       // channel's rate.
-      io_j_per_byte_(cfg.vccq_v * cfg.io_a / bus_bytes_per_s), level_w_(operational_w_),
-      last_(engine.now()), win_start_(engine.now()) {}
+      io_j_per_byte_(cfg.vccq_v * cfg.io_a / bus_bytes_per_s),
+      level_w_(operational_w_),
+      last_(engine.now()),
+      win_start_(engine.now()) {}
 
 double PowerMeter::flash_op_joules(FlashActivity op, Tick busy) const {
   const double amps = op == FlashActivity::kRead      ? cfg_.read_a
@@ -27,7 +31,9 @@ void PowerMeter::on_channel_bytes(std::uint32_t, std::uint64_t bytes) {
   add(channel_joules(bytes), e_.nand_io);
 }
 
-void PowerMeter::on_controller_busy(Tick busy) { add(cfg_.core_active_w * to_seconds(busy), e_.controller); }
+void PowerMeter::on_controller_busy(Tick busy) {
+  add(cfg_.core_active_w * to_seconds(busy), e_.controller);
+}
 
 void PowerMeter::add(double joules, double& part) {
   advance();
@@ -85,7 +91,8 @@ void PowerMeter::reset_peak() {
 double PowerMeter::peak_w() const {
   if (window_closed_) return peak_w_;
   const Tick open = engine_.now() - win_start_;
-  return open > 0 ? (win_j_ + level_w_ * to_seconds(engine_.now() - last_)) / to_seconds(open) : level_w_;
+  return open > 0 ? (win_j_ + level_w_ * to_seconds(engine_.now() - last_)) / to_seconds(open)
+                  : level_w_;
 }
 
 }  // namespace ssdtwin

@@ -37,7 +37,9 @@ class PowerMeter final : public ActivityObserver {
   // Every part idle in an operational state.
   double operational_background_w() const { return operational_w_; }
   double flash_op_joules(FlashActivity op, Tick busy) const;
-  double channel_joules(std::uint64_t bytes) const { return static_cast<double>(bytes) * io_j_per_byte_; }
+  double channel_joules(std::uint64_t bytes) const {
+    return static_cast<double>(bytes) * io_j_per_byte_;
+  }
 
   EnergyTotals totals() const { return totals_at(engine_.now()); }
   // Up to `t`, no earlier than the last activity (the background accrues
@@ -59,9 +61,9 @@ class PowerMeter final : public ActivityObserver {
   double io_j_per_byte_ = 0;
   double level_w_ = 0;  // background draw now
   EnergyTotals e_;
-  Tick last_ = 0;       // background accrued up to here
+  Tick last_ = 0;  // background accrued up to here
   Tick win_start_ = 0;
-  double win_j_ = 0;    // energy of the open window so far
+  double win_j_ = 0;  // energy of the open window so far
   double peak_w_ = 0;
   bool window_closed_ = false;
 };

@@ -13,8 +13,14 @@ constexpr std::uint32_t kNoLimit = std::numeric_limits<std::uint32_t>::max();
 PowerStates::PowerStates(EventEngine& engine, const PowerConfig& cfg, PowerMeter& meter,
                          std::uint32_t dies, std::uint32_t cores,
                          std::function<void(std::uint32_t)> set_flash_op_limit)
-    : engine_(engine), cfg_(cfg), meter_(meter), dies_(dies), cores_(cores),
-      set_limit_(std::move(set_flash_op_limit)), since_(engine.now()), idle_since_(engine.now()) {
+    : engine_(engine),
+      cfg_(cfg),
+      meter_(meter),
+      dies_(dies),
+      cores_(cores),
+      set_limit_(std::move(set_flash_op_limit)),
+      since_(engine.now()),
+      idle_since_(engine.now()) {
   stats_.time_in_state.assign(cfg.states.size(), 0);
   configure(PowerPolicy{});
 }
@@ -22,7 +28,8 @@ PowerStates::PowerStates(EventEngine& engine, const PowerConfig& cfg, PowerMeter
 std::uint32_t PowerStates::flash_op_limit(std::size_t s) const {
   const PowerStateSpec& st = cfg_.states[s];
   if (!st.operational || st.max_power_w <= 0) return kNoLimit;
-  const double room = st.max_power_w - meter_.operational_background_w() - cores_ * cfg_.core_active_w;
+  const double room =
+      st.max_power_w - meter_.operational_background_w() - cores_ * cfg_.core_active_w;
   const double per_die = cfg_.die_active_w();
   if (per_die <= 0) return kNoLimit;
   const double n = std::floor(room / per_die);
@@ -61,7 +68,9 @@ void PowerStates::enter(std::size_t s, Tick now) {
                                                    : cfg_.states[s].max_power_w);
 }
 
-void PowerStates::arm(Tick at) { engine_.schedule_at(std::max(at, engine_.now()), this, 0, generation_); }
+void PowerStates::arm(Tick at) {
+  engine_.schedule_at(std::max(at, engine_.now()), this, 0, generation_);
+}
 
 void PowerStates::on_device_idle(Tick now) {
   ++generation_;

@@ -27,7 +27,7 @@ struct PowerPolicy {
     std::size_t state = 0;
     Tick idle = 0;  // time in the state above before moving here
   };
-  std::vector<Step> host_idle;  // APST table / HIPM and DevSleep timeouts, deepest last
+  std::vector<Step> host_idle;   // APST table / HIPM and DevSleep timeouts, deepest last
   bool device_initiated = true;  // SATA DIPM: the drive's own timers count too
 };
 
@@ -70,10 +70,10 @@ class PowerStates final : public PowerGate, public EventTarget {
   PowerPolicy policy_;
   std::vector<PowerPolicy::Step> ladder_;  // host and device timeouts merged
   std::size_t current_ = 0;
-  Tick since_ = 0;        // in the current state since
-  Tick idle_since_ = 0;   // the drive holds no command since
-  Tick entered_at_ = 0;   // entry into the current idle state started
-  Tick ready_at_ = 0;     // a wake under way ends here
+  Tick since_ = 0;       // in the current state since
+  Tick idle_since_ = 0;  // the drive holds no command since
+  Tick entered_at_ = 0;  // entry into the current idle state started
+  Tick ready_at_ = 0;    // a wake under way ends here
   std::size_t next_step_ = 0;
   std::uint64_t generation_ = 0;  // a timer armed before the last command is stale
   PowerStateStats stats_;

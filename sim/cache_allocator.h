@@ -29,18 +29,22 @@ struct CacheAllocator {
   CacheAllocator(const CacheAllocator<U>&) {}
   T* allocate(std::size_t n) {
     const std::size_t bytes = n * sizeof(T);
-    if (bytes < kHuge) return static_cast<T*>(::operator new(bytes, std::align_val_t{kLine}));
-    void* p = ::operator new(bytes, std::align_val_t{kHuge});
+    if (bytes < kHuge) return static_cast<T*>(::operator new (bytes, std::align_val_t{kLine}));
+    void* p = ::operator new (bytes, std::align_val_t{kHuge});
     ::madvise(p, bytes & ~(kHuge - 1), MADV_HUGEPAGE);
     return static_cast<T*>(p);
   }
   void deallocate(T* p, std::size_t n) {
-    ::operator delete(p, std::align_val_t{n * sizeof(T) < kHuge ? kLine : kHuge});
+    ::operator delete (p, std::align_val_t{n * sizeof(T) < kHuge ? kLine : kHuge});
   }
   template <class U>
-  bool operator==(const CacheAllocator<U>&) const { return true; }
+  bool operator==(const CacheAllocator<U>&) const {
+    return true;
+  }
   template <class U>
-  bool operator!=(const CacheAllocator<U>&) const { return false; }
+  bool operator!=(const CacheAllocator<U>&) const {
+    return false;
+  }
 };
 
 }  // namespace ssdtwin

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <spdlog/spdlog.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +14,6 @@
 #include <exception>
 #include <sstream>
 
-#include <spdlog/spdlog.h>
-
 #include "sim/output_file.h"
 
 namespace ssdtwin {
@@ -22,8 +21,10 @@ namespace ssdtwin {
 std::string gnuplot_string(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "''";
-    else out += c;
+    if (c == '\'')
+      out += "''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -33,13 +34,16 @@ namespace {
 void write_panel(std::ostream& gp, const Chart& chart) {
   gp << "set title " << gnuplot_string(chart.title) << "\n"
      << "set xlabel " << gnuplot_string(chart.x_label) << "\n"
-     << "set ylabel " << gnuplot_string(chart.y_label) << "\n"
+     << "set ylabel " << gnuplot_string(chart.y_label)
+     << "\n"
      // A log axis cannot start at 0.
      << (chart.log_y ? "set logscale y 10\nset yrange [*:*]\n"
                      : "unset logscale y\nset yrange [0:*]\n")
      << (chart.log_x ? "set logscale x 2\n" : "unset logscale x\n");
-  if (chart.x_tic > 0) gp << "set xtics " << chart.x_tic << "\n";
-  else gp << "set xtics autofreq\n";
+  if (chart.x_tic > 0)
+    gp << "set xtics " << chart.x_tic << "\n";
+  else
+    gp << "set xtics autofreq\n";
   gp << "plot ";
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
@@ -52,8 +56,9 @@ void write_panel(std::ostream& gp, const Chart& chart) {
       gp << " every ::" << s.first_row << "::" << s.last_row;
     gp << " using " << s.x_column << ":" << y << " with "
        << (chart.points || s.points ? "points pt 7 ps 0.4"
-                                   : s.marked ? "linespoints lw 1.5 pt 7 ps 1" : "lines lw 1.5") << " title "
-       << gnuplot_string(s.title);
+           : s.marked               ? "linespoints lw 1.5 pt 7 ps 1"
+                                    : "lines lw 1.5")
+       << " title " << gnuplot_string(s.title);
   }
   gp << "\n";
 }
@@ -139,9 +144,12 @@ std::optional<ChartOutput> chart_output_named(const std::string& name) {
 
 const char* chart_output_name(ChartOutput output) {
   switch (output) {
-    case ChartOutput::kPng: return "png";
-    case ChartOutput::kScript: return "script";
-    case ChartOutput::kNone: return "none";
+    case ChartOutput::kPng:
+      return "png";
+    case ChartOutput::kScript:
+      return "script";
+    case ChartOutput::kNone:
+      return "none";
   }
   return "?";
 }
@@ -285,8 +293,8 @@ void ChartBatch::finish_through(std::size_t end) {
     if (std::rename(job.tmp.c_str(), job.png.c_str()) != 0) {
       const int err = errno;
       ::unlink(job.tmp.c_str());
-      throw OutputError(job.png + ": cannot rename the finished file into place: " +
-                        std::strerror(err));
+      throw OutputError(job.png +
+                        ": cannot rename the finished file into place: " + std::strerror(err));
     }
     job.ok = true;
   }

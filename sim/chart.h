@@ -13,11 +13,11 @@
 namespace ssdtwin {
 
 struct ChartSeries {
-  std::string csv;    // path of the CSV (header row, comma separated)
-  int x_column = 1;   // 1-based
+  std::string csv;   // path of the CSV (header row, comma separated)
+  int x_column = 1;  // 1-based
   int y_column = 2;
   std::string title;
-  std::string filter; // optional gnuplot condition on columns, e.g. "strcol(1) eq 'fill'"
+  std::string filter;   // optional gnuplot condition on columns, e.g. "strcol(1) eq 'fill'"
   bool points = false;  // this series as points (Chart::points: every series)
   bool marked = false;  // a line with a marker at each point (a few points, e.g. a sweep)
   // Optional bounds (0-based data rows, the header not counted, inclusive)
@@ -83,7 +83,8 @@ class ChartBatch {
   // starting up rather than computing (whole_drive_fill's five charts on
   // 2 cores: write time 0.25 s with 2 at once, 0.21 s with 4).
   static constexpr unsigned kDefaultMaxRunning = 4;
-  explicit ChartBatch(unsigned max_running = kDefaultMaxRunning, ChartOutput output = ChartOutput::kPng);
+  explicit ChartBatch(unsigned max_running = kDefaultMaxRunning,
+                      ChartOutput output = ChartOutput::kPng);
   explicit ChartBatch(ChartOutput output) : ChartBatch(kDefaultMaxRunning, output) {}
   // Finishes what is still pending as finish() would, so that a report
   // unwinding from an error leaves no zombie and no temporary. It may run

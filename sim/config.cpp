@@ -435,7 +435,8 @@ void mark_subtree_read(Impl& impl, const YAML::Node& node, const std::string& pa
       mark_subtree_read(impl, it->second, key_path);
     }
   } else if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) mark_subtree_read(impl, node[i], path + "." + std::to_string(i));
+    for (std::size_t i = 0; i < node.size(); ++i)
+      mark_subtree_read(impl, node[i], path + "." + std::to_string(i));
   }
 }
 
@@ -966,9 +967,8 @@ std::vector<std::int64_t> ConfigNode::get_int_list(const std::string& key, std::
     impl.record_default(path_, key, def);
     return {def};
   }
-  return read_scalar_or_list<std::int64_t>(
-      impl, s, "an integer or a non-empty list of integers",
-      [&](const Slot& e) { return read_int(e, min, max); });
+  return read_scalar_or_list<std::int64_t>(impl, s, "an integer or a non-empty list of integers",
+                                           [&](const Slot& e) { return read_int(e, min, max); });
 }
 
 std::vector<std::uint64_t> ConfigNode::get_bytes_list(const std::string& key,
@@ -979,8 +979,8 @@ std::vector<std::uint64_t> ConfigNode::get_bytes_list(const std::string& key,
     impl.record_default(path_, key, def);
     return {def};
   }
-  return read_scalar_or_list<std::uint64_t>(impl, s, "a size such as 128KiB or a non-empty list of sizes",
-                                            read_bytes);
+  return read_scalar_or_list<std::uint64_t>(
+      impl, s, "a size such as 128KiB or a non-empty list of sizes", read_bytes);
 }
 
 std::vector<std::string> ConfigNode::get_value_texts(const std::string& key) const {
@@ -1111,7 +1111,8 @@ std::unique_ptr<ConfigDoc> ConfigDoc::parse(const std::string& text, const std::
     const std::size_t line_start = before.rfind('\n');
     YAML::Mark mark;
     mark.line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
-    mark.column = static_cast<int>(line_start == std::string_view::npos ? bad : bad - line_start - 1);
+    mark.column =
+        static_cast<int>(line_start == std::string_view::npos ? bad : bad - line_start - 1);
     throw ConfigError(impl.at(mark) + ": not UTF-8 text (a YAML file must be): byte " +
                       hex_byte(static_cast<unsigned char>(text[bad])));
   }

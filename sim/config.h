@@ -75,8 +75,8 @@ class ConfigNode {
   std::vector<Tick> get_time_list(const std::string& key) const;
   // An integer or a list of integers, each in [min, max] (e.g. a queue-depth
   // sweep); missing -> {def}. An element's error names it: "key.3".
-  std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t def,
-                                         std::int64_t min, std::int64_t max) const;
+  std::vector<std::int64_t> get_int_list(const std::string& key, std::int64_t def, std::int64_t min,
+                                         std::int64_t max) const;
   // A size or a list of sizes (e.g. a transfer-size sweep); missing -> {def}.
   std::vector<std::uint64_t> get_bytes_list(const std::string& key, std::uint64_t def) const;
 
@@ -93,7 +93,7 @@ class ConfigNode {
 
   bool has(const std::string& key) const;
   const std::string& path() const { return path_; }  // "drive.nand"
-  const std::string& file() const;                    // the file the node was read from
+  const std::string& file() const;                   // the file the node was read from
 
   // Throws ConfigError located at `key` (or at this node if the key is
   // absent), e.g. for cross-field checks done by the model.

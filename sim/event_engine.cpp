@@ -34,8 +34,8 @@ Tick EventEngine::next_time() const {
   return time_of(top);
 }
 
-void EventEngine::schedule_at(Tick at, EventTarget* target, std::uint32_t kind,
-                              std::uint64_t arg, Lane lane) {
+void EventEngine::schedule_at(Tick at, EventTarget* target, std::uint32_t kind, std::uint64_t arg,
+                              Lane lane) {
   if (at < now_) throw std::logic_error("event scheduled in the past");
   std::uint32_t slot = free_slot_;
   if (slot != kNoSlot) {
@@ -171,7 +171,8 @@ void EventEngine::renumber() {
   keys.reserve(pending());
   for (std::size_t i = 0; i < size_; ++i) keys.push_back(&heap_[i]);
   for (LaneQueue& q : lanes_)
-    for (std::size_t i = 0; i < q.count; ++i) keys.push_back(&q.ring[(q.head + i) & (q.ring.size() - 1)]);
+    for (std::size_t i = 0; i < q.count; ++i)
+      keys.push_back(&q.ring[(q.head + i) & (q.ring.size() - 1)]);
   std::sort(keys.begin(), keys.end(), [](const Key* a, const Key* b) { return *a < *b; });
   constexpr Key kSeqBits = Key{UINT32_MAX} << 32;
   for (std::size_t i = 0; i < keys.size(); ++i) *keys[i] = (*keys[i] & ~kSeqBits) | (Key{i} << 32);

@@ -92,7 +92,8 @@ class EventEngine {
   // MQSim"). sift_down_from_root picks between exactly two children, so the
   // arity is fixed here, not a knob.
   static constexpr std::size_t kArity = 2;
-  static_assert(kArity == 2, "sift_down_from_root compares two children: rewrite it before changing kArity");
+  static_assert(kArity == 2,
+                "sift_down_from_root compares two children: rewrite it before changing kArity");
   // Every cell past the last key holds kEmpty, larger than any real key
   // (whose slot is below 2^32 - 1), so child selection needs no bound check.
   static constexpr Key kEmpty = ~Key{0};
@@ -129,8 +130,8 @@ class EventEngine {
   // size_ but is empty: the handler's first schedule_at drops its key there
   // and sifts it down once, instead of filling the root from the back,
   // sifting that down and then sifting the new key up. Most handlers
-  // schedule exactly one follow-up, so this saves most of a sift per event; step() fills a root still empty
-  // when its handler returns, so outside a handler there is never a hole.
+  // schedule exactly one follow-up, so this saves most of a sift per event; step() fills a root
+  // still empty when its handler returns, so outside a handler there is never a hole.
   bool hole_ = false;
 
   // An event's target, kind and arg, by slot. Free slots form a list

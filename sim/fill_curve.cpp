@@ -15,8 +15,8 @@ double average(const std::vector<double>& r, std::size_t a, std::size_t b, doubl
 
 }  // namespace
 
-FillCurveMetrics analyze_fill_curve(const std::vector<double>& r, double step_gb,
-                                    double drop_ratio, std::size_t window) {
+FillCurveMetrics analyze_fill_curve(const std::vector<double>& r, double step_gb, double drop_ratio,
+                                    std::size_t window) {
   FillCurveMetrics m;
   const std::size_t n = r.size();
   if (n == 0) return m;

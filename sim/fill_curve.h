@@ -10,11 +10,11 @@ namespace ssdtwin {
 
 struct FillCurveMetrics {
   bool drop_found = false;
-  double cache_gb = 0;          // GB written before the first sustained drop (all, if none)
-  double initial_mb_per_s = 0;  // level before the drop
-  double after_mb_per_s = 0;    // level just after the drop
-  double last16gb_mb_per_s = 0; // bytes / time over the last 16 GB (all, if shorter)
-  double overall_mb_per_s = 0;  // bytes / time over the whole curve
+  double cache_gb = 0;           // GB written before the first sustained drop (all, if none)
+  double initial_mb_per_s = 0;   // level before the drop
+  double after_mb_per_s = 0;     // level just after the drop
+  double last16gb_mb_per_s = 0;  // bytes / time over the last 16 GB (all, if shorter)
+  double overall_mb_per_s = 0;   // bytes / time over the whole curve
 };
 
 // `mb_per_s[k]` is the write speed over segment k of `step_gb` GB each.

@@ -50,7 +50,8 @@ class FlatMap {
   // with a per-entry map cache miss the CPU caches on nearly every key;
   // blocks of 2 x kGroup buckets lengthened the probes.)
   std::size_t home(std::uint32_t key) const {
-    const std::uint64_t block = (std::uint64_t{key >> kGroupBits} * 0x9E3779B97F4A7C15ull) >> shift_;
+    const std::uint64_t block =
+        (std::uint64_t{key >> kGroupBits} * 0x9E3779B97F4A7C15ull) >> shift_;
     return static_cast<std::size_t>(block << kGroupBits) | (key & (kGroup - 1));
   }
 

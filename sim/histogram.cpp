@@ -53,7 +53,8 @@ double LatencyHistogram::share_below(Tick t) const {
   // The part of bucket b below t, clipped to [min, max] (the extremes are exact).
   const Tick lo = std::max(bucket_low(b), min_);
   const Tick hi = std::min(bucket_high(b), max_ + 1);
-  const double part = hi > lo ? static_cast<double>(t - std::min(t, lo)) / static_cast<double>(hi - lo) : 0.0;
+  const double part =
+      hi > lo ? static_cast<double>(t - std::min(t, lo)) / static_cast<double>(hi - lo) : 0.0;
   return (static_cast<double>(below) + part * static_cast<double>(counts_[b])) /
          static_cast<double>(count_);
 }

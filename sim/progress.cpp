@@ -13,8 +13,8 @@ void Progress::update(const std::string& phase, Tick sim_now, double fraction) {
   const double wall = wall_seconds();
   if (wall - last_print_ < every_s_) return;
   last_print_ = wall;
-  std::fprintf(stderr, "[ssdtwin] phase %-16s sim %10.3f s  %5.1f%%  wall %7.1f s\n",
-               phase.c_str(), to_seconds(sim_now), fraction * 100.0, wall);
+  std::fprintf(stderr, "[ssdtwin] phase %-16s sim %10.3f s  %5.1f%%  wall %7.1f s\n", phase.c_str(),
+               to_seconds(sim_now), fraction * 100.0, wall);
   printed_ = true;
 }
 

@@ -41,7 +41,7 @@ SteadyStateResult evaluate(const std::vector<double>& y, std::size_t first, std:
   // (zero IOPS, or bad data) cannot be steady. Written as !(a <= b) so that
   // a NaN anywhere makes the window not steady.
   if (!(r.mean > 0) || !std::isfinite(r.mean)) return r;
-  if (!(r.max_excursion <= excursion_tol * r.mean)) return r;      // data excursion
+  if (!(r.max_excursion <= excursion_tol * r.mean)) return r;       // data excursion
   if (!(std::fabs(r.line_change) <= slope_tol * r.mean)) return r;  // slope excursion
   r.steady = true;
   return r;
@@ -65,11 +65,15 @@ std::size_t first_steady_round(const std::vector<double>& rounds, std::size_t wi
   return kNoSteadyRound;
 }
 
-SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t window,
-                                       double tolerance, double slope_tolerance,
-                                       SteadyEarned earned)
-    : round_(round), window_(window), tolerance_(tolerance), slope_tolerance_(slope_tolerance),
-      earned_(earned), round_end_(start + round), start_(start) {
+SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t window, double tolerance,
+                                       double slope_tolerance, SteadyEarned earned)
+    : round_(round),
+      window_(window),
+      tolerance_(tolerance),
+      slope_tolerance_(slope_tolerance),
+      earned_(earned),
+      round_end_(start + round),
+      start_(start) {
   if (round == 0) throw std::invalid_argument("steady-state rounds must last longer than 0");
   if (earned.need_work && earned.work == nullptr)
     throw std::invalid_argument("steady state with work in every round needs a work counter");
@@ -79,9 +83,9 @@ SteadyStateMonitor::SteadyStateMonitor(Tick start, Tick round, std::size_t windo
 
 bool SteadyStateMonitor::window_steady() const {
   if (round_end_ - round_ - start_ < earned_.after) return false;
-  if (earned_.need_work &&
-      std::any_of(round_work_.end() - static_cast<std::ptrdiff_t>(std::min(window_, round_work_.size())),
-                  round_work_.end(), [](double w) { return w <= 0; }))
+  if (earned_.need_work && std::any_of(round_work_.end() - static_cast<std::ptrdiff_t>(std::min(
+                                                               window_, round_work_.size())),
+                                       round_work_.end(), [](double w) { return w <= 0; }))
     return false;
   return snia_steady_state(rounds_, window_, tolerance_, slope_tolerance_).steady;
 }

@@ -7,12 +7,11 @@ namespace ssdtwin {
 
 void check_interval_index(std::size_t i, Tick interval) {
   if (i < kMaxIntervals) return;
-  throw std::length_error(
-      "simulated time reached interval " + std::to_string(i) + " of the phase's time series (" +
-      std::to_string(interval) + " ns each), past the limit of " +
-      std::to_string(kMaxIntervals) +
-      " rows: a far-future trace timestamp (see the trace's time_scale) or a "
-      "workload.timeseries.interval too small for the phase");
+  throw std::length_error("simulated time reached interval " + std::to_string(i) +
+                          " of the phase's time series (" + std::to_string(interval) +
+                          " ns each), past the limit of " + std::to_string(kMaxIntervals) +
+                          " rows: a far-future trace timestamp (see the trace's time_scale) or a "
+                          "workload.timeseries.interval too small for the phase");
 }
 
 void IntervalLatencySeries::record(Tick t, Tick latency) {

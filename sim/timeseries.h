@@ -115,7 +115,8 @@ class BoundarySampler {
   Tick next() const { return next_; }  // the next boundary
   // Appends `values` (width() of them) for every boundary up to `now`.
   void take(Tick now, const double* values) {
-    if (now >= next_) check_interval_index(rows() + static_cast<std::size_t>((now - next_) / interval_), interval_);
+    if (now >= next_)
+      check_interval_index(rows() + static_cast<std::size_t>((now - next_) / interval_), interval_);
     while (now >= next_) {
       rows_.insert(rows_.end(), values, values + width_);
       next_ += interval_;

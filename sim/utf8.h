@@ -25,15 +25,24 @@ inline std::size_t invalid_utf8_at(std::string_view s) {
     }
     std::size_t len = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
-    if (b >= 0xC2 && b <= 0xDF) len = 2;
-    else if (b == 0xE0) len = 3, lo = 0xA0;
-    else if (b >= 0xE1 && b <= 0xEC) len = 3;
-    else if (b == 0xED) len = 3, hi = 0x9F;
-    else if (b >= 0xEE && b <= 0xEF) len = 3;
-    else if (b == 0xF0) len = 4, lo = 0x90;
-    else if (b >= 0xF1 && b <= 0xF3) len = 4;
-    else if (b == 0xF4) len = 4, hi = 0x8F;
-    else return i;
+    if (b >= 0xC2 && b <= 0xDF)
+      len = 2;
+    else if (b == 0xE0)
+      len = 3, lo = 0xA0;
+    else if (b >= 0xE1 && b <= 0xEC)
+      len = 3;
+    else if (b == 0xED)
+      len = 3, hi = 0x9F;
+    else if (b >= 0xEE && b <= 0xEF)
+      len = 3;
+    else if (b == 0xF0)
+      len = 4, lo = 0x90;
+    else if (b >= 0xF1 && b <= 0xF3)
+      len = 4;
+    else if (b == 0xF4)
+      len = 4, hi = 0x8F;
+    else
+      return i;
     if (i + len > s.size()) return i;
     for (std::size_t k = 1; k < len; ++k) {
       const auto c = static_cast<unsigned char>(s[i + k]);

@@ -39,7 +39,8 @@ class ZeroArray {
     bytes_ = n * sizeof(T);
     const bool huge = fill == Fill::kFromFront && bytes_ >= kHuge;
     const std::size_t mapped = huge ? bytes_ + kHuge : bytes_;
-    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     if (huge) {
       // Trim the mapping to [a 2 MiB boundary, the array's last page).

@@ -118,8 +118,8 @@ TEST_CASE("compare: a move beyond a percentage tolerance fails and names the met
   const Result r = Gate().check_row("rw,randwrite,write_amplification,2.3,5%,higher");
   CHECK(r.status == 1);
   // The table: run, phase, metric, expected, measured, change, tolerance, status.
-  check_contains(r.out, {"randwrite", "write_amplification", "+8.70%", "FAIL: rose",
-                         "1 of 1 metrics failed"});
+  check_contains(
+      r.out, {"randwrite", "write_amplification", "+8.70%", "FAIL: rose", "1 of 1 metrics failed"});
 }
 
 TEST_CASE("compare: a percentage is of the expected value, an absolute tolerance is not",
@@ -154,9 +154,9 @@ TEST_CASE("compare: a missing phase, metric, value or run fails naming it", "[ap
              "other,fill,write.iops,1000,1%,both\n");
   const Result r = g.compare({g.run("rw")});
   CHECK(r.status == 1);
-  check_contains(r.out, {"FAIL: no such phase in metrics.csv", "FAIL: no such metric in metrics.csv",
-                         "FAIL: no value", "FAIL: run not given", "read.iops",
-                         "4 of 4 metrics failed"});
+  check_contains(r.out,
+                 {"FAIL: no such phase in metrics.csv", "FAIL: no such metric in metrics.csv",
+                  "FAIL: no value", "FAIL: run not given", "read.iops", "4 of 4 metrics failed"});
 }
 
 TEST_CASE("compare: the table lists only what moved, each row once", "[app][compare]") {
@@ -245,7 +245,8 @@ TEST_CASE("compare --update rewrites expected values in place and prints the dif
   CHECK(r.status == 0);
   CHECK(r.err.empty());
   // The diff: the changed value (old, new, change) and the one that was not set.
-  check_contains(r.out, {"write.iops", "18000", "+11.11%", "sim_seconds", "2 expected values updated"});
+  check_contains(r.out,
+                 {"write.iops", "18000", "+11.11%", "sim_seconds", "2 expected values updated"});
   CHECK_THAT(r.out, !Catch::Contains("write_amplification"));
   // Comments, order, padding, tolerances and other runs' rows stay as they were.
   CHECK(slurp(g.baseline_path) ==

@@ -713,9 +713,15 @@ TEST_CASE("load reads a file and names it in messages") {
 // ---- Bytes that must not reach a message raw (issue 13)
 
 TEST_CASE("a UTF-8 byte-order mark at the start of a config is skipped") {
-  auto doc = drive_doc("\xEF\xBB\xBF" "drive:\n  name: x\n");
+  auto doc = drive_doc(
+      "\xEF\xBB\xBF"
+      "drive:\n  name: x\n");
   CHECK(doc->root().get_string("name") == "x");
-  CHECK(error_of([&] { drive_doc("\xEF\xBB\xBF" "drive:\n  n: [1\n"); }).rfind("x.yaml:", 0) == 0);
+  CHECK(error_of([&] {
+          drive_doc(
+              "\xEF\xBB\xBF"
+              "drive:\n  n: [1\n");
+        }).rfind("x.yaml:", 0) == 0);
 }
 
 TEST_CASE("a config that is not UTF-8 is refused at the byte, in the file and in an override") {
@@ -723,19 +729,21 @@ TEST_CASE("a config that is not UTF-8 is refused at the byte, in the file and in
   // (found by fuzz/fuzz_sweep.cpp); YAML is Unicode, so the loader refuses it.
   CHECK(error_of([&] { drive_doc("drive:\n  name: caf\xE9!\n"); }) ==
         "x.yaml:2:12: not UTF-8 text (a YAML file must be): byte 0xE9");
-  CHECK(error_of([&] { drive_doc("drive:\n  name: \xED\xA0\x80\n"); }).find("byte 0xED") != std::string::npos);
-  CHECK(error_of([&] { drive_doc("drive:\n  name: \xC0\xAF\n"); }).find("byte 0xC0") != std::string::npos);
+  CHECK(error_of([&] { drive_doc("drive:\n  name: \xED\xA0\x80\n"); }).find("byte 0xED") !=
+        std::string::npos);
+  CHECK(error_of([&] { drive_doc("drive:\n  name: \xC0\xAF\n"); }).find("byte 0xC0") !=
+        std::string::npos);
   CHECK(drive_doc("drive:\n  name: caf\xC3\xA9 \xF0\x9F\x92\xBE\n")->root().get_string("name") ==
         "caf\xC3\xA9 \xF0\x9F\x92\xBE");
-  CHECK(error_of([&] { ssdtwin::ConfigDoc::parse("drive:\n  name: x\n", "x.yaml", "drive", {"drive.name=\xFF"}); }) ==
-        "--set drive.name=...: not UTF-8 text: byte 0xFF");
+  CHECK(error_of([&] {
+          ssdtwin::ConfigDoc::parse("drive:\n  name: x\n", "x.yaml", "drive", {"drive.name=\xFF"});
+        }) == "--set drive.name=...: not UTF-8 text: byte 0xFF");
 }
 
 TEST_CASE("control bytes in a quoted value are escaped in messages and a NUL does not cut them") {
   // YAML escapes in a double-quoted scalar give the raw bytes to the getter.
   auto doc = drive_doc("drive:\n  cell: \"t\\x01l\\0c\\ttail\"\n");
-  const std::string msg =
-      error_of([&] { doc->root().get_enum("cell", {"slc", "tlc"}); });
+  const std::string msg = error_of([&] { doc->root().get_enum("cell", {"slc", "tlc"}); });
   CHECK(msg == "x.yaml:2:9: drive.cell: expected one of slc, tlc, got 't\\x01l\\x00c\\ttail'");
   CHECK(msg.find('\0') == std::string::npos);
   CHECK(ssdtwin::printable("a\x7f\x1b[31mb\xc3\xa9") == "a\\x7f\\x1b[31mb\xc3\xa9");
@@ -757,9 +765,10 @@ TEST_CASE("a stray ',' outside [ ] or { } is a located syntax error, not an endl
 }
 
 TEST_CASE("a percentage whose bytes overflow is refused") {
-  CHECK_THROWS_AS(ssdtwin::test::make_workload(
-                      "workload:\n  phases:\n    - {name: p, rw: write, offset: 2000000%}\n", 1ull << 30),
-                  ssdtwin::ConfigError);
+  CHECK_THROWS_AS(
+      ssdtwin::test::make_workload(
+          "workload:\n  phases:\n    - {name: p, rw: write, offset: 2000000%}\n", 1ull << 30),
+      ssdtwin::ConfigError);
 }
 
 TEST_CASE("sizes held in 32 bits are range-checked before narrowing") {

@@ -5,14 +5,13 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
-
-#include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "test_support.h"
 
@@ -37,7 +36,8 @@ double mb_per_s(const PhaseReport& p, IoOp op) {
 
 double write_amplification(const Drive& d, const PhaseReport& p) {
   std::uint64_t pages = 0;
-  for (int m = 0; m < 5; ++m) pages += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
+  for (int m = 0; m < 5; ++m)
+    pages += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
   return static_cast<double>(pages) * d.geo.page_size /
          static_cast<double>(p.result.bytes[static_cast<int>(IoOp::kWrite)]);
 }
@@ -49,14 +49,16 @@ double sequential_read_bound(const Drive& d) {
   const double link = d.hif_cfg.link.payload_bytes_per_s();
   const double die_page = d.geo.slots_per_die_page() * double{kSectorBytes};
   const double channels =
-      d.geo.channels * die_page / to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page)));
+      d.geo.channels * die_page /
+      to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page)));
   const ModeTiming& mt = d.timing.of(d.geo.native_mode);
   double tr_mean = 0;
   for (Tick t : mt.tR) tr_mean += to_seconds(t);
   tr_mean /= static_cast<double>(mt.tR.size());
   const double dies =
       d.geo.dies() * die_page /
-      (tr_mean + to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page))));
+      (tr_mean +
+       to_seconds(d.timing.t_cmd + d.timing.bus_time(static_cast<std::uint64_t>(die_page))));
   return std::min({link, channels, dies});
 }
 
@@ -264,8 +266,9 @@ workload:
     return o.str();
   };
   // test_tlc_1gb: 4 queues of 256 entries, 1020 commands.
-  CHECK(once({}) == once({"drive.host.nvme.arbitration=round_robin", "drive.host.nvme.arbitration_burst=1",
-                          "drive.host.nvme.max_outstanding=1020"}));
+  CHECK(once({}) ==
+        once({"drive.host.nvme.arbitration=round_robin", "drive.host.nvme.arbitration_burst=1",
+              "drive.host.nvme.max_outstanding=1020"}));
 }
 
 TEST_CASE("a SATA drive holds at most 32 commands and the rest wait on the host", "[e2e]") {
@@ -300,7 +303,8 @@ struct Exec {
 // A path in this process's scratch folder: ctest runs test cases in
 // parallel processes, and a run from the source tree must not litter it.
 std::string scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("ssdtwin_e2e_" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ssdtwin_e2e_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
@@ -317,8 +321,8 @@ Exec run_binary(const std::string& args, const std::string& prefix = "") {
   static int calls = 0;
   const std::string err_file = scratch("stderr_" + std::to_string(++calls) + ".txt");
   const std::string out_file = scratch("stdout_" + std::to_string(calls) + ".txt");
-  const std::string cmd = prefix + std::string(SSDTWIN_BINARY) + " " + args + " >" + out_file +
-                          " 2>" + err_file;
+  const std::string cmd =
+      prefix + std::string(SSDTWIN_BINARY) + " " + args + " >" + out_file + " 2>" + err_file;
   const int rc = std::system(cmd.c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, read_file(err_file), read_file(out_file)};
 }
@@ -372,8 +376,8 @@ TEST_CASE("a bad workload is reported with its location, exit 2", "[e2e][errors]
   phases:
     - {name: a, rw: write, bs: 6KiB, iodepth: 4, io_size: 1MiB}
 )");
-  const Exec e = run_binary("run --drive " + source_path(kTlc) + " --workload " + file +
-                            " --out " + scratch("bad_workload_out") + " -q");
+  const Exec e = run_binary("run --drive " + source_path(kTlc) + " --workload " + file + " --out " +
+                            scratch("bad_workload_out") + " -q");
   CHECK(e.status == 2);
   CHECK(lines(e.err) == 1);
   CHECK_THAT(e.err, Catch::StartsWith(file + ":3:"));
@@ -395,8 +399,8 @@ TEST_CASE("a run writes summary.json, timeseries.csv and a chart", "[e2e]") {
   phases:
     - {name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: 300MB}
 )");
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
-                            " --out " + out);
+  const Exec e =
+      run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out);
   REQUIRE(e.status == 0);
   std::ifstream summary(out + "/summary.json");
   std::stringstream ss;
@@ -423,12 +427,13 @@ TEST_CASE("the whole-drive fill of a QLC drive shows its SLC cache, then the QLC
   const Drive& d = *t.drive;
   const double cache_gb = empty_cache_bytes(d) / 1e9;
   const double slc = program_bound(d, CellMode::kSlc, d.timing.pages_per_program(CellMode::kSlc));
-  const double native = program_bound(d, CellMode::kQlc, d.timing.pages_per_program(CellMode::kQlc));
+  const double native =
+      program_bound(d, CellMode::kQlc, d.timing.pages_per_program(CellMode::kQlc));
   const std::string out = scratch("e2e_qlc_fill");
   // The procedure as shipped, with segments of 8 MB for a 2 GB drive.
   const Exec e = run_binary("run -q --drive " + source_path(qlc) + " --workload " +
-                            source_path("configs/workloads/whole_drive_fill.yaml") + " --out " + out +
-                            " --set workload.timeseries.per_bytes=8MB");
+                            source_path("configs/workloads/whole_drive_fill.yaml") + " --out " +
+                            out + " --set workload.timeseries.per_bytes=8MB");
   REQUIRE(e.status == 0);
   const auto fill = nlohmann::json::parse(read_file(out + "/summary.json"))["fill"];
   CHECK(fill["drop_found"].get<bool>());
@@ -462,9 +467,9 @@ TEST_CASE("results that cannot all be written exit 1 naming the file, and no sum
 )");
   // A file size limit of a few KiB fails writes as a full disk does (even
   // as root); the signal it raises is ignored, so write(2) reports EFBIG.
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
-                                " --out " + out,
-                            "trap '' XFSZ; ulimit -f 8; ");
+  const Exec e =
+      run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
+                 "trap '' XFSZ; ulimit -f 8; ");
   CHECK(e.status == 1);
   CHECK(lines(e.err) == 1);
   CHECK_THAT(e.err, Catch::StartsWith("ssdtwin: error: " + out + "/"));
@@ -499,8 +504,9 @@ TEST_CASE("an --out that cannot be a folder exits 1 naming it, before simulating
   CHECK_THAT(e.err, Catch::Contains(file + "/results: cannot create the output folder (--out)"));
 }
 
-TEST_CASE("run --charts script writes the gnuplot scripts alone, none neither, and a bad value exits 2",
-          "[e2e][output]") {
+TEST_CASE(
+    "run --charts script writes the gnuplot scripts alone, none neither, and a bad value exits 2",
+    "[e2e][output]") {
   const auto wl = write_temp("small_charts.yaml", R"(workload:
   phases:
     - {name: w, rw: randwrite, bs: 4KiB, iodepth: 32, number_ios: 1000}
@@ -530,9 +536,10 @@ TEST_CASE("warnings go to stderr, the run's report to stdout with its wall time 
           "[e2e][output]") {
   const std::string out = scratch("e2e_streams_out");
   write_temp("warn.csv", "0,write,0,4096\n10,write,zero,4096\n20,read,0,4096\n");
-  const auto wl = write_temp("warn.yaml", "workload:\n  phases:\n"
-                                          "    - {name: r, rw: trace, trace: {file: warn.csv, "
-                                          "format: native, skip_bad_lines: true}}\n");
+  const auto wl = write_temp("warn.yaml",
+                             "workload:\n  phases:\n"
+                             "    - {name: r, rw: trace, trace: {file: warn.csv, "
+                             "format: native, skip_bad_lines: true}}\n");
   const Exec e =
       run_binary("run --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out);
   REQUIRE(e.status == 0);
@@ -555,9 +562,10 @@ TEST_CASE("warnings go to stderr, the run's report to stdout with its wall time 
 TEST_CASE("the consistency procedure scores the last seconds from its own per-second IOPS",
           "[e2e][procedures]") {
   const std::string out = scratch("e2e_consistency_out");
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
-                            source_path("configs/workloads/consistency.yaml") + " --out " + out +
-                            " --set workload.phases.1.runtime=30s --set workload.phases.1.score_last=10s");
+  const Exec e =
+      run_binary("run -q --drive " + source_path(kTlc) + " --workload " +
+                 source_path("configs/workloads/consistency.yaml") + " --out " + out +
+                 " --set workload.phases.1.runtime=30s --set workload.phases.1.score_last=10s");
   REQUIRE(e.status == 0);
   std::ifstream csv(out + "/consistency.csv");
   std::string line;
@@ -585,9 +593,10 @@ namespace {
 // A workload replaying `trace` (a file name in the scratch folder) with
 // extra `trace` keys, on the small TLC drive.
 Exec replay_binary(const std::string& trace, const std::string& keys, const std::string& out) {
-  const auto wl = write_temp("replay.yaml", "workload:\n  phases:\n"
-                                            "    - {name: replay, rw: trace, trace: {file: " +
-                                                trace + keys + "}}\n");
+  const auto wl = write_temp("replay.yaml",
+                             "workload:\n  phases:\n"
+                             "    - {name: replay, rw: trace, trace: {file: " +
+                                 trace + keys + "}}\n");
   return run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out);
 }
 
@@ -615,8 +624,9 @@ TEST_CASE("a malformed trace line stops the run with file:line, exit 2", "[e2e][
 }
 
 TEST_CASE("with skip_bad_lines bad trace lines are counted and the run goes on", "[e2e][trace]") {
-  write_temp("bad2.csv", "0,write,0,4096\n10,write,zero,4096\n15,erase,0,4096\n20,read,0,0\n"
-                         "30,read,0,4096\n");
+  write_temp("bad2.csv",
+             "0,write,0,4096\n10,write,zero,4096\n15,erase,0,4096\n20,read,0,0\n"
+             "30,read,0,4096\n");
   const std::string out = scratch("e2e_skip_trace");
   const Exec e = replay_binary("bad2.csv", ", format: native, skip_bad_lines: true", out);
   REQUIRE(e.status == 0);
@@ -632,16 +642,19 @@ TEST_CASE("trace IOs past the drive stop the run unless mapped, exit 2", "[e2e][
   CHECK(e.status == 2);
   CHECK_THAT(e.err, Catch::Contains("far.csv:2:"));
   CHECK_THAT(e.err, Catch::Contains("map: wrap"));
-  const Exec wrapped = replay_binary("far.csv", ", format: native, map: wrap", scratch("e2e_wrap_trace"));
+  const Exec wrapped =
+      replay_binary("far.csv", ", format: native, map: wrap", scratch("e2e_wrap_trace"));
   CHECK(wrapped.status == 0);
 }
 
-TEST_CASE("keys of synthetic jobs on a trace phase are unknown keys, exit 2", "[e2e][trace][errors]") {
+TEST_CASE("keys of synthetic jobs on a trace phase are unknown keys, exit 2",
+          "[e2e][trace][errors]") {
   write_temp("ok.csv", "0,write,0,4096\n");
-  const auto wl = write_temp("replay_bs.yaml", "workload:\n  phases:\n"
-                                               "    - {name: r, rw: trace, bs: 8KiB, trace: {file: ok.csv}}\n");
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " +
-                            scratch("e2e_bs_trace"));
+  const auto wl = write_temp("replay_bs.yaml",
+                             "workload:\n  phases:\n"
+                             "    - {name: r, rw: trace, bs: 8KiB, trace: {file: ok.csv}}\n");
+  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                            " --out " + scratch("e2e_bs_trace"));
   CHECK(e.status == 2);
   CHECK_THAT(e.err, Catch::Contains("workload.phases.0.bs"));
   CHECK_THAT(e.err, Catch::Contains("unknown key"));
@@ -741,7 +754,8 @@ TEST_CASE("power cuts listed past the workload's end are refused with exit 2, na
 
 TEST_CASE("a replay that issues nothing stops with exit 2 unless the phase sets allow_empty",
           "[e2e][trace][errors]") {
-  write_temp("two_devices.csv", "0,h,1,Write,0,4096,1\n10,h,2,Write,0,4096,1\n20,h,2,Read,0,4096,1\n");
+  write_temp("two_devices.csv",
+             "0,h,1,Write,0,4096,1\n10,h,2,Write,0,4096,1\n20,h,2,Read,0,4096,1\n");
   const std::string out = scratch("e2e_empty_trace");
   const Exec e = replay_binary("two_devices.csv", ", format: msr, device: 3", out);
   CHECK(e.status == 2);
@@ -749,12 +763,14 @@ TEST_CASE("a replay that issues nothing stops with exit 2 unless the phase sets 
   CHECK_THAT(e.err, Catch::Contains("two_devices.csv: phase 'replay' would replay nothing"));
   CHECK_THAT(e.err, Catch::Contains("other devices: 1 (1) 2 (2)"));
 
-  const auto wl = write_temp("allow_empty.yaml",
-                             "workload:\n  phases:\n    - {name: replay, rw: trace, allow_empty: true,"
-                             " trace: {file: two_devices.csv, format: msr, device: 3}}\n");
+  const auto wl =
+      write_temp("allow_empty.yaml",
+                 "workload:\n  phases:\n    - {name: replay, rw: trace, allow_empty: true,"
+                 " trace: {file: two_devices.csv, format: msr, device: 3}}\n");
   const std::string ok_out = scratch("e2e_allow_empty");
-  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + ok_out)
-              .status == 0);
+  REQUIRE(
+      run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + ok_out)
+          .status == 0);
   std::ifstream sf(ok_out + "/summary.json");
   const auto trace = nlohmann::json::parse(sf)["phases"][0]["trace"];
   CHECK(trace["records_of_other_devices"] == 3);
@@ -766,27 +782,30 @@ TEST_CASE("a trace timestamp 100 years on is refused by check and run alike at i
   // 100 years of ns still fit in 64 bits; the replay's time series does not.
   const std::string ns = std::to_string(std::uint64_t{100} * 31'557'600 * 1'000'000'000);
   write_temp("century.csv", "0,write,0,4096\n10,read,0,4096\n" + ns + ",write,0,4096\n");
-  const auto wl = write_temp("century.yaml", "workload:\n  phases:\n    - {name: replay, rw: trace,"
-                                             " trace: {file: century.csv, format: native}}\n");
+  const auto wl = write_temp("century.yaml",
+                             "workload:\n  phases:\n    - {name: replay, rw: trace,"
+                             " trace: {file: century.csv, format: native}}\n");
   const Exec check = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
   CHECK(check.status == 2);
   CHECK(lines(check.err) == 1);
   CHECK_THAT(check.err, Catch::StartsWith(scratch("century.csv") + ":3: timestamp"));
-  const Exec run = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " +
-                              scratch("e2e_century"));
+  const Exec run = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                              " --out " + scratch("e2e_century"));
   CHECK(run.status == 2);
   CHECK(run.err == check.err);
   SECTION("in an fio job's read_iolog") {
     // The iolog phase had no reach: check passed it and run stopped with exit 1.
     const std::string us = std::to_string(std::uint64_t{100} * 31'557'600 * 1'000'000);
-    write_temp("century.log", "fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n5 /dev/x write 0 4096\n" + us +
-                                  " /dev/x write 4096 4096\n");
-    const auto job = write_temp("century.fio", "[replay]\nread_iolog=" + scratch("century.log") + "\n");
+    write_temp("century.log",
+               "fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n5 /dev/x write 0 4096\n" + us +
+                   " /dev/x write 4096 4096\n");
+    const auto job =
+        write_temp("century.fio", "[replay]\nread_iolog=" + scratch("century.log") + "\n");
     const Exec fcheck = run_binary("check --drive " + source_path(kTlc) + " --fio " + job);
     CHECK(fcheck.status == 2);
     CHECK_THAT(fcheck.err, Catch::StartsWith(scratch("century.log") + ":5: timestamp"));
-    const Exec frun = run_binary("run -q --drive " + source_path(kTlc) + " --fio " + job + " --out " +
-                                 scratch("e2e_century_fio"));
+    const Exec frun = run_binary("run -q --drive " + source_path(kTlc) + " --fio " + job +
+                                 " --out " + scratch("e2e_century_fio"));
     CHECK(frun.status == 2);
     CHECK(frun.err == fcheck.err);
   }
@@ -797,8 +816,9 @@ TEST_CASE("check --workload reads every trace through and reports its first faul
   std::string text;
   for (int i = 0; i < 1000; ++i) text += std::to_string(i) + ",write,0,4096\n";
   write_temp("check_tail.csv", text + "1000,write,0");  // a bad last line
-  const auto wl = write_temp("check_tail.yaml", "workload:\n  phases:\n    - {name: replay, rw: trace,"
-                                                " trace: {file: check_tail.csv, format: native}}\n");
+  const auto wl = write_temp("check_tail.yaml",
+                             "workload:\n  phases:\n    - {name: replay, rw: trace,"
+                             " trace: {file: check_tail.csv, format: native}}\n");
   const Exec e = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
   CHECK(e.status == 2);
   CHECK(lines(e.err) == 1);
@@ -806,7 +826,8 @@ TEST_CASE("check --workload reads every trace through and reports its first faul
   write_temp("check_tail.csv", text);
   const Exec ok = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
   CHECK(ok.status == 0);
-  CHECK_THAT(ok.out, Catch::Contains("phase 'replay': ") && Catch::Contains("(1000 lines, 1000 records)"));
+  CHECK_THAT(ok.out,
+             Catch::Contains("phase 'replay': ") && Catch::Contains("(1000 lines, 1000 records)"));
 }
 
 TEST_CASE("out-of-range config values exit 2 at their file:line:col", "[e2e][errors]") {
@@ -814,8 +835,7 @@ TEST_CASE("out-of-range config values exit 2 at their file:line:col", "[e2e][err
   // check after reading (the write buffer against the program unit), a
   // trace phase key.
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"    cores: 2", "    cores: 0"},
-      {"    write_buffer: 1MiB", "    write_buffer: 8KiB"}};
+      {"    cores: 2", "    cores: 0"}, {"    write_buffer: 1MiB", "    write_buffer: 8KiB"}};
   std::ifstream in(source_path(kTlc));
   std::stringstream ss;
   ss << in.rdbuf();
@@ -833,8 +853,9 @@ TEST_CASE("out-of-range config values exit 2 at their file:line:col", "[e2e][err
     CHECK_THAT(e.err, Catch::StartsWith(file + ":" + std::to_string(line) + ":"));
   }
   write_temp("ok_range.csv", "0,write,0,4096\n");
-  const auto wl = write_temp("range_wl.yaml", "workload:\n  phases:\n    - name: replay\n      rw: trace\n"
-                                              "      trace: {file: ok_range.csv, time_scale: 0}\n");
+  const auto wl = write_temp("range_wl.yaml",
+                             "workload:\n  phases:\n    - name: replay\n      rw: trace\n"
+                             "      trace: {file: ok_range.csv, time_scale: 0}\n");
   const Exec e = run_binary("check --drive " + source_path(kTlc) + " --workload " + wl);
   CHECK(e.status == 2);
   CHECK_THAT(e.err, Catch::StartsWith(wl + ":5:47: workload.phases.0.trace.time_scale: expected"));
@@ -867,10 +888,11 @@ workload:
     rebuilt += p.at("ftl").at("reliability").at("pages_rebuilt").get<std::uint64_t>();
     failed += p.at("ftl").at("reliability").at("host_reads_failed").get<std::uint64_t>();
     if (p.at("name") != "read")
-      ios_to_cut += p.at("read").at("ios").get<std::uint64_t>() + p.at("write").at("ios").get<std::uint64_t>();
+      ios_to_cut += p.at("read").at("ios").get<std::uint64_t>() +
+                    p.at("write").at("ios").get<std::uint64_t>();
   }
   CHECK(rebuilt > 0);
-  CHECK(failed == 0);  // one failure per stripe: always rebuilt
+  CHECK(failed == 0);         // one failure per stripe: always rebuilt
   CHECK(ios_to_cut > 20000);  // the churn went on after its cut
 }
 
@@ -939,11 +961,13 @@ TEST_CASE("a run from a snapshot measures bit-identically to the run that saved 
                  "churn, precondition: true, fast: true, idle_after: 20ms,");
   const auto wl = write_temp("snapshot_workload.yaml", text);
   const std::string snap = scratch("state.snap");
-  const std::string base = "run -q --drive " + source_path(kTlc) +
-                           " --workload " + wl + " --set drive.ftl.map_cache.size=64KiB";
+  const std::string base = "run -q --drive " + source_path(kTlc) + " --workload " + wl +
+                           " --set drive.ftl.map_cache.size=64KiB";
   REQUIRE(run_binary(base + " --out " + scratch("snap_plain")).status == 0);
-  REQUIRE(run_binary(base + " --out " + scratch("snap_save") + " --save-state " + snap).status == 0);
-  REQUIRE(run_binary(base + " --out " + scratch("snap_load") + " --load-state " + snap).status == 0);
+  REQUIRE(run_binary(base + " --out " + scratch("snap_save") + " --save-state " + snap).status ==
+          0);
+  REQUIRE(run_binary(base + " --out " + scratch("snap_load") + " --load-state " + snap).status ==
+          0);
   const std::string saved = measured_results(scratch("snap_save"));
   const auto summary = nlohmann::json::parse(read_file(scratch("snap_save") + "/summary.json"));
   REQUIRE(summary["phases"][2]["ftl"]["gc_moved_pages"].get<double>() > 0);  // GC at work
@@ -957,31 +981,38 @@ TEST_CASE("a run from a snapshot measures bit-identically to the run that saved 
   CHECK(loaded["phases"][3]["sim_seconds"] == summary["phases"][3]["sim_seconds"]);
 }
 
-TEST_CASE("a snapshot is refused for another drive, other preconditioning or a damaged file, exit 2",
-          "[e2e][snapshot][errors]") {
+TEST_CASE(
+    "a snapshot is refused for another drive, other preconditioning or a damaged file, exit 2",
+    "[e2e][snapshot][errors]") {
   const auto wl = write_temp("snapshot_workload.yaml", kSnapshotWorkload);
   const std::string snap = scratch("refused.snap");
   const std::string drive = " --drive " + source_path(kTlc);
   const std::string run = "run -q --workload " + wl + " --out " + scratch("snap_refused");
   REQUIRE(run_binary(run + drive + " --save-state " + snap + " --precondition-only").status == 0);
   // Only the preconditioning ran.
-  CHECK(nlohmann::json::parse(read_file(scratch("snap_refused") + "/summary.json"))["phases"].size() == 2);
+  CHECK(nlohmann::json::parse(read_file(scratch("snap_refused") + "/summary.json"))["phases"]
+            .size() == 2);
 
   SECTION("another geometry") {
-    const Exec e = run_binary(run + drive + " --set drive.nand.blocks_per_plane=112 --load-state " + snap);
+    const Exec e =
+        run_binary(run + drive + " --set drive.nand.blocks_per_plane=112 --load-state " + snap);
     CHECK(e.status == 2);
     CHECK_THAT(e.err, Catch::StartsWith(snap + ": snapshot of another drive geometry"));
     CHECK_THAT(e.err, Catch::Contains("96 blocks") && Catch::Contains("112 blocks"));
   }
   SECTION("another drive config value") {
-    const Exec e = run_binary(run + drive + " --set drive.nand.timing.tlc.tPROG=2ms --load-state " + snap);
+    const Exec e =
+        run_binary(run + drive + " --set drive.nand.timing.tlc.tPROG=2ms --load-state " + snap);
     CHECK(e.status == 2);
-    CHECK_THAT(e.err, Catch::Contains("snapshot of another drive config: drive.nand.timing.tlc.tPROG"));
+    CHECK_THAT(e.err,
+               Catch::Contains("snapshot of another drive config: drive.nand.timing.tlc.tPROG"));
   }
   SECTION("other preconditioning") {
-    const Exec e = run_binary(run + drive + " --set workload.phases.1.bs=8KiB --load-state " + snap);
+    const Exec e =
+        run_binary(run + drive + " --set workload.phases.1.bs=8KiB --load-state " + snap);
     CHECK(e.status == 2);
-    CHECK_THAT(e.err, Catch::Contains("snapshot made by other preconditioning: workload.phases.1.bs"));
+    CHECK_THAT(e.err,
+               Catch::Contains("snapshot made by other preconditioning: workload.phases.1.bs"));
   }
   SECTION("a truncated file") {
     const std::string data = read_file(snap);
@@ -1004,18 +1035,21 @@ TEST_CASE("a snapshot is refused for another drive, other preconditioning or a d
     const std::string trailing = write_temp("trailing.snap", read_file(snap) + "junk");
     const Exec e = run_binary(run + drive + " --load-state " + trailing);
     CHECK(e.status == 2);
-    CHECK_THAT(e.err, Catch::StartsWith(trailing + ": snapshot unusable: 4 bytes after the end of the state"));
+    CHECK_THAT(e.err, Catch::StartsWith(trailing +
+                                        ": snapshot unusable: 4 bytes after the end of the state"));
   }
   SECTION("a folder, to load from or save to") {
     const std::string dir = scratch("snap_folder");
     std::filesystem::create_directories(dir);
     const Exec load = run_binary(run + drive + " --load-state " + dir);
     CHECK(load.status == 2);
-    CHECK(load.err == dir + ": is a folder; --load-state expects a snapshot file written by --save-state\n");
+    CHECK(load.err ==
+          dir + ": is a folder; --load-state expects a snapshot file written by --save-state\n");
     // Refused before the preconditioning, which it would otherwise lose.
     const Exec save = run_binary(run + drive + " --save-state " + dir + " --precondition-only");
     CHECK(save.status == 2);
-    CHECK(save.err == "--save-state " + dir + ": is a folder; expected a file name for the snapshot\n");
+    CHECK(save.err ==
+          "--save-state " + dir + ": is a folder; expected a file name for the snapshot\n");
   }
   SECTION("not a snapshot, or another format version") {
     CHECK_THAT(run_binary(run + drive + " --load-state " + wl).err,
@@ -1029,8 +1063,10 @@ TEST_CASE("a snapshot is refused for another drive, other preconditioning or a d
   }
 }
 
-TEST_CASE("reads a failed die lost are counted apart from wrong data, the same on the console and in "
-          "summary.json", "[e2e][errors]") {
+TEST_CASE(
+    "reads a failed die lost are counted apart from wrong data, the same on the console and in "
+    "summary.json",
+    "[e2e][errors]") {
   // Issue 30: a die failure lost thousands of host reads and the run said
   // "no errors"; summary.json's verification counts also disagreed with the
   // console's. Lost data is reported as lost (verification still passes: no
@@ -1045,8 +1081,9 @@ workload:
     - {name: r, rw: randread, bs: 4KiB, iodepth: 32, runtime: 200ms}
 )");
   const std::string out = scratch("one_die_fails_out");
-  const Exec e = run_binary("run --verify --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
-                            "timeout 60 ");
+  const Exec e = run_binary(
+      "run --verify --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
+      "timeout 60 ");
   INFO(e.err);
   REQUIRE(e.status == 0);
   std::ifstream sf(out + "/summary.json");
@@ -1059,12 +1096,14 @@ workload:
   CHECK(failed > 0);  // a quarter of the drive's data is on the failed die
   CHECK(checks > failed);
   const std::string all = e.out + e.err;
-  CHECK_THAT(all, Catch::Contains("verification: " + std::to_string(checks) + " checks, no wrong data; " +
-                                  std::to_string(failed) + " host reads failed: data lost"));
+  CHECK_THAT(
+      all, Catch::Contains("verification: " + std::to_string(checks) + " checks, no wrong data; " +
+                           std::to_string(failed) + " host reads failed: data lost"));
 }
 
-TEST_CASE("the watchdog ends a phase whose commands wait its span with none completing, naming the state",
-          "[e2e][errors]") {
+TEST_CASE(
+    "the watchdog ends a phase whose commands wait its span with none completing, naming the state",
+    "[e2e][errors]") {
   // Issue 30: a livelocked run went on past 1e5 s of simulated time with
   // nothing printed. The trap is set off here by a 2 s program time and a
   // watchdog of 0.5 s: writes stall on a full write buffer for whole programs.
@@ -1077,25 +1116,29 @@ workload:
   const std::string out = scratch("watchdog_out");
   const std::string slow = " --set drive.nand.timing.tlc.tPROG=2s";
   const Exec e = run_binary(
-      "run -q --drive " + source_path(kTlc) + slow + " --workload " + wl + " --out " + out, "timeout 60 ");
+      "run -q --drive " + source_path(kTlc) + slow + " --workload " + wl + " --out " + out,
+      "timeout 60 ");
   CHECK(e.status == 1);
-  CHECK_THAT(e.err, Catch::Contains("watchdog: no host IO completed in 0.5 s") && Catch::Contains("phase 'w'") &&
-                        Catch::Contains("commands in the drive") && Catch::Contains("free blocks per die: "));
+  CHECK_THAT(e.err, Catch::Contains("watchdog: no host IO completed in 0.5 s") &&
+                        Catch::Contains("phase 'w'") && Catch::Contains("commands in the drive") &&
+                        Catch::Contains("free blocks per die: "));
   std::ifstream sf(out + "/summary.json");
   REQUIRE(sf.good());
-  CHECK_THAT(nlohmann::json::parse(sf)["run"]["failure"].get<std::string>(), Catch::Contains("watchdog"));
+  CHECK_THAT(nlohmann::json::parse(sf)["run"]["failure"].get<std::string>(),
+             Catch::Contains("watchdog"));
   // Off, or longer than any wait, it lets the same run finish.
   for (const std::string span : {"0s", "10s"}) {
     const Exec ok = run_binary("run -q --drive " + source_path(kTlc) + slow + " --workload " + wl +
-                                   " --set workload.watchdog=" + span + " --set workload.phases.0.runtime=6s --out " +
-                                   out + "_" + span,
+                                   " --set workload.watchdog=" + span +
+                                   " --set workload.phases.0.runtime=6s --out " + out + "_" + span,
                                "timeout 60 ");
     INFO(span << ": " << ok.err);
     CHECK(ok.status == 0);
   }
 }
 
-TEST_CASE("check refuses the power settings run would refuse, and warns as run does", "[e2e][errors][power]") {
+TEST_CASE("check refuses the power settings run would refuse, and warns as run does",
+          "[e2e][errors][power]") {
   // Issue 30: `check` passed a workload whose power_management names a
   // state the drive lacks, which `run` then refused.
   const std::string wl = write_temp("bad_power_state.yaml", R"(
@@ -1106,7 +1149,8 @@ workload:
 )");
   const std::string sn500 = source_path("configs/drives/wd_sn500_250gb.yaml");
   for (const std::string cmd : {"check", "run"}) {
-    const Exec e = run_binary(cmd + " --drive " + sn500 + " --workload " + wl + " --out " + scratch("bad_power"));
+    const Exec e = run_binary(cmd + " --drive " + sn500 + " --workload " + wl + " --out " +
+                              scratch("bad_power"));
     INFO(cmd);
     CHECK(e.status == 2);
     CHECK_THAT(e.err, Catch::Contains("workload.power_management.idle_states.0.state") &&
@@ -1114,16 +1158,18 @@ workload:
   }
   // A drive with no power model: both warn that the settings are ignored.
   for (const std::string cmd : {"check", "run -q"}) {
-    const Exec e = run_binary(cmd + " --drive " + source_path(kTlc) + " --workload " + wl + " --out " +
-                              scratch("no_power_model"));
+    const Exec e = run_binary(cmd + " --drive " + source_path(kTlc) + " --workload " + wl +
+                              " --out " + scratch("no_power_model"));
     INFO(cmd);
     CHECK(e.status == 0);
     CHECK_THAT(e.out + e.err, Catch::Contains("has no power model (drive.power); ignored"));
   }
 }
 
-TEST_CASE("a block failure that wears a RAIN drive with little spare out ends the run with its results, exit 1",
-          "[e2e][errors]") {
+TEST_CASE(
+    "a block failure that wears a RAIN drive with little spare out ends the run with its results, "
+    "exit 1",
+    "[e2e][errors]") {
   // Issue 30: with RAIN 1 in 4 and the least spare the drive config accepts,
   // one failed block leaves a die short of GC's blocks; the run used to end
   // with exit 1 and no results at all.
@@ -1138,10 +1184,11 @@ workload:
     - {name: r, rw: randread, bs: 4KiB, iodepth: 32, runtime: 1s}
 )");
   const std::string out = scratch("rain_block_fails_out");
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) +
-                                " --set drive.ftl.rain.stripe=4 --set drive.user_capacity=800MB --workload " + wl +
-                                " --out " + out,
-                            "timeout 60 ");
+  const Exec e =
+      run_binary("run -q --drive " + source_path(kTlc) +
+                     " --set drive.ftl.rain.stripe=4 --set drive.user_capacity=800MB --workload " +
+                     wl + " --out " + out,
+                 "timeout 60 ");
   CHECK(e.status == 1);
   CHECK_THAT(e.err, Catch::Contains("is worn out") && Catch::Contains("in phase 'w'") &&
                         Catch::Contains("results up to then"));
@@ -1168,8 +1215,8 @@ workload:
     - {name: r, rw: randread, bs: 4KiB, iodepth: 32, runtime: 2s}
 )");
   const std::string out = scratch("all_dies_fail_out");
-  const Exec e = run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out,
-                            "timeout 60 ");
+  const Exec e = run_binary(
+      "run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + out, "timeout 60 ");
   CHECK(e.status == 1);
   CHECK_THAT(e.err, Catch::Contains("all dies failed") && Catch::Contains("phase 'w'"));
   std::ifstream sf(out + "/summary.json");
@@ -1194,7 +1241,8 @@ nlohmann::json read_summary(const std::string& out) {
 
 }  // namespace
 
-TEST_CASE("a placement identifier the namespace lacks is an error at its workload key", "[e2e][errors][fdp]") {
+TEST_CASE("a placement identifier the namespace lacks is an error at its workload key",
+          "[e2e][errors][fdp]") {
   const auto file = write_temp("bad_placement.yaml", R"(workload:
   phases:
     - name: two
@@ -1202,29 +1250,37 @@ TEST_CASE("a placement identifier the namespace lacks is an error at its workloa
         - {name: a, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 10, placement: 1}
         - {name: b, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 10, placement: 4}
 )");
-  const Exec e = run_binary("run --drive " + source_path(kFdpDrive) + " --workload " + file + " --out " +
-                            scratch("bad_placement_out") + " -q");
+  const Exec e = run_binary("run --drive " + source_path(kFdpDrive) + " --workload " + file +
+                            " --out " + scratch("bad_placement_out") + " -q");
   CHECK(e.status == 2);
   CHECK(lines(e.err) == 1);
   CHECK_THAT(e.err, Catch::StartsWith(file + ":6:"));
-  CHECK_THAT(e.err, Catch::Contains("workload.phases.0.jobs.1.placement: expected a placement identifier below 4"));
+  CHECK_THAT(e.err,
+             Catch::Contains(
+                 "workload.phases.0.jobs.1.placement: expected a placement identifier below 4"));
 }
 
-TEST_CASE("overlapping namespaces in a drive file are an error at file:line:col", "[e2e][errors][fdp]") {
+TEST_CASE("overlapping namespaces in a drive file are an error at file:line:col",
+          "[e2e][errors][fdp]") {
   std::string text = read_file(source_path(kFdpDrive));
   const auto pos = text.find("  user_capacity: 2600MiB\n");
   REQUIRE(pos != std::string::npos);
-  text.insert(pos + 25, "  namespaces:\n    - {id: 1, size: 1GiB}\n    - {id: 2, size: 1GiB, offset: 512MiB}\n");
+  text.insert(
+      pos + 25,
+      "  namespaces:\n    - {id: 1, size: 1GiB}\n    - {id: 2, size: 1GiB, offset: 512MiB}\n");
   const auto file = write_temp("overlap.yaml", text);
   const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<long>(pos), '\n') + 3;
   const Exec e = run_binary("check --drive " + file);
   CHECK(e.status == 2);
   CHECK(lines(e.err) == 1);
   CHECK_THAT(e.err, Catch::StartsWith(file + ":" + std::to_string(line) + ":"));
-  CHECK_THAT(e.err, Catch::Contains("drive.namespaces.1.offset: expected a range that overlaps no other namespace"));
+  CHECK_THAT(e.err,
+             Catch::Contains(
+                 "drive.namespaces.1.offset: expected a range that overlaps no other namespace"));
 }
 
-TEST_CASE("a drive declaring one namespace of its whole capacity runs as one declaring none", "[e2e][fdp]") {
+TEST_CASE("a drive declaring one namespace of its whole capacity runs as one declaring none",
+          "[e2e][fdp]") {
   // (1 GB of user capacity is 999997440 bytes in whole 4 KiB pages.)
   const auto wl = write_temp("ns_same.yaml", R"(workload:
   phases:
@@ -1232,16 +1288,19 @@ TEST_CASE("a drive declaring one namespace of its whole capacity runs as one dec
     - {name: rw, rw: randrw, rwmixread: 50, bs: 4KiB, iodepth: 16, runtime: 300ms}
 )");
   const std::string a = scratch("ns_none"), b = scratch("ns_one");
-  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + a).status == 0);
+  REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + a)
+              .status == 0);
   REQUIRE(run_binary("run -q --drive " + source_path(kTlc) + " --workload " + wl + " --out " + b +
-                     " --set 'drive.namespaces=[{id: 1, size: 999997440}]'").status == 0);
+                     " --set 'drive.namespaces=[{id: 1, size: 999997440}]'")
+              .status == 0);
   nlohmann::json x = read_summary(a)["phases"], y = read_summary(b)["phases"];
   for (auto* j : {&x, &y})
     for (auto& p : *j) p.erase("wall_seconds"), p.erase("host_ios_per_wall_second");
   CHECK(x == y);
 }
 
-TEST_CASE("concurrent tenants on two namespaces get their own results and flash writes", "[e2e][fdp]") {
+TEST_CASE("concurrent tenants on two namespaces get their own results and flash writes",
+          "[e2e][fdp]") {
   const auto wl = write_temp("tenants.yaml", R"(workload:
   phases:
     - name: tenants
@@ -1250,9 +1309,10 @@ TEST_CASE("concurrent tenants on two namespaces get their own results and flash 
         - {name: writer, namespace: 2, rw: randwrite, bs: 4KiB, iodepth: 16, runtime: 200ms, placement: 1}
 )");
   const std::string out = scratch("tenants_out");
-  const Exec e = run_binary("run -q --drive " + source_path(kFdpDrive) + " --workload " + wl + " --out " + out +
-                            " --set 'drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [0]}, "
-                            "{id: 2, size: 1GiB, placement_handles: [2, 3]}]'");
+  const Exec e = run_binary(
+      "run -q --drive " + source_path(kFdpDrive) + " --workload " + wl + " --out " + out +
+      " --set 'drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [0]}, "
+      "{id: 2, size: 1GiB, placement_handles: [2, 3]}]'");
   REQUIRE(e.status == 0);
   const nlohmann::json p = read_summary(out)["phases"][0];
   REQUIRE(p["namespaces"].size() == 2);

@@ -148,7 +148,8 @@ TEST_CASE(
              Contains("bad.fio:2: bs=4294971392: expected a multiple of 4KiB up to 256MiB"));
   CHECK_THAT(load_error("[a]\nbs=63333333333333333333333KiB\n"),
              Contains("bad.fio:2: bs=63333333333333333333333KiB: expected a size below 8 EiB"));
-  CHECK_THAT(load_error("[a]\nsize=99999999999t\n"), Contains("bad.fio:2: size=99999999999t: expected a size below 8 EiB"));
+  CHECK_THAT(load_error("[a]\nsize=99999999999t\n"),
+             Contains("bad.fio:2: size=99999999999t: expected a size below 8 EiB"));
   CHECK_THAT(load_error("[a]\nsize=2g\n"),
              Contains("bad.fio:2: size=2g: expected offset + size within"));
   CHECK_THAT(load_error("[a]\nverify=md5\n"),
@@ -568,7 +569,8 @@ TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync blo
   CHECK(j["jobs"][1]["sync"]["total_ios"] == 1024 / 32);
   // Each a Flush command: a 4 KiB write's unit padded and programmed.
   CHECK(j["jobs"][1]["sync"]["lat_ns"]["N"] == 1024 / 32);
-  CHECK(j["jobs"][1]["sync"]["lat_ns"]["min"].get<Tick>() >= r->drive.drive->timing.of(CellMode::kTlc).program_time(0));
+  CHECK(j["jobs"][1]["sync"]["lat_ns"]["min"].get<Tick>() >=
+        r->drive.drive->timing.of(CellMode::kTlc).program_time(0));
 }
 
 TEST_CASE(
@@ -1010,7 +1012,7 @@ ioengine=io_uring
 )");
   const FioWorkload w = load_fio_workload(job, kGiB, temp_dir("unknown_engine"), test_env);
   CHECK(w.workload.phases[0].stream(0).iodepth == 8);  // the depth holds, as an async engine's
-  REQUIRE(w.warnings.size() == 1);  // once for the [global] line, not per job
+  REQUIRE(w.warnings.size() == 1);                     // once for the [global] line, not per job
   // The log a run prints (warnings on stderr), from the binary itself.
   const std::string err = temp_dir("unknown_engine_log") + "/stderr.txt";
   const std::string cmd = std::string(SSDTWIN_BINARY) + " check --drive " + source_path(kTlc) +
@@ -1018,12 +1020,16 @@ ioengine=io_uring
   REQUIRE(std::system(cmd.c_str()) == 0);
   const std::string log = read_text_file(err);
   CHECK_THAT(log, Contains("[warning]"));
-  CHECK_THAT(log, Contains("unknown_engine.fio:2: ioengine=spdk_bdev: not an engine the simulator knows"));
-  CHECK_THAT(log, Contains("run as the asynchronous engines (libaio, io_uring, io_uring_cmd, posixaio"));
-  CHECK_THAT(log, Contains("The synchronous ones (sync, psync, vsync, pvsync, pvsync2, mmap, splice)"));
+  CHECK_THAT(
+      log, Contains("unknown_engine.fio:2: ioengine=spdk_bdev: not an engine the simulator knows"));
+  CHECK_THAT(log,
+             Contains("run as the asynchronous engines (libaio, io_uring, io_uring_cmd, posixaio"));
+  CHECK_THAT(log,
+             Contains("The synchronous ones (sync, psync, vsync, pvsync, pvsync2, mmap, splice)"));
   // Known engines, sync or async, warn of nothing.
   const FioWorkload known = load_fio_workload(
-      write_job("known_engines", "[a]\nioengine=libaio\nnumber_ios=1\n[b]\nioengine=pvsync2\nnumber_ios=1\n"),
+      write_job("known_engines",
+                "[a]\nioengine=libaio\nnumber_ios=1\n[b]\nioengine=pvsync2\nnumber_ios=1\n"),
       kGiB, temp_dir("known_engines"), test_env);
   CHECK(known.warnings.empty());
 }
@@ -1071,7 +1077,7 @@ stonewall
   CHECK(slope.slope_tolerance == Approx(0.005 * 19));
   CHECK(slope.after == 20_s);
   CHECK(phase(w, "bw").until_steady.tolerance == Approx(0.03));  // one block size: bw is IOPS x bs
-  const UntilSteady& def = phase(w, "default").until_steady;  // fio's default iops_slope:0.01%
+  const UntilSteady& def = phase(w, "default").until_steady;     // fio's default iops_slope:0.01%
   CHECK(def.slope_tolerance == Approx(0.0001 * 4));
   CHECK(phase(w, "off").until_steady.round == 0);  // no ss_dur: fio judges nothing
   CHECK_THAT(w.notes.back(), Contains("[off]: steadystate without ss_dur"));
@@ -1082,23 +1088,27 @@ stonewall
              Contains("expected iops:, iops_slope:, bw: or bw_slope:"));
   CHECK_THAT(load_error("[a]\nss_dur=1500ms\n"),
              Contains("bad.fio:2: ss_dur=1500ms: expected a whole number of seconds, at least 2"));
-  CHECK_THAT(load_error("[a]\nrw=randwrite\nbssplit=4k/50:64k/50\nsteadystate=bw_slope:1%\nss_dur=10\n"),
-             Contains("bandwidth criteria with mixed block sizes"));
+  CHECK_THAT(
+      load_error("[a]\nrw=randwrite\nbssplit=4k/50:64k/50\nsteadystate=bw_slope:1%\nss_dur=10\n"),
+      Contains("bandwidth criteria with mixed block sizes"));
   CHECK_THAT(load_error("[a]\nrw=randread\nrate_iops=100\nss_dur=10\n"),
              Contains("expected no steady-state stop with rate"));
   // Jobs that run together are judged together: with group_reporting and
   // the same rule, or not at all.
-  CHECK_THAT(load_error("[a]\nrw=randread\nnumjobs=2\nss_dur=10\n"),
-             Contains("bad.fio:1: [a]: steadystate: the simulator judges steady state over all the jobs"));
+  CHECK_THAT(
+      load_error("[a]\nrw=randread\nnumjobs=2\nss_dur=10\n"),
+      Contains("bad.fio:1: [a]: steadystate: the simulator judges steady state over all the jobs"));
   CHECK_THAT(load_error("[global]\ngroup_reporting\n[a]\nss_dur=10\n[b]\nss_dur=20\n"),
              Contains("[b]: steadystate: the simulator judges"));
   const FioWorkload grouped = load_fio_workload(
-      write_job("steady_group", "[global]\ngroup_reporting\nrw=randread\nss_dur=10\n[a]\nnumjobs=2\n[b]\n"),
+      write_job("steady_group",
+                "[global]\ngroup_reporting\nrw=randread\nss_dur=10\n[a]\nnumjobs=2\n[b]\n"),
       kGiB, temp_dir("steady_group"), test_env);
   CHECK(grouped.workload.phases[0].until_steady.rounds == 10u);
 }
 
-TEST_CASE("a fio job with steadystate stops once its IOPS samples pass fio's test, before its runtime") {
+TEST_CASE(
+    "a fio job with steadystate stops once its IOPS samples pass fio's test, before its runtime") {
   const std::string out = temp_dir("steady_run");
   const auto r = run_fio(write_job("steady_run", R"([steady]
 rw=randread
@@ -1118,8 +1128,10 @@ ss_dur=3
   CHECK(m.window() == 3u);
   // The window that stopped it: each sample within 5% of its mean.
   const std::vector<double>& rounds = m.rounds();
-  const double mean = (rounds[rounds.size() - 1] + rounds[rounds.size() - 2] + rounds[rounds.size() - 3]) / 3;
-  for (std::size_t k = rounds.size() - 3; k < rounds.size(); ++k) CHECK(std::fabs(rounds[k] - mean) <= 0.05 * mean);
+  const double mean =
+      (rounds[rounds.size() - 1] + rounds[rounds.size() - 2] + rounds[rounds.size() - 3]) / 3;
+  for (std::size_t k = rounds.size() - 3; k < rounds.size(); ++k)
+    CHECK(std::fabs(rounds[k] - mean) <= 0.05 * mean);
   CHECK(to_seconds(p.result.end - p.result.start) < 30.0);
   CHECK(to_seconds(p.result.end - p.result.start) >= 3.0);
 }
@@ -1196,13 +1208,15 @@ sync=0
   CHECK_FALSE(p.stream(5).fua);
   CHECK(p.stream(5).flush_every == 0u);
   CHECK(std::find(w.ignored.begin(), w.ignored.end(), "sync") == w.ignored.end());
-  CHECK_THAT(load_error("[a]\nsync=maybe\n"), Contains("bad.fio:2: sync=maybe: expected none, 0, sync, 1 or dsync"));
+  CHECK_THAT(load_error("[a]\nsync=maybe\n"),
+             Contains("bad.fio:2: sync=maybe: expected none, 0, sync, 1 or dsync"));
   CHECK_THAT(load_error("[a]\nrw=write\nrate_iops=100\nfsync=4\n"),
              Contains("bad.fio:4: fsync=4: expected no fsync/fdatasync with rate or rate_iops"));
 }
 
 TEST_CASE(
-    "a SATA FLUSH CACHE is not queued: another job's writes wait behind it, where NVMe's Flush lets "
+    "a SATA FLUSH CACHE is not queued: another job's writes wait behind it, where NVMe's Flush "
+    "lets "
     "them by") {
   const std::string job = write_job("sata_flush", R"([global]
 rw=randwrite
@@ -1224,7 +1238,8 @@ runtime=100ms
   int k = 0;
   for (const char* drive : {kTlc, "configs/drives/test_mlc_sata.yaml"}) {
     TestDrive t = make_drive(drive);
-    const FioWorkload w = load_fio_workload(job, t.drive->user_bytes(), temp_dir("sata_flush"), test_env);
+    const FioWorkload w =
+        load_fio_workload(job, t.drive->user_bytes(), temp_dir("sata_flush"), test_env);
     const RunReport r = run_quiet(*t.drive, w.workload);
     const PhaseResult& res = r.phases.at(0).result;
     REQUIRE(res.streams.size() == 2);

@@ -1,14 +1,14 @@
 // FTL: mapping, write buffer, block pools, GC victim policies, and the
 // invariants that must hold after any mix of writes, trims and GC.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <fstream>
 #include <map>
 #include <numeric>
 #include <tuple>
-#include <cmath>
 
 #include "ftl/block_manager.h"
 #include "ftl/gc_pacing.h"
@@ -53,9 +53,9 @@ std::uint32_t fill_block(BlockManager& bm, const Geometry& g) {
 // GC policy `policy`, then checks that the forward and reverse maps and the
 // per-block valid counts agree.
 void check_map_invariants_with_policy(const std::string& policy) {
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                      {"drive.ftl.gc.policy=" + policy,
-                       "drive.ftl.map_cache={location: sram, size: 32KiB}"});
+  auto t = make_drive(
+      "configs/drives/test_tlc_1gb.yaml",
+      {"drive.ftl.gc.policy=" + policy, "drive.ftl.map_cache={location: sram, size: 32KiB}"});
   Drive& d = *t.drive;
   const auto w = make_workload(R"(
 workload:
@@ -265,8 +265,7 @@ TEST_CASE("GC policies are listed and chosen by name", "[ftl][gc]") {
   CHECK_THROWS(make_gc_policy("no-such-policy"));
 }
 
-TEST_CASE("valid counts and both maps agree after writes and trims and GC",
-          "[ftl][invariants]") {
+TEST_CASE("valid counts and both maps agree after writes and trims and GC", "[ftl][invariants]") {
   check_map_invariants_with_policy("fifo");
   check_map_invariants_with_policy("greedy");
 }
@@ -286,7 +285,8 @@ workload:
   CHECK(d.ftl->buffer().used() <= d.ftl->buffer().capacity());
 }
 
-TEST_CASE("a write larger than the write buffer streams through it in chunks", "[ftl][controller]") {
+TEST_CASE("a write larger than the write buffer streams through it in chunks",
+          "[ftl][controller]") {
   // 4 MiB commands through a 1 MiB buffer: each chunk of 128 KiB enters as
   // space frees, so the commands complete, the data is intact, and the
   // drive writes about as fast as with commands that fit.
@@ -323,8 +323,10 @@ RunReport fob_qd32(const std::vector<std::string>& sets, int qd = 32) {
   const auto w = make_workload(R"(
 workload:
   phases:
-    - {name: w, rw: randwrite, bs: 4KiB, iodepth: )" + depth + R"(, size: 64MiB, number_ios: 20000}
-    - {name: r, rw: randread, bs: 4KiB, iodepth: )" + depth + R"(, size: 64MiB, number_ios: 20000}
+    - {name: w, rw: randwrite, bs: 4KiB, iodepth: )" +
+                                   depth + R"(, size: 64MiB, number_ios: 20000}
+    - {name: r, rw: randread, bs: 4KiB, iodepth: )" +
+                                   depth + R"(, size: 64MiB, number_ios: 20000}
 )",
                                t.drive->user_bytes());
   return run_quiet(*t.drive, w);
@@ -348,7 +350,8 @@ TEST_CASE("the write command's firmware time caps random writes at cores / write
   CHECK(iops_of(r.phases[0], IoOp::kWrite) == Approx(1e9 / 50'000.0).epsilon(0.02));
   // Reads keep the plain command_time: the link, not the core, limits them.
   const auto base = fob_qd32({});
-  CHECK(iops_of(r.phases[1], IoOp::kRead) == Approx(iops_of(base.phases[1], IoOp::kRead)).epsilon(0.05));
+  CHECK(iops_of(r.phases[1], IoOp::kRead) ==
+        Approx(iops_of(base.phases[1], IoOp::kRead)).epsilon(0.05));
 }
 
 TEST_CASE("NAND operations take firmware time from host commands and spread write latency",
@@ -393,8 +396,7 @@ TEST_CASE("at QD1 the write that completes a program unit waits for the program'
   CHECK(writes_of(busy).percentile(0.50) == writes_of(flat).percentile(0.50));
   CHECK(writes_of(busy).percentile(0.99) > writes_of(busy).percentile(0.50));
   CHECK(writes_of(busy).max() - writes_of(flat).max() == 5 * kUs);
-  CHECK(writes_of(busy).mean() ==
-        Approx(writes_of(flat).mean() + 5000.0 / 16).epsilon(0.01));
+  CHECK(writes_of(busy).mean() == Approx(writes_of(flat).mean() + 5000.0 / 16).epsilon(0.01));
 }
 
 TEST_CASE("a read of data still in the write buffer costs no flash read", "[ftl][controller]") {
@@ -501,7 +503,8 @@ TEST_CASE("once the cache is full, writes run at the native program rate", "[ftl
     CHECK((d.geo.native_mode == CellMode::kQlc) == (d.ftl->slc().dynamic_budget_blocks() > 0));
     const auto w = make_workload(R"(
 workload:
-  timeseries: {per_bytes: )" + std::to_string(segment_mb) + R"(MB}
+  timeseries: {per_bytes: )" + std::to_string(segment_mb) +
+                                     R"(MB}
   phases: [{name: w, rw: write, bs: 128KiB, iodepth: 32, io_size: )" +
                                      std::to_string(io_mb) + R"(MB}]
 )",
@@ -512,7 +515,8 @@ workload:
     // than any flash: the curve is read from the second segment on.
     const double segment_gb = segment_mb / 1e3;
     const auto rates = curve(p);
-    const auto m = analyze_fill_curve(std::vector<double>(rates.begin() + 1, rates.end()), segment_gb);
+    const auto m =
+        analyze_fill_curve(std::vector<double>(rates.begin() + 1, rates.end()), segment_gb);
     REQUIRE(m.drop_found);
     // The configured cache, as the fill curve shows it.
     CHECK(m.cache_gb + segment_gb == Approx(empty_cache_bytes(d) / 1e9).epsilon(0.1));
@@ -529,8 +533,10 @@ workload:
   }
 }
 
-TEST_CASE("idle time folds the cache into whole native program units, in program order, and the "
-          "next burst is fast again", "[ftl][slc][qlc]") {
+TEST_CASE(
+    "idle time folds the cache into whole native program units, in program order, and the "
+    "next burst is fast again",
+    "[ftl][slc][qlc]") {
   // TLC and QLC, both one-shot: folding fills 3- and 4-page wordlines.
   for (const auto& [drive, fill_mib] : {std::pair{kSlcDrive, 64}, std::pair{kQlcDrive, 200}}) {
     INFO(drive);
@@ -608,8 +614,10 @@ TEST_CASE("SLC cache policies are listed and chosen by name", "[ftl][slc]") {
   CHECK_THROWS_WITH(Drive(doc->root(), false), Catch::Contains("drive.ftl.slc_cache.policy"));
 }
 
-TEST_CASE("without idle time, reclaim reuses SLC blocks a second pass overwrote; idle_fold never "
-          "does", "[ftl][slc]") {
+TEST_CASE(
+    "without idle time, reclaim reuses SLC blocks a second pass overwrote; idle_fold never "
+    "does",
+    "[ftl][slc]") {
   auto old_way = make_drive(kSlcDrive, {"drive.ftl.slc_cache.policy=idle_fold"});
   auto reclaim = make_drive(kSlcDrive, {"drive.ftl.slc_cache.policy=reclaim"});
   const auto w = make_workload(kTwoPassesThenRandom, old_way.drive->user_bytes());
@@ -640,7 +648,8 @@ TEST_CASE("with reclaim, idle time before sustained random writes no longer chan
 workload:
   phases:
     - {name: pass1, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
-    - {name: pass2, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%, idle_after: )" + idle + R"(}
+    - {name: pass2, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%, idle_after: )" +
+                                     idle + R"(}
     - {name: random, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 200%}
 )",
                                  t.drive->user_bytes());
@@ -878,8 +887,10 @@ TEST_CASE("a map-cache miss costs exactly one extra translation-page read", "[ft
   CHECK(nand_reads(p) == p.result.ios[static_cast<int>(IoOp::kRead)] + map_reads);
 }
 
-TEST_CASE("after fast preconditioning a map-cache miss reads its translation page from flash, as after a timed fill",
-          "[ftl][map][fast]") {
+TEST_CASE(
+    "after fast preconditioning a map-cache miss reads its translation page from flash, as after a "
+    "timed fill",
+    "[ftl][map][fast]") {
   // Fast writes generate no map traffic; the translation pages that map
   // what they placed go to flash before the first timed phase. Before they
   // did, every miss was answered from controller memory: a DRAMless drive
@@ -889,9 +900,10 @@ TEST_CASE("after fast preconditioning a map-cache miss reads its translation pag
   auto misses_from_flash = [](const std::string& preconditioning) {
     auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
                         {"drive.ftl.map_cache={location: sram, size: 64KiB}"});
-    const auto w = make_workload("workload:\n  phases:\n" + preconditioning +
-                                     "    - {name: rr, rw: randread, bs: 4KiB, iodepth: 8, runtime: 500ms}\n",
-                                 t.drive->user_bytes());
+    const auto w =
+        make_workload("workload:\n  phases:\n" + preconditioning +
+                          "    - {name: rr, rw: randread, bs: 4KiB, iodepth: 8, runtime: 500ms}\n",
+                      t.drive->user_bytes());
     const auto r = run_quiet(*t.drive, w);
     const PhaseReport& p = r.phases.back();
     const double misses = static_cast<double>(p.ftl_after.map_misses - p.ftl_before.map_misses);
@@ -904,8 +916,9 @@ TEST_CASE("after fast preconditioning a map-cache miss reads its translation pag
   const double fast = misses_from_flash(fill + ", fast: true}\n");
   // Counted writes refuse translation pages on flash: an exact fast fill
   // followed by a steady-state one still runs, the map placed after both.
-  const double steady = misses_from_flash(
-      fill + ", fast: true}\n    - {name: steady, rw: randwrite, bs: 4KiB, io_size: 100%, fast: steady}\n");
+  const double steady = misses_from_flash(fill +
+                                          ", fast: true}\n    - {name: steady, rw: randwrite, bs: "
+                                          "4KiB, io_size: 100%, fast: steady}\n");
   UNSCOPED_INFO("share of misses read from flash: timed fill " << timed << ", fast " << fast
                                                                << ", fast then steady " << steady);
   CHECK(timed > 0.9);
@@ -960,9 +973,10 @@ TEST_CASE("a DRAM cache holding the whole table never misses", "[ftl][map]") {
 TEST_CASE("evicted dirty map entries are written back and read back correctly",
           "[ftl][map][verify]") {
   for (const std::string segment : {"4KiB", "1KiB"}) {
-    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                        {"drive.ftl.map_cache={location: sram, size: 16KiB, segment: " + segment + "}"},
-                        /*verify=*/true);
+    auto t =
+        make_drive("configs/drives/test_tlc_1gb.yaml",
+                   {"drive.ftl.map_cache={location: sram, size: 16KiB, segment: " + segment + "}"},
+                   /*verify=*/true);
     Drive& d = *t.drive;
     auto doc = ConfigDoc::load(source_path("configs/workloads/integrity_mix.yaml"), "workload", {});
     const WorkloadSpec w = WorkloadSpec::from_config(doc->root(), d.user_bytes());
@@ -1004,21 +1018,19 @@ double cost_benefit_score(std::uint32_t valid, std::uint64_t capacity, std::uint
   return (1 - u) * age / (1 + u);
 }
 
-
 }  // namespace
 
-TEST_CASE("cost-benefit GC prefers an old block over a slightly emptier young one",
-          "[ftl][gc]") {
+TEST_CASE("cost-benefit GC prefers an old block over a slightly emptier young one", "[ftl][gc]") {
   const Geometry g = small_geometry();
   BlockManager bm(g, 2);
   const std::uint32_t old_block = fill_block(bm, g);  // closed first
   const std::uint32_t mid1 = fill_block(bm, g);
   const std::uint32_t mid2 = fill_block(bm, g);
-  const std::uint32_t young = fill_block(bm, g);  // closed last
+  const std::uint32_t young = fill_block(bm, g);                      // closed last
   auto open = bm.allocate_unit(0, Stream::kHost, 3, CellMode::kTlc);  // open: not a candidate
   REQUIRE(open);
   const std::uint64_t cap = bm.capacity_slots(bm.info(0, old_block));
-  REQUIRE(cap == 96u);  // 12 TLC pages x 2 planes x 4 slots
+  REQUIRE(cap == 96u);                                       // 12 TLC pages x 2 planes x 4 slots
   bm.info(0, mid1).valid = static_cast<std::uint32_t>(cap);  // no invalid page
   bm.info(0, mid2).valid = static_cast<std::uint32_t>(cap);
   bm.info(0, old_block).valid = 48;  // u = 0.5
@@ -1074,8 +1086,7 @@ TEST_CASE("cost-benefit GC picks nothing without full blocks", "[ftl][gc]") {
   CHECK(make_gc_policy("random")->select_victim(bm, 0, rng) == kNoBlock);
 }
 
-TEST_CASE("random GC picks only candidates with invalid pages and each of them",
-          "[ftl][gc]") {
+TEST_CASE("random GC picks only candidates with invalid pages and each of them", "[ftl][gc]") {
   const Geometry g = small_geometry();
   BlockManager bm(g, 2);
   const std::uint32_t a = fill_block(bm, g);
@@ -1133,14 +1144,14 @@ TEST_CASE("maps and valid counts agree after a mixed run with cost-benefit GC",
   check_map_invariants_with_policy("cost_benefit");
 }
 
-TEST_CASE("maps and valid counts agree after a mixed run with random GC",
-          "[ftl][gc][invariants]") {
+TEST_CASE("maps and valid counts agree after a mixed run with random GC", "[ftl][gc][invariants]") {
   check_map_invariants_with_policy("random");
 }
 
 // ---- Background GC in host idle time.
 
-TEST_CASE("background GC in idle time collects up to its free-block target", "[ftl][gc][background]") {
+TEST_CASE("background GC in idle time collects up to its free-block target",
+          "[ftl][gc][background]") {
   const char* workload = R"(
 workload:
   phases:
@@ -1205,7 +1216,8 @@ double ks_distance(const std::vector<double>& a, const std::vector<double>& b) {
     const double x = std::min(a[i], b[j]);
     while (i < a.size() && a[i] <= x) ++i;
     while (j < b.size() && b[j] <= x) ++j;
-    d = std::max(d, std::abs(static_cast<double>(i) / a.size() - static_cast<double>(j) / b.size()));
+    d = std::max(d,
+                 std::abs(static_cast<double>(i) / a.size() - static_cast<double>(j) / b.size()));
   }
   return d;
 }
@@ -1237,7 +1249,8 @@ workload:
     CHECK(fast.die_valid[i] == Approx(timed.die_valid[i]).epsilon(0.01));
   CHECK(ks_distance(timed.valid_share, fast.valid_share) < 0.1);
   CHECK(static_cast<double>(fast_moved) == Approx(static_cast<double>(timed_moved)).epsilon(0.05));
-  CHECK(static_cast<double>(fast.erases) == Approx(static_cast<double>(timed.erases)).epsilon(0.05));
+  CHECK(static_cast<double>(fast.erases) ==
+        Approx(static_cast<double>(timed.erases)).epsilon(0.05));
   CHECK(timed_moved > 0);
 }
 
@@ -1247,7 +1260,8 @@ TEST_CASE("every page reads back its latest write after fast preconditioning", "
   std::vector<std::string> sets;
   SECTION("flat pacing") {}
   SECTION("urgency levels") {
-    sets = {"drive.ftl.gc.urgency=[{free_below: 6, host_share: 3}, {free_below: 4, host_share: 0.25}]"};
+    sets = {
+        "drive.ftl.gc.urgency=[{free_below: 6, host_share: 3}, {free_below: 4, host_share: 0.25}]"};
   }
   auto t = make_drive("configs/drives/test_tlc_slc.yaml", sets, true);
   Drive& d = *t.drive;
@@ -1260,7 +1274,8 @@ workload:
     - {name: trim, fast: true, rw: trim, bs: 1MiB, offset: 30%, size: 10%, io_size: 100%}
     - {name: mixed, rw: randrw, bs: 4KiB, iodepth: 32, io_size: 10%}
     - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)", d.user_bytes()));
+)",
+                                            d.user_bytes()));
   CHECK(r.phases[2].ftl_after.gc_victims > r.phases[2].ftl_before.gc_victims);
   CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
   CHECK(d.ftl->stats().verify_checks >= d.ftl->user_pages());
@@ -1271,13 +1286,16 @@ workload:
 TEST_CASE("a fast phase must write and must stop by size", "[ftl][fast]") {
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
   const std::uint64_t user = t.drive->user_bytes();
-  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: randread, fast: true, io_size: 10%}]}", user),
-                    Catch::Contains("fast") && Catch::Contains("write, randwrite and trim"));
-  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: write, fast: true, runtime: 10s}]}", user),
-                    Catch::Contains("io_size or number_ios"));
+  CHECK_THROWS_WITH(
+      make_workload("workload: {phases: [{rw: randread, fast: true, io_size: 10%}]}", user),
+      Catch::Contains("fast") && Catch::Contains("write, randwrite and trim"));
+  CHECK_THROWS_WITH(
+      make_workload("workload: {phases: [{rw: write, fast: true, runtime: 10s}]}", user),
+      Catch::Contains("io_size or number_ios"));
 }
 
-TEST_CASE("steady-state preconditioning lays out the state the exact fast path converges to", "[ftl][fast]") {
+TEST_CASE("steady-state preconditioning lays out the state the exact fast path converges to",
+          "[ftl][fast]") {
   // Counted writes draw each overwritten page's block in proportion to its
   // valid pages, as a uniformly drawn page of a full drive falls; GC, wear
   // and placement run as in the exact path. With and without RAIN (parity
@@ -1326,16 +1344,20 @@ workload:
       bool counts_match = true;
       for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
         for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b)
-          counts_match &= valid_in[die * std::size_t{d.geo.blocks_per_plane} + b] == d.ftl->blocks().info(die, b).valid;
+          counts_match &= valid_in[die * std::size_t{d.geo.blocks_per_plane} + b] ==
+                          d.ftl->blocks().info(die, b).valid;
       CHECK(counts_match);
     }
-    return Outcome{block_state(d), r.phases[2].ftl_after.gc_moved_slots - r.phases[1].ftl_before.gc_moved_slots};
+    return Outcome{block_state(d),
+                   r.phases[2].ftl_after.gc_moved_slots - r.phases[1].ftl_before.gc_moved_slots};
   };
   const Outcome exact = run("true", 3), exact_other = run("true", 4), steady = run("steady", 3);
   const double self = ks_distance(exact.state.valid_share, exact_other.state.valid_share);
   CHECK(ks_distance(exact.state.valid_share, steady.state.valid_share) <= std::max(0.05, 2 * self));
-  CHECK(static_cast<double>(steady.moved) == Approx(static_cast<double>(exact.moved)).epsilon(0.02));
-  CHECK(static_cast<double>(steady.state.erases) == Approx(static_cast<double>(exact.state.erases)).epsilon(0.02));
+  CHECK(static_cast<double>(steady.moved) ==
+        Approx(static_cast<double>(exact.moved)).epsilon(0.02));
+  CHECK(static_cast<double>(steady.state.erases) ==
+        Approx(static_cast<double>(exact.state.erases)).epsilon(0.02));
   for (std::size_t i = 0; i < exact.state.die_valid.size(); ++i)
     CHECK(steady.state.die_valid[i] == Approx(exact.state.die_valid[i]).epsilon(0.01));
   CHECK(exact.moved > 0);
@@ -1351,7 +1373,8 @@ workload:
     - {name: over, fast: steady, rw: randwrite, bs: 4KiB, io_size: 150%}
     - {name: mixed, rw: randrw, bs: 4KiB, iodepth: 32, io_size: 10%}
     - {name: check, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)", d.user_bytes()));
+)",
+                                            d.user_bytes()));
   CHECK(r.phases[1].ftl_after.gc_victims > r.phases[1].ftl_before.gc_victims);
   CHECK(r.phases[1].result.end == r.phases[1].result.start);  // no simulated time
   CHECK(r.phases[3].result.ios[0] > 0);
@@ -1361,16 +1384,23 @@ workload:
 TEST_CASE("steady-state preconditioning says what it needs", "[ftl][fast]") {
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
   const std::uint64_t user = t.drive->user_bytes();
-  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: write, fast: steady, io_size: 10%}]}", user),
-                    Catch::Contains("fast") && Catch::Contains("4 KiB random writes over the whole drive"));
   CHECK_THROWS_WITH(
-      make_workload("workload: {phases: [{rw: randwrite, bs: 4KiB, size: 50%, fast: steady, io_size: 10%}]}", user),
+      make_workload("workload: {phases: [{rw: write, fast: steady, io_size: 10%}]}", user),
+      Catch::Contains("fast") && Catch::Contains("4 KiB random writes over the whole drive"));
+  CHECK_THROWS_WITH(
+      make_workload(
+          "workload: {phases: [{rw: randwrite, bs: 4KiB, size: 50%, fast: steady, io_size: 10%}]}",
+          user),
       Catch::Contains("whole drive"));
-  CHECK_THROWS_WITH(make_workload("workload: {phases: [{rw: randwrite, fast: sometimes, io_size: 10%}]}", user),
-                    Catch::Contains("fast"));
+  CHECK_THROWS_WITH(
+      make_workload("workload: {phases: [{rw: randwrite, fast: sometimes, io_size: 10%}]}", user),
+      Catch::Contains("fast"));
   // A drive not yet full: the draw needs every logical page mapped.
   CHECK_THROWS_WITH(
-      run_quiet(*t.drive, make_workload("workload: {phases: [{rw: randwrite, bs: 4KiB, fast: steady, io_size: 10%}]}", user)),
+      run_quiet(
+          *t.drive,
+          make_workload(
+              "workload: {phases: [{rw: randwrite, bs: 4KiB, fast: steady, io_size: 10%}]}", user)),
       Catch::Contains("every logical page"));
   // Write verification follows contents the counted writes do not keep.
   auto v = make_drive("configs/drives/test_tlc_1gb.yaml", {}, true);
@@ -1379,7 +1409,8 @@ workload:
   phases:
     - {name: fill, fast: true, rw: write, bs: 128KiB, io_size: 100%}
     - {name: over, fast: steady, rw: randwrite, bs: 4KiB, io_size: 10%}
-)", user)),
+)",
+                                                      user)),
                     Catch::Contains("verification"));
 }
 
@@ -1398,7 +1429,8 @@ RunReport run_verified(TestDrive& t, const std::vector<std::string>& sets, const
 
 }  // namespace
 
-TEST_CASE("RAIN programs one parity unit per stripe and its space does not help GC", "[ftl][rain]") {
+TEST_CASE("RAIN programs one parity unit per stripe and its space does not help GC",
+          "[ftl][rain]") {
   const char* workload = R"(
 workload:
   phases:
@@ -1408,14 +1440,16 @@ workload:
 )";
   auto run = [&](const std::string& stripe) {
     TestDrive t;
-    const auto r = run_verified(t, {"drive.user_capacity=900MB", "drive.ftl.rain.stripe=" + stripe}, workload);
+    const auto r =
+        run_verified(t, {"drive.user_capacity=900MB", "drive.ftl.rain.stripe=" + stripe}, workload);
     const FtlStats& s = t.drive->ftl->stats();
     CHECK(s.verify_checks >= t.drive->ftl->user_pages());
     const NandStats& n = t.drive->nand.stats();
     const double programs = static_cast<double>(n.total(n.programs));
     const double parity = static_cast<double>(s.rain_parity_units);
     const PhaseReport& over = r.phases[1];
-    const auto moved = static_cast<double>(over.ftl_after.gc_moved_slots - over.ftl_before.gc_moved_slots);
+    const auto moved =
+        static_cast<double>(over.ftl_after.gc_moved_slots - over.ftl_before.gc_moved_slots);
     return std::make_tuple(programs, parity, moved);
   };
   const auto [plain_programs, plain_parity, plain_moved] = run("0");
@@ -1448,7 +1482,8 @@ workload:
   auto spread = [&](const std::string& threshold) {
     TestDrive t;
     const auto r = run_verified(
-        t, {"drive.ftl.wear_leveling={static_threshold: " + threshold + ", check_every: 2}"}, workload);
+        t, {"drive.ftl.wear_leveling={static_threshold: " + threshold + ", check_every: 2}"},
+        workload);
     const PhaseReport& hot = r.phases[1];
     return std::make_pair(hot.wear, hot.ftl_after.wl_victims);
   };
@@ -1468,9 +1503,10 @@ workload:
 TEST_CASE("a whole-drive TRIM is fast and idle time reclaims the blocks without moves",
           "[ftl][trim]") {
   // 1 GiB, so that 64 MiB commands cover the drive exactly.
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                      {"drive.user_capacity=1GiB",
-                       "drive.ftl.gc.background={idle_after: 50ms, free_blocks: 40}"}, true);
+  auto t = make_drive(
+      "configs/drives/test_tlc_1gb.yaml",
+      {"drive.user_capacity=1GiB", "drive.ftl.gc.background={idle_after: 50ms, free_blocks: 40}"},
+      true);
   Drive& d = *t.drive;
   const auto r = run_quiet(d, make_workload(R"(
 workload:
@@ -1479,7 +1515,8 @@ workload:
     - {name: over, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
     - {name: trim, rw: trim, bs: 64MiB, iodepth: 1, io_size: 100%, idle_after: 2s}
     - {name: read, rw: randread, bs: 4KiB, iodepth: 8, number_ios: 2000}
-)", d.user_bytes()));
+)",
+                                            d.user_bytes()));
   const PhaseReport& trim = r.phases[2];
   // 16 commands of 64 MiB: each costs firmware time per map segment, not per page.
   CHECK(seconds_of(trim) < 0.01);
@@ -1487,7 +1524,8 @@ workload:
   CHECK(trim.ftl_after.gc_moved_slots - trim.ftl_before.gc_moved_slots <=
         std::uint64_t{d.geo.dies()} * d.ftl->blocks().layout().slots_per_block());
   CHECK(trim.ftl_after.gc_erases > trim.ftl_before.gc_erases);
-  for (std::uint32_t die = 0; die < d.geo.dies(); ++die) CHECK(d.ftl->blocks().free_blocks(die) >= 40);
+  for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
+    CHECK(d.ftl->blocks().free_blocks(die) >= 40);
   CHECK(d.ftl->stats().read_unmapped >= 2000);
   CHECK(d.ftl->stats().verify_errors == 0);
 }
@@ -1497,10 +1535,10 @@ namespace {
 // Fill, overwrite once, then 3 s of 4 KiB QD32 random writes on the small
 // drive with `sets`: write IOPS per 20 ms of the last phase, summarised.
 struct SteadyWrites {
-  double min = 0;      // fewest writes in a 20 ms bin
-  double min100 = 0;   // fewest in 100 ms (5 bins)
-  double cv = 0;       // coefficient of variation of the bins
-  double mean = 0;     // writes per bin
+  double min = 0;     // fewest writes in a 20 ms bin
+  double min100 = 0;  // fewest in 100 ms (5 bins)
+  double cv = 0;      // coefficient of variation of the bins
+  double mean = 0;    // writes per bin
 };
 
 SteadyWrites steady_writes(const std::vector<std::string>& sets) {
@@ -1536,8 +1574,10 @@ workload:
 
 }  // namespace
 
-TEST_CASE("the relocation engine starts a victim, paces the host unit by unit, and frees the victim at the reserve",
-          "[ftl][gc][engine]") {
+TEST_CASE(
+    "the relocation engine starts a victim, paces the host unit by unit, and frees the victim at "
+    "the reserve",
+    "[ftl][gc][engine]") {
   // The decisions the fast executors follow (and the timed flush asks
   // through host_waits), step by step on die 0 of the 1 GB drive (no SLC
   // cache, no RAIN; trigger 6 erased blocks, reserve 2).
@@ -1569,8 +1609,8 @@ TEST_CASE("the relocation engine starts a victim, paces the host unit by unit, a
   BlockInfo& hv = core.blocks.info(0, half);
   hv.valid = core.blocks.capacity_slots(hv) / 2;
 
-  CHECK_FALSE(eng.host_waits(0, unit));                 // short, but nothing collected yet
-  CHECK(eng.before_host(0, unit) == Step::kEarn);       // starts the victim; no credit yet
+  CHECK_FALSE(eng.host_waits(0, unit));            // short, but nothing collected yet
+  CHECK(eng.before_host(0, unit) == Step::kEarn);  // starts the victim; no credit yet
   REQUIRE(eng.collecting(0));
   CHECK(eng.victim(0).block == half);
   CHECK(eng.victim(0).dest == Stream::kGc);
@@ -1645,9 +1685,8 @@ TEST_CASE("with RAIN, a moved slot earns the host only the data its victim frees
 namespace {
 
 // The M500 scaled to 8 dies (one per channel) and 30 GB, its spare ratio kept.
-const std::vector<std::string> kM500Small = {"drive.nand.dies_per_channel=1",
-                                             "drive.nand.blocks_per_plane=262",
-                                             "drive.user_capacity=30GB"};
+const std::vector<std::string> kM500Small = {
+    "drive.nand.dies_per_channel=1", "drive.nand.blocks_per_plane=262", "drive.user_capacity=30GB"};
 
 }  // namespace
 
@@ -1753,7 +1792,8 @@ workload:
 
 }  // namespace
 
-TEST_CASE("the fewest free blocks seen is a real count in a phase that allocates no block", "[ftl][report]") {
+TEST_CASE("the fewest free blocks seen is a real count in a phase that allocates no block",
+          "[ftl][report]") {
   // A read-only phase on a fresh drive programs nothing; the figure once
   // leaked its "unset" value, 4294967295, into metrics.csv.
   auto t = make_drive("configs/drives/test_tlc_1gb.yaml");
@@ -1766,14 +1806,16 @@ workload:
   const auto r = run_quiet(*t.drive, w);
   const BlockManager& b = t.drive->ftl->blocks();
   std::uint32_t fewest = b.free_blocks(0);
-  for (std::uint32_t d = 1; d < t.drive->geo.dies(); ++d) fewest = std::min(fewest, b.free_blocks(d));
+  for (std::uint32_t d = 1; d < t.drive->geo.dies(); ++d)
+    fewest = std::min(fewest, b.free_blocks(d));
   CHECK(r.phases[0].result.ios[static_cast<int>(IoOp::kRead)] > 0);
   CHECK(r.phases[0].min_free_blocks == fewest);
   CHECK(fewest > 0);
   CHECK(fewest <= t.drive->geo.blocks_per_plane);
 }
 
-TEST_CASE("firmware time per GC move at zero leaves results as they were", "[ftl][gc][costs][slow]") {
+TEST_CASE("firmware time per GC move at zero leaves results as they were",
+          "[ftl][gc][costs][slow]") {
   const GcSteady base = m500_small_steady({}, true);
   const GcSteady zero = m500_small_steady({"drive.controller.gc_move_time=0us"});
   CHECK(base.moves_per_write > 1);  // GC is under way
@@ -1796,9 +1838,9 @@ TEST_CASE("GC moves times the firmware time per move, over the cores, bound the 
   };
   const GcSteady slow = with("200us");
   const double per_write_us = 25.0 + 0.1 + slow.moves_per_write * 200.0;
-  UNSCOPED_INFO("free " << free.iops << " IOPS at " << free.moves_per_write << " moves/write; 200 us "
-                        << slow.iops << " IOPS at " << slow.moves_per_write
-                        << " moves/write, bound " << 2e6 / per_write_us);
+  UNSCOPED_INFO("free " << free.iops << " IOPS at " << free.moves_per_write
+                        << " moves/write; 200 us " << slow.iops << " IOPS at "
+                        << slow.moves_per_write << " moves/write, bound " << 2e6 / per_write_us);
   // Far below what the flash sustains, the cores set the rate.
   CHECK(slow.iops < 0.6 * free.iops);
   CHECK(slow.iops == Approx(2e6 / per_write_us).epsilon(0.02));
@@ -1812,21 +1854,23 @@ TEST_CASE("GC moves times the firmware time per move, over the cores, bound the 
   CHECK(light.iops == Approx(free.iops).epsilon(0.05));
 }
 
-TEST_CASE("whole-page GC reads carry every plane page holding a valid slot, the moves stay per slot",
-          "[ftl][gc][costs][slow]") {
+TEST_CASE(
+    "whole-page GC reads carry every plane page holding a valid slot, the moves stay per slot",
+    "[ftl][gc][costs][slow]") {
   // The M500 scaled down: 16 KiB pages, 2 planes, the whole map in DRAM, so
   // in a random-write phase every flash read is a GC read.
   const GcSteady part = m500_small_steady({"drive.ftl.gc.whole_page_reads=false"});
   const GcSteady whole = m500_small_steady({"drive.ftl.gc.whole_page_reads=true"});
   const double page = 16384, planes = 2;
   auto read_bytes = [&](const GcSteady& g) {
-    return static_cast<double>(g.nand.bus_bytes) - static_cast<double>(g.nand.total(g.nand.page_programs)) * page;
+    return static_cast<double>(g.nand.bus_bytes) -
+           static_cast<double>(g.nand.total(g.nand.page_programs)) * page;
   };
   const double part_moves = part.moves_per_write * part.writes;
   UNSCOPED_INFO("partial: " << read_bytes(part) << " read bytes, " << part_moves << " moves, "
-                            << part.nand.total(part.nand.reads) << " reads; whole: " << read_bytes(whole) << " bytes, "
-                            << whole.nand.total(whole.nand.reads) << " reads, " << whole.iops << " vs "
-                            << part.iops << " IOPS");
+                            << part.nand.total(part.nand.reads) << " reads; whole: "
+                            << read_bytes(whole) << " bytes, " << whole.nand.total(whole.nand.reads)
+                            << " reads, " << whole.iops << " vs " << part.iops << " IOPS");
   REQUIRE(part.moves_per_write > 1);
   // Only the slots still valid cross the bus (a few more than are moved:
   // the host overwrites some between the read and the program).
@@ -1847,7 +1891,8 @@ TEST_CASE("whole-page GC reads carry every plane page holding a valid slot, the 
   CHECK(slow.iops == Approx(2e6 / (25.1 + slow.moves_per_write * 200.0)).epsilon(0.02));
 }
 
-TEST_CASE("single-plane GC programs take the array planes times tPROG per program unit", "[ftl][gc][costs][slow]") {
+TEST_CASE("single-plane GC programs take the array planes times tPROG per program unit",
+          "[ftl][gc][costs][slow]") {
   // Firmware free, so the flash sets the rate. Per host write a die spends
   // its share of one host program unit and of the GC program units its
   // moves fill; plane by plane, each GC unit takes the planes' tPROGs in turn.
@@ -1861,8 +1906,8 @@ TEST_CASE("single-plane GC programs take the array planes times tPROG per progra
   // Same programs and pages either way; only the array time differs.
   const double m = multi.moves_per_write, s = single.moves_per_write;
   UNSCOPED_INFO("multi-plane " << multi.iops << " IOPS, " << m << " moves/write, die busy "
-                               << multi.nand.die_busy << "; single " << single.iops << " IOPS, " << s
-                               << " moves/write, die busy " << single.nand.die_busy);
+                               << multi.nand.die_busy << "; single " << single.iops << " IOPS, "
+                               << s << " moves/write, die busy " << single.nand.die_busy);
   REQUIRE(m > 1);
   CHECK(s == Approx(m).epsilon(0.05));
   // Program time per host write in units of one multi-plane program of a
@@ -1871,7 +1916,8 @@ TEST_CASE("single-plane GC programs take the array planes times tPROG per progra
   CHECK(single.iops == Approx(predicted).epsilon(0.08));
 }
 
-TEST_CASE("GC urgency levels make host writes swing with the drive's free pool", "[ftl][gc][pacing]") {
+TEST_CASE("GC urgency levels make host writes swing with the drive's free pool",
+          "[ftl][gc][pacing]") {
   // Relaxed below the trigger (the host outruns GC and the pool drains),
   // urgent lower down (GC gets ahead and refills it): the drive alternates,
   // while the long-run rate stays what GC frees.
@@ -1894,9 +1940,9 @@ TEST_CASE("GC urgency levels are checked when the drive config is read", "[ftl][
   const std::string drive = "configs/drives/test_tlc_1gb.yaml";
   using Catch::Contains;
   // Levels must fall; free_below lies between the reserve and the trigger.
-  CHECK_THROWS_WITH(
-      make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, host_share: 1}, {free_below: 5, host_share: 1}]"}),
-      Contains("urgency.1.free_below") && Contains("falling order"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, host_share: 1}, "
+                                       "{free_below: 5, host_share: 1}]"}),
+                    Contains("urgency.1.free_below") && Contains("falling order"));
   CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 9, host_share: 1}]"}),
                     Contains("urgency.0.free_below"));
   CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.gc.urgency=[{free_below: 4, host_share: 0}]"}),
@@ -1914,7 +1960,8 @@ TEST_CASE("GC urgency levels are checked when the drive config is read", "[ftl][
                     Contains("drive.ftl.gc.urgency") && Contains("proportional"));
 }
 
-TEST_CASE("data relocated twice goes to a cold stream of its own when configured", "[ftl][gc][streams]") {
+TEST_CASE("data relocated twice goes to a cold stream of its own when configured",
+          "[ftl][gc][streams]") {
   // Skewed writes to a tenth of the drive over cold data. Whether keeping
   // twice-moved pages apart lowers WA depends on the workload (the extra
   // open block costs spare area); what must hold is that they are kept
@@ -2058,22 +2105,25 @@ TEST_CASE("read retries raise read latency as the error model says, more at end 
   // (40 and 60 us) are read equally often.
   auto t = make_drive("configs/drives/test_mlc_sata.yaml", base);
   const Drive& d = *t.drive;
-  const double step_time = static_cast<double>(d.timing.t_cmd + 50 * kUs + d.timing.bus_time(kSectorBytes));
+  const double step_time =
+      static_cast<double>(d.timing.t_cmd + 50 * kUs + d.timing.bus_time(kSectorBytes));
   const auto& steps = eol.retry_reads_by_step;
   const double expected_extra =
       (steps[1] + steps[2] + 3.0 * steps[3]) * step_time / static_cast<double>(eol.host_read_slots);
   CHECK(eol_mean - fresh_mean == Approx(expected_extra).epsilon(0.05));
 }
 
-TEST_CASE("one failed page per stripe is rebuilt from its stripe and rewritten", "[ftl][errors][rain]") {
+TEST_CASE("one failed page per stripe is rebuilt from its stripe and rewritten",
+          "[ftl][errors][rain]") {
   // Find where logical page 100 lands, then fail that page's every read.
   auto probe = drive_with_errors({"drive.ftl.rain.stripe=4"}, nullptr);
   run_quiet(*probe.drive, make_workload(kFillThenRead, probe.drive->user_bytes()));
   const auto [die, block, page] = where(*probe.drive, 100);
 
-  auto e = drive_with_errors({"drive.ftl.rain.stripe=4"},
-                             std::make_unique<FailingPages>(std::set{std::make_tuple(die, block, page)}),
-                             /*verify=*/true);
+  auto e =
+      drive_with_errors({"drive.ftl.rain.stripe=4"},
+                        std::make_unique<FailingPages>(std::set{std::make_tuple(die, block, page)}),
+                        /*verify=*/true);
   run_quiet(*e.drive, make_workload(kFillThenRead, e.drive->user_bytes()));
   const FtlStats& s = e.drive->ftl->stats();
   CHECK(s.reads_uncorrectable >= 1);
@@ -2096,10 +2146,9 @@ TEST_CASE("two failed pages in one stripe are reported lost, never returned as g
   const std::uint32_t first = page - page % 4;
   const std::uint32_t other = page == first ? first + 1 : first;
 
-  auto e = drive_with_errors(
-      {"drive.ftl.rain.stripe=4"},
-      std::make_unique<FailingPages>(
-          std::set{std::make_tuple(die, block, page), std::make_tuple(die, block, other)}));
+  auto e = drive_with_errors({"drive.ftl.rain.stripe=4"}, std::make_unique<FailingPages>(std::set{
+                                                              std::make_tuple(die, block, page),
+                                                              std::make_tuple(die, block, other)}));
   run_quiet(*e.drive, make_workload(kFillThenRead, e.drive->user_bytes()));
   const FtlStats& s = e.drive->ftl->stats();
   CHECK(s.reads_lost >= 1);
@@ -2156,7 +2205,8 @@ TEST_CASE("rain span block leaves every result as without the key", "[ftl][rain]
   CHECK(plain.drive->engine.now() == block.drive->engine.now());
 }
 
-TEST_CASE("super-block parity rotates over the group and skips missing members", "[ftl][rain][span]") {
+TEST_CASE("super-block parity rotates over the group and skips missing members",
+          "[ftl][rain][span]") {
   SuperBlockTable sb;
   sb.width = 4;
   sb.blocks = 8;
@@ -2177,8 +2227,9 @@ TEST_CASE("super-block parity rotates over the group and skips missing members",
 TEST_CASE("rain span dies: stripes span a group's dies and data survives GC", "[ftl][rain][span]") {
   for (const std::string stripe : {"2", "4"}) {
     TestDrive t;
-    const auto sets = std::vector<std::string>{"drive.user_capacity=" + std::string(stripe == "2" ? "480MB" : "750MB"),
-                                               "drive.ftl.rain.stripe=" + stripe, "drive.ftl.rain.span=dies"};
+    const auto sets = std::vector<std::string>{
+        "drive.user_capacity=" + std::string(stripe == "2" ? "480MB" : "750MB"),
+        "drive.ftl.rain.stripe=" + stripe, "drive.ftl.rain.span=dies"};
     // Timed phases only, so that the NAND counts every program.
     run_verified(t, sets, R"(
 workload:
@@ -2242,8 +2293,8 @@ TEST_CASE("rain span dies: GC victims are whole super-blocks, in the same order 
     INFO(policy);
     TestDrive t;
     run_verified(t,
-                 {"drive.user_capacity=750MB", "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies",
-                  "drive.ftl.gc.policy=" + policy},
+                 {"drive.user_capacity=750MB", "drive.ftl.rain.stripe=4",
+                  "drive.ftl.rain.span=dies", "drive.ftl.gc.policy=" + policy},
                  kSpanWorkload);
     const BlockManager& bm = t.drive->ftl->blocks();
     const SuperBlockTable& sb = bm.super_blocks();
@@ -2252,25 +2303,31 @@ TEST_CASE("rain span dies: GC victims are whole super-blocks, in the same order 
       if (sb.state[sb.at(0, b)] == SuperBlockTable::State::kVictim) ++in_progress;
     std::vector<std::uint64_t> erases(bm.dies(), 0);
     for (std::uint32_t d = 0; d < bm.dies(); ++d)
-      for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b) erases[d] += bm.info(d, b).erase_count;
+      for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b)
+        erases[d] += bm.info(d, b).erase_count;
     const auto [lo, hi] = std::minmax_element(erases.begin(), erases.end());
     CHECK(*lo > 50);
     CHECK(*hi - *lo <= in_progress);
-    CHECK(t.drive->ftl->stats().gc_erases == std::accumulate(erases.begin(), erases.end(), std::uint64_t{0}));
+    CHECK(t.drive->ftl->stats().gc_erases ==
+          std::accumulate(erases.begin(), erases.end(), std::uint64_t{0}));
   }
 }
 
 TEST_CASE("rain span dies refuses what it does not model", "[ftl][rain][span][config]") {
   const std::string drive = "configs/drives/test_tlc_1gb.yaml";
-  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.rain.span=dies"}), Catch::Contains("rain.stripe of at least 2"));
-  CHECK_THROWS_WITH(make_drive(drive, {"drive.user_capacity=600MB", "drive.ftl.rain.stripe=3", "drive.ftl.rain.span=dies"}),
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.rain.span=dies"}),
+                    Catch::Contains("rain.stripe of at least 2"));
+  CHECK_THROWS_WITH(make_drive(drive, {"drive.user_capacity=600MB", "drive.ftl.rain.stripe=3",
+                                       "drive.ftl.rain.span=dies"}),
                     Catch::Contains("multiple of rain.stripe"));
   CHECK_THROWS_WITH(make_drive(drive, {"drive.ftl.rain.span=stripes"}), Catch::Contains("span"));
   CHECK_THROWS_WITH(make_drive("configs/drives/test_tlc_slc.yaml",
-                               {"drive.user_capacity=600MB", "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"}),
+                               {"drive.user_capacity=600MB", "drive.ftl.rain.stripe=4",
+                                "drive.ftl.rain.span=dies"}),
                     Catch::Contains("SLC cache"));
   // Counted preconditioning does not model super-blocks.
-  TestDrive t = make_drive(drive, {"drive.user_capacity=750MB", "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"});
+  TestDrive t = make_drive(
+      drive, {"drive.user_capacity=750MB", "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"});
   const auto w = make_workload(R"(
 workload:
   phases:
@@ -2310,7 +2367,8 @@ WorkloadSpec fill_churn(const Drive& d, const std::string& churn, bool readback)
 workload:
   phases:
     - {name: fill, rw: write, bs: 128KiB, iodepth: 8, io_size: 100%}
-    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: )" + churn + "}\n";
+    - {name: churn, rw: randwrite, bs: 4KiB, iodepth: 16, io_size: )" +
+                     churn + "}\n";
   if (readback) yaml += "    - {name: readback, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}\n";
   return make_workload(yaml, d.user_bytes());
 }
@@ -2318,10 +2376,10 @@ workload:
 
 TEST_CASE("factory bad blocks are never used and spares from the reserve replace them",
           "[ftl][badblocks]") {
-  auto t = make_drive("configs/drives/test_mlc_sata.yaml",
-                      {"drive.nand.bad_blocks={factory: 0.02, seed: 3}",
-                       "drive.ftl.bad_block_reserve=8"},
-                      /*verify=*/true);
+  auto t = make_drive(
+      "configs/drives/test_mlc_sata.yaml",
+      {"drive.nand.bad_blocks={factory: 0.02, seed: 3}", "drive.ftl.bad_block_reserve=8"},
+      /*verify=*/true);
   Drive& d = *t.drive;
   const BlockManager& bm = d.ftl->blocks();
   // About 2% of 512 blocks; each die's bad ones in service came out of its 8 spares.
@@ -2331,7 +2389,8 @@ TEST_CASE("factory bad blocks are never used and spares from the reserve replace
   std::vector<std::uint32_t> bad;
   for (std::uint32_t die = 0; die < d.geo.dies(); ++die)
     for (std::uint32_t b = 0; b < d.geo.blocks_per_plane; ++b)
-      if (bm.info(die, b).state == BlockState::kBad) bad.push_back(die * d.geo.blocks_per_plane + b);
+      if (bm.info(die, b).state == BlockState::kBad)
+        bad.push_back(die * d.geo.blocks_per_plane + b);
   REQUIRE(bad.size() == bm.bad_blocks());
   const auto w = fill_churn(d, "150%", true);
   run_quiet(d, w);
@@ -2410,7 +2469,9 @@ workload:
 CutTally cut_many(std::vector<std::string> sets, int cuts, std::uint64_t seed) {
   CutTally tally;
   Rng rng(seed);
-  auto build = [&]() { return make_drive("configs/drives/test_mlc_sata.yaml", sets, /*verify=*/true); };
+  auto build = [&]() {
+    return make_drive("configs/drives/test_mlc_sata.yaml", sets, /*verify=*/true);
+  };
   auto t = build();
   fill_drive(*t.drive);
   const auto churn = make_workload(R"(
@@ -2463,9 +2524,9 @@ TEST_CASE("without PLP a power cut loses exactly the writes the model holds vola
   CHECK(c.cuts == 1000);
   CHECK(c.mismatches == 0);
   CHECK(c.lost == c.volatile_pages);
-  CHECK(c.lost > 0);          // writes were in the buffer at the cuts
-  CHECK(c.interrupted > 0);   // and programs under way
-  CHECK(c.corrupted > 0);     // MLC: some of those took their lower pages
+  CHECK(c.lost > 0);         // writes were in the buffer at the cuts
+  CHECK(c.interrupted > 0);  // and programs under way
+  CHECK(c.corrupted > 0);    // MLC: some of those took their lower pages
   CHECK(c.verify_errors == 0);
   CHECK(c.max_recovery > 0);
 }
@@ -2536,12 +2597,12 @@ TEST_CASE("power cuts at 20000 random points: PLP loses nothing, no PLP exactly 
 TEST_CASE("a failed program writes its data again and retires its block once emptied",
           "[ftl][badblocks]") {
   // Rates that fail fewer blocks per die than the reserve holds.
-  for (const auto& [drive, rate] :
-       {std::pair{"configs/drives/test_mlc_sata.yaml", "0.002"},
-        std::pair{"configs/drives/test_tlc_slc.yaml", "0.0002"}}) {
+  for (const auto& [drive, rate] : {std::pair{"configs/drives/test_mlc_sata.yaml", "0.002"},
+                                    std::pair{"configs/drives/test_tlc_slc.yaml", "0.0002"}}) {
     INFO(drive);
-    auto t = make_drive(drive, {std::string("drive.nand.bad_blocks={program_fail: ") + rate + "}",
-                                "drive.ftl.bad_block_reserve=6"},
+    auto t = make_drive(drive,
+                        {std::string("drive.nand.bad_blocks={program_fail: ") + rate + "}",
+                         "drive.ftl.bad_block_reserve=6"},
                         /*verify=*/true);
     Drive& d = *t.drive;
     const auto w = fill_churn(d, "100%", true);
@@ -2557,14 +2618,17 @@ TEST_CASE("a failed program writes its data again and retires its block once emp
   }
 }
 
-TEST_CASE("a drive whose spares run out stops with a clear error, not a stall", "[ftl][badblocks]") {
-  auto t = make_drive("configs/drives/test_tlc_slc.yaml",
-                      {"drive.nand.bad_blocks={program_fail: 0.002}", "drive.ftl.bad_block_reserve=6"});
+TEST_CASE("a drive whose spares run out stops with a clear error, not a stall",
+          "[ftl][badblocks]") {
+  auto t =
+      make_drive("configs/drives/test_tlc_slc.yaml",
+                 {"drive.nand.bad_blocks={program_fail: 0.002}", "drive.ftl.bad_block_reserve=6"});
   const auto w = fill_churn(*t.drive, "100%", false);
   // The run ends there with its results up to then (issue 30), the phase
   // it stopped in the last one reported.
   const RunReport r = run_quiet(*t.drive, w);
-  CHECK_THAT(r.failure, Catch::Contains("worn out") && Catch::Contains("read-only") && Catch::Contains("in phase"));
+  CHECK_THAT(r.failure, Catch::Contains("worn out") && Catch::Contains("read-only") &&
+                            Catch::Contains("in phase"));
   CHECK(r.cut);
   CHECK(r.phases.size() <= w.phases.size());
 }
@@ -2586,8 +2650,9 @@ workload:
 
 TEST_CASE("a block that stops working loses its data, reported, until the host writes it again",
           "[ftl][errors][badblocks]") {
-  auto t = make_drive("configs/drives/test_mlc_sata.yaml",
-                      {"drive.ftl.rain.stripe=4", "drive.ftl.bad_block_reserve=4"}, /*verify=*/true);
+  auto t =
+      make_drive("configs/drives/test_mlc_sata.yaml",
+                 {"drive.ftl.rain.stripe=4", "drive.ftl.bad_block_reserve=4"}, /*verify=*/true);
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
   const auto [die, block, page] = where(d, 100);
@@ -2598,12 +2663,12 @@ workload:
     - {name: idle, rw: read, bs: 4KiB, iodepth: 1, size: 4KiB, io_size: 4KiB, idle_after: 10ms}
     - {name: read, rw: read, bs: 128KiB, iodepth: 8, size: 64MiB, io_size: 100%, idle_after: 500ms}
 )",
-                                   d.user_bytes());
+                                      d.user_bytes());
   run_quiet(d, read_all);
   const FtlStats& s = d.ftl->stats();
   CHECK(s.failed_blocks == 1);
-  CHECK(s.host_reads_failed > 0);     // never returned as good
-  CHECK(s.pages_rebuilt == 0);        // RAIN stripes stay in the block: nothing to rebuild from
+  CHECK(s.host_reads_failed > 0);  // never returned as good
+  CHECK(s.pages_rebuilt == 0);     // RAIN stripes stay in the block: nothing to rebuild from
   CHECK(d.ftl->blocks().info(die, block).state == BlockState::kBad);  // emptied and retired
   CHECK(s.verify_errors == 0);
   // Written again, the pages read back.
@@ -2680,7 +2745,9 @@ TEST_CASE(
 }
 
 TEST_CASE("trimmed pages stay trimmed through a power cut", "[ftl][power]") {
-  const auto build = [] { return make_drive("configs/drives/test_mlc_sata.yaml", kSmallMlc, true); };
+  const auto build = [] {
+    return make_drive("configs/drives/test_mlc_sata.yaml", kSmallMlc, true);
+  };
   auto probe = build();
   const auto w = make_workload(R"(
 workload:
@@ -2714,7 +2781,8 @@ workload:
 
 TEST_CASE("a die that stops working loses what it held; the others carry the writes",
           "[ftl][errors][badblocks]") {
-  auto t = make_drive("configs/drives/test_mlc_sata.yaml", {"drive.ftl.rain.stripe=4"}, /*verify=*/true);
+  auto t =
+      make_drive("configs/drives/test_mlc_sata.yaml", {"drive.ftl.rain.stripe=4"}, /*verify=*/true);
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
   d.ftl->fail_die_at(d.engine.now() + kMs, 1);
@@ -2758,7 +2826,8 @@ TEST_CASE("rain span dies: a failed die is rebuilt from the other members, nothi
   // Idle long enough for the background rebuild to finish before the reads.
   std::string idle_then_read = kIdleThenRead64;
   idle_then_read.replace(idle_then_read.find("10ms"), 4, "300ms");
-  auto t = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), /*verify=*/true);
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"),
+                      /*verify=*/true);
   Drive& d = *t.drive;
   run_quiet(d, make_workload(kFill64, d.user_bytes()));
   d.ftl->fail_die_at(d.engine.now() + kMs, 1);
@@ -2776,7 +2845,8 @@ TEST_CASE("rain span dies: a failed die is rebuilt from the other members, nothi
   CHECK(s.verify_checks > 0);
   // Nothing valid is left on the failed die; later writes avoid it.
   std::uint64_t left = 0;
-  for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(1, b).valid;
+  for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b)
+    left += d.ftl->blocks().info(1, b).valid;
   CHECK(left == 0);
   const std::uint32_t free_on_dead = d.ftl->blocks().free_blocks(1);
   run_quiet(d, make_workload(R"(
@@ -2793,7 +2863,8 @@ workload:
 
   // Reads racing the rebuild (10 ms idle): served degraded, rebuilt on the
   // fly from the other members, never failed.
-  auto r = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), true);
+  auto r =
+      make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=dies"), true);
   run_quiet(*r.drive, make_workload(kFill64, r.drive->user_bytes()));
   r.drive->ftl->fail_die_at(r.drive->engine.now() + kMs, 1);
   run_quiet(*r.drive, make_workload(kIdleThenRead64, r.drive->user_bytes()));
@@ -2803,7 +2874,8 @@ workload:
   CHECK(r.drive->ftl->stats().verify_errors == 0);
 
   // Stripes inside a block: the same failure loses the die's data.
-  auto b = make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=block"), true);
+  auto b =
+      make_drive("configs/drives/test_tlc_1gb.yaml", with(sets, "drive.ftl.rain.span=block"), true);
   run_quiet(*b.drive, make_workload(kFill64, b.drive->user_bytes()));
   b.drive->ftl->fail_die_at(b.drive->engine.now() + kMs, 1);
   run_quiet(*b.drive, make_workload(idle_then_read, b.drive->user_bytes()));
@@ -2820,10 +2892,12 @@ workload:
 #include "ftl/map_cache.h"
 #include "sim/rng.h"
 
-TEST_CASE("map cache residency, dirt and translation-page checks match a plain model", "[ftl][map]") {
+TEST_CASE("map cache residency, dirt and translation-page checks match a plain model",
+          "[ftl][map]") {
   // 5000 logical pages: the last translation page is partial; the segments
   // are indexed directly. 2 M pages in 4 B segments: by hash.
-  const std::pair<std::uint32_t, std::uint64_t> cases[] = {{4, 5000}, {64, 5000}, {1024, 5000}, {4, 2000000}};
+  const std::pair<std::uint32_t, std::uint64_t> cases[] = {
+      {4, 5000}, {64, 5000}, {1024, 5000}, {4, 2000000}};
   for (const auto& [segment, pages] : cases) {
     MapCacheConfig cfg;
     cfg.location = MapCacheConfig::Location::kSram;
@@ -2843,8 +2917,8 @@ TEST_CASE("map cache residency, dirt and translation-page checks match a plain m
       // random mixes of every operation.
       const bool sweep = (step / 3000) % 2 == 0;
       const std::uint64_t op = sweep ? (step % 8 == 0 ? 4 : 0) : rng.below(5);
-      const std::uint32_t seg =
-          sweep ? (op == 0 ? cursor++ : cursor) % segs : static_cast<std::uint32_t>(rng.below(segs));
+      const std::uint32_t seg = sweep ? (op == 0 ? cursor++ : cursor) % segs
+                                      : static_cast<std::uint32_t>(rng.below(segs));
       switch (op) {
         case 0:
         case 1: {
@@ -2901,8 +2975,9 @@ TEST_CASE("map cache residency, dirt and translation-page checks match a plain m
   }
 }
 
-TEST_CASE("a segment evicted and loaded again at once is found, before and after its old entry goes",
-          "[ftl][map]") {
+TEST_CASE(
+    "a segment evicted and loaded again at once is found, before and after its old entry goes",
+    "[ftl][map]") {
   // 2 M pages in 4 B segments: the index is a hash, whose evicted entries
   // are erased in batches; a segment back before its batch reuses its entry.
   MapCacheConfig cfg;
@@ -2945,8 +3020,9 @@ TEST_CASE("a segment evicted and loaded again at once is found, before and after
   CHECK(mc.resident_segments() == 64);
 }
 
-TEST_CASE("a per-entry cache indexes the pages a sequential run fills by position, any other by hash",
-          "[ftl][map]") {
+TEST_CASE(
+    "a per-entry cache indexes the pages a sequential run fills by position, any other by hash",
+    "[ftl][map]") {
   // 2 M pages in 4 B segments (1024 to a translation page), 4096 entries:
   // a page gets a dense block when a sequential run enters it with the
   // page before wholly cached, and gives it back when its last segment
@@ -2989,14 +3065,15 @@ TEST_CASE("a per-entry cache indexes the pages a sequential run fills by positio
   // Random segments far away (no page whole before them) take the hash,
   // and evict the run: its blocks all come back.
   Rng rng(3);
-  for (int k = 0; k < 6000; ++k) insert(100000 + static_cast<std::uint32_t>(rng.below(1800000)), false);
+  for (int k = 0; k < 6000; ++k)
+    insert(100000 + static_cast<std::uint32_t>(rng.below(1800000)), false);
   CHECK(mc.dense_pages() == 0);
   agrees(30 * 1024, 41 * 1024);
   // A run re-entering pages whose old segments still wait in the hash's
   // erase batch: those read as gone, the new ones as cached.
   for (std::uint32_t s = 200 * 1024; s < 200 * 1024 + 5000; ++s) insert(s, false);
   for (std::uint32_t s = 200 * 1024; s < 200 * 1024 + 5000; ++s) insert(s, true);  // hits
-  for (std::uint32_t s = 198 * 1024; s < 199 * 1024; ++s) insert(s, false);        // evicts 200 * 1024 on
+  for (std::uint32_t s = 198 * 1024; s < 199 * 1024; ++s) insert(s, false);  // evicts 200 * 1024 on
   agrees(197 * 1024, 206 * 1024);
   for (std::uint32_t s = 199 * 1024; s < 203 * 1024; ++s) insert(s, false);
   CHECK(mc.dense_pages() > 0);
@@ -3016,7 +3093,7 @@ TEST_CASE("a per-entry cache indexes the pages a sequential run fills by positio
     }
     order.push_back(seg);
   };
-  for (std::uint32_t s = 10 * 1024; s < 15 * 1024; ++s) insert_one(s);  // holds pages 11-14, dense
+  for (std::uint32_t s = 10 * 1024; s < 15 * 1024; ++s) insert_one(s);   // holds pages 11-14, dense
   for (std::uint32_t k = 0; k < 1023; ++k) insert_one(1500000 + 7 * k);  // page 11 down to its last
   REQUIRE(one.resident(11 * 1024 + 1023));
   REQUIRE(one.dense_pages() == 4);
@@ -3045,7 +3122,8 @@ TEST_CASE("DieSet searches round-robin from a die, skipping a second set") {
         skip.set(d, out[d]);
       }
       const auto start = static_cast<std::uint32_t>(rng.below(dies));
-      const auto wanted = static_cast<std::uint32_t>(rng.below(dies));  // pick() accepts dies >= this
+      const auto wanted =
+          static_cast<std::uint32_t>(rng.below(dies));  // pick() accepts dies >= this
       // The naive order: (start + i) % dies, members of ready not in skip.
       std::vector<std::uint32_t> expect_seen;
       std::uint32_t expect = ssdtwin::DieSet::kNone;
@@ -3093,7 +3171,8 @@ RunReport fail_die_under_random_writes(Drive& d, std::uint32_t die) {
 workload:
   phases:
     - {name: fill, rw: write, bs: 128KiB, iodepth: 32, io_size: 100%}
-)", d.user_bytes()));
+)",
+                             d.user_bytes()));
   d.ftl->fail_die_at(d.engine.now() + 20 * kMs, die);
   return run_quiet(d, make_workload(R"(
 workload:
@@ -3101,20 +3180,24 @@ workload:
   phases:
     - {name: rand, rw: randwrite, bs: 4KiB, iodepth: 32, io_size: 100%}
     - {name: read, rw: read, bs: 128KiB, iodepth: 8, io_size: 100%}
-)", d.user_bytes()));
+)",
+                                    d.user_bytes()));
 }
 
-TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or fails the drive, never hangs",
-          "[ftl][errors][rain][span]") {
+TEST_CASE(
+    "rain span dies: a die failing under QD32 random writes is rebuilt or fails the drive, never "
+    "hangs",
+    "[ftl][errors][rain][span]") {
   // Die 2 of 4 (one group) fails 20 ms into random writes at queue depth 32.
   // On three dies, parity takes a third of each stripe: 500 MB still fit,
   // with spare for GC, and the rebuild completes; 750 MB do not, and the
   // drive reports it failed. Before, both stalled the group (the watchdog).
   for (const std::string cap : {"500MB", "750MB"}) {
     INFO("user capacity " << cap);
-    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"},
-                        /*verify=*/true);
+    auto t = make_drive(
+        "configs/drives/test_tlc_1gb.yaml",
+        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=4", "drive.ftl.rain.span=dies"},
+        /*verify=*/true);
     Drive& d = *t.drive;
     const RunReport r = fail_die_under_random_writes(d, 2);
     const FtlStats& s = d.ftl->stats();
@@ -3129,7 +3212,8 @@ TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or 
       CHECK(s.verify_errors == 0);
       CHECK(s.host_reads_failed == 0);
       std::uint64_t left = 0;
-      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(2, b).valid;
+      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b)
+        left += d.ftl->blocks().info(2, b).valid;
       CHECK(left == 0);
     } else {
       CHECK_THAT(r.failure, Catch::Contains("die 2 failed and its rebuild ran out of spare"));
@@ -3139,8 +3223,10 @@ TEST_CASE("rain span dies: a die failing under QD32 random writes is rebuilt or 
   }
 }
 
-TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or fails the drive and never overflows",
-          "[ftl][errors][rain][span]") {
+TEST_CASE(
+    "rain span dies: a group of two left with one live die is rebuilt or fails the drive and never "
+    "overflows",
+    "[ftl][errors][rain][span]") {
   // Stripe 2: groups of two dies, die 0 fails 20 ms into random writes at
   // queue depth 32. Its group is left without parity on one live die, whose
   // programs wait behind the rebuild's reads while the other dies go on.
@@ -3150,9 +3236,10 @@ TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or f
   // group's dies, still writing parity, cannot hold an even share of it).
   for (const std::string cap : {"380MB", "450MB", "480MB"}) {
     INFO("user capacity " << cap);
-    auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
-                        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=2", "drive.ftl.rain.span=dies"},
-                        /*verify=*/true);
+    auto t = make_drive(
+        "configs/drives/test_tlc_1gb.yaml",
+        {"drive.user_capacity=" + cap, "drive.ftl.rain.stripe=2", "drive.ftl.rain.span=dies"},
+        /*verify=*/true);
     Drive& d = *t.drive;
     RunReport r;
     REQUIRE_NOTHROW(r = fail_die_under_random_writes(d, 0));
@@ -3167,7 +3254,8 @@ TEST_CASE("rain span dies: a group of two left with one live die is rebuilt or f
       CHECK(s.verify_checks >= d.ftl->user_pages());
       CHECK(s.host_reads_failed == 0);
       std::uint64_t left = 0;
-      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b) left += d.ftl->blocks().info(0, b).valid;
+      for (std::uint32_t b = 0; b < d.ftl->blocks().blocks_per_die(); ++b)
+        left += d.ftl->blocks().info(0, b).valid;
       CHECK(left == 0);
     } else {
       CHECK_THAT(r.failure, Catch::Contains("die 0 failed and its rebuild ran out of spare"));
@@ -3239,15 +3327,18 @@ WorkloadSpec quarters_workload(const std::string& timed, std::uint64_t user_byte
                                const std::string& tail = "") {
   std::string w = "workload:\n  phases:\n";
   for (int h = 0; h < 4; ++h)
-    w += "    - {name: fill" + std::to_string(h) + ", precondition: true, fast: true, rw: write, bs: 128KiB, "
-         "iodepth: 32, offset: " + std::to_string(25 * h) + "%, size: 25%, io_size: 100%, placement: " +
-         std::to_string(h) + "}\n";
+    w += "    - {name: fill" + std::to_string(h) +
+         ", precondition: true, fast: true, rw: write, bs: 128KiB, "
+         "iodepth: 32, offset: " +
+         std::to_string(25 * h) + "%, size: 25%, io_size: 100%, placement: " + std::to_string(h) +
+         "}\n";
   w += "    - name: timed\n      jobs:\n";
   for (int h = 0; h < 4; ++h) {
     std::string job = timed;
     for (const auto& [key, value] : {std::pair<std::string, std::string>{"$H", std::to_string(h)},
                                      {"$OFF", std::to_string(25 * h) + "%"}})
-      for (std::size_t p; (p = job.find(key)) != std::string::npos;) job.replace(p, key.size(), value);
+      for (std::size_t p; (p = job.find(key)) != std::string::npos;)
+        job.replace(p, key.size(), value);
     w += "        - " + job + "\n";
   }
   return test::make_workload(w + tail, user_bytes);
@@ -3292,8 +3383,11 @@ TEST_CASE("FDP: one stream per reclaim unit, each overwritten in order, writes e
   auto t = test::make_drive(kFdp);
   Drive& d = *t.drive;
   const auto w = quarters_workload(
-      "{name: t$H, rw: write, bs: 128KiB, iodepth: 8, offset: $OFF, size: 25%, io_size: 100%, placement: $H}",
-      d.user_bytes(), "      idle_after: 100ms\n    - {name: after, rw: randread, bs: 4KiB, iodepth: 1, number_ios: 1}\n");
+      "{name: t$H, rw: write, bs: 128KiB, iodepth: 8, offset: $OFF, size: 25%, io_size: 100%, "
+      "placement: $H}",
+      d.user_bytes(),
+      "      idle_after: 100ms\n    - {name: after, rw: randread, bs: 4KiB, iodepth: 1, "
+      "number_ios: 1}\n");
   const RunReport r = test::run_quiet(d, w);
   // The overwrite's phase; the write buffer's last pages reach the flash
   // in the idle time after it (the next phase's figures include them).
@@ -3302,7 +3396,8 @@ TEST_CASE("FDP: one stream per reclaim unit, each overwritten in order, writes e
   // The overwrite needs erased blocks the fill left too few of: GC ran,
   // and found each handle's old reclaim units wholly invalid.
   std::uint64_t erases = 0;
-  for (std::size_t m = 0; m < std::size(p.nand_after.erases); ++m) erases += p.nand_after.erases[m] - p.nand_before.erases[m];
+  for (std::size_t m = 0; m < std::size(p.nand_after.erases); ++m)
+    erases += p.nand_after.erases[m] - p.nand_before.erases[m];
   CHECK(erases > 0);
   CHECK(after.gc_moved_slots == p.ftl_before.gc_moved_slots);
   for (int h = 0; h < 4; ++h) {
@@ -3321,7 +3416,8 @@ TEST_CASE("FDP: a persistently isolated handle's data never shares an erase unit
     auto t = test::make_drive(kFdp, {"drive.ftl.fdp.handles.0=" + handle0});
     Drive& d = *t.drive;
     const auto w = quarters_workload(
-        "{name: t$H, rw: randwrite, bs: 4KiB, iodepth: 8, offset: $OFF, size: 25%, io_size: 15%, placement: $H}",
+        "{name: t$H, rw: randwrite, bs: 4KiB, iodepth: 8, offset: $OFF, size: 25%, io_size: 15%, "
+        "placement: $H}",
         d.user_bytes());
     const RunReport r = test::run_quiet(d, w);
     INFO(handle0);
@@ -3338,10 +3434,13 @@ TEST_CASE("FDP: a persistently isolated handle's data never shares an erase unit
 
 TEST_CASE("FDP: a bad reclaim unit or handle type is a config error at its key", "[ftl][fdp]") {
   CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.reclaim_unit=2MiB"}),
-             Catch::Contains("drive.ftl.fdp.reclaim_unit") && Catch::Contains("multiple of the erase unit"));
+             Catch::Contains("drive.ftl.fdp.reclaim_unit") &&
+                 Catch::Contains("multiple of the erase unit"));
   CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.handles.1=isolated"}),
-             Catch::Contains("drive.ftl.fdp.handles") && Catch::Contains("initially_isolated or persistently_isolated"));
-  CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.reclaim_groups=2"}), Catch::Contains("drive.ftl.fdp.reclaim_groups"));
+             Catch::Contains("drive.ftl.fdp.handles") &&
+                 Catch::Contains("initially_isolated or persistently_isolated"));
+  CHECK_THAT(fdp_drive_error({"drive.ftl.fdp.reclaim_groups=2"}),
+             Catch::Contains("drive.ftl.fdp.reclaim_groups"));
 }
 
 TEST_CASE("namespaces: ranges, handles and ids are checked; the default is one of the whole drive",
@@ -3355,8 +3454,9 @@ TEST_CASE("namespaces: ranges, handles and ids are checked; the default is one o
     CHECK(ns.handles == std::vector<PlacementHandle>{0, 1, 2, 3});
   }
   {
-    auto t = test::make_drive(kFdp, {"drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [2]}, "
-                                     "{id: 7, size: 512MiB}]"});
+    auto t =
+        test::make_drive(kFdp, {"drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [2]}, "
+                                "{id: 7, size: 512MiB}]"});
     REQUIRE(t.drive->namespaces.size() == 2);
     const Namespace* b = t.drive->namespaces.find(7);
     REQUIRE(b);
@@ -3364,12 +3464,15 @@ TEST_CASE("namespaces: ranges, handles and ids are checked; the default is one o
     CHECK(t.drive->namespaces.find(1)->handles == std::vector<PlacementHandle>{2});
     CHECK(t.drive->namespaces.find(2) == nullptr);
   }
-  CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 2, size: 1GiB, offset: 512MiB}]"}),
-             Catch::Contains("drive.namespaces.1.offset") && Catch::Contains("overlaps no other namespace"));
+  CHECK_THAT(fdp_drive_error(
+                 {"drive.namespaces=[{id: 1, size: 1GiB}, {id: 2, size: 1GiB, offset: 512MiB}]"}),
+             Catch::Contains("drive.namespaces.1.offset") &&
+                 Catch::Contains("overlaps no other namespace"));
   CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB}, {id: 1, size: 1GiB}]"}),
              Catch::Contains("drive.namespaces.1.id"));
   CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 4GiB}]"}),
-             Catch::Contains("drive.namespaces.0.size") && Catch::Contains("within the drive's user capacity"));
+             Catch::Contains("drive.namespaces.0.size") &&
+                 Catch::Contains("within the drive's user capacity"));
   CHECK_THAT(fdp_drive_error({"drive.namespaces=[{id: 1, size: 1GiB, placement_handles: [4]}]"}),
              Catch::Contains("drive.namespaces.0.placement_handles") && Catch::Contains("below 4"));
 }

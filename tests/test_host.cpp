@@ -3,11 +3,10 @@
 // link reservations, and workload specifications.
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <catch2/catch.hpp>
-
-#include <map>
+#include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -27,8 +26,8 @@
 using ssdtwin::ConfigDoc;
 using ssdtwin::ConfigError;
 using ssdtwin::Direction;
-using ssdtwin::HostLink;
 using ssdtwin::HostIfConfig;
+using ssdtwin::HostLink;
 using ssdtwin::HostProtocol;
 using ssdtwin::IoOp;
 using ssdtwin::LinkParams;
@@ -330,8 +329,10 @@ TEST_CASE("an unknown host.interface is a config error at the key naming the cho
 }
 
 TEST_CASE("each protocol reads its own block: NVMe queues x (depth - 1), SATA NCQ tags") {
-  const HostIfConfig n = host_from("nvme", "    nvme: {queues: 4, queue_depth: 64, submission_latency: 2us}\n"
-                                           "    pcie: {gen: 3, lanes: 4}\n");
+  const HostIfConfig n =
+      host_from("nvme",
+                "    nvme: {queues: 4, queue_depth: 64, submission_latency: 2us}\n"
+                "    pcie: {gen: 3, lanes: 4}\n");
   CHECK(n.queues == 4u);
   CHECK(n.device_slots == 4u * 63u);
   CHECK(n.submission_latency == 2_us);
@@ -349,7 +350,8 @@ TEST_CASE("NVMe frames nothing on the link, queues its Flush and reaches host me
   const HostProtocol& p = *c.protocol;
   CHECK_FALSE(c.link.half_duplex);
   CHECK(c.hmb_round_trip > 0);
-  for (const IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kTrim, IoOp::kFlush}) CHECK_FALSE(p.non_queued(op));
+  for (const IoOp op : {IoOp::kRead, IoOp::kWrite, IoOp::kTrim, IoOp::kFlush})
+    CHECK_FALSE(p.non_queued(op));
   HostLink link(c.link);
   CHECK(p.frame_command(link, IoOp::kWrite, 5_us) == 5_us);
   CHECK(p.frame_to_device(link, 4096, 5_us) == 5_us);
@@ -395,7 +397,7 @@ std::vector<std::uint32_t> shares(ssdtwin::Arbiter& a, std::vector<std::uint32_t
 }
 
 std::unique_ptr<ssdtwin::Arbiter> arbiter(const std::string& policy, std::uint32_t burst = 1,
-                                         std::array<std::uint32_t, 3> weights = {1, 1, 1}) {
+                                          std::array<std::uint32_t, 3> weights = {1, 1, 1}) {
   ssdtwin::ArbitrationConfig c;
   c.policy = policy;
   c.burst = burst;
@@ -406,8 +408,10 @@ std::unique_ptr<ssdtwin::Arbiter> arbiter(const std::string& policy, std::uint32
 }  // namespace
 
 TEST_CASE("arbitration policies are listed and chosen by name") {
-  CHECK(ssdtwin::arbiter_names() == std::vector<std::string>{"round_robin", "weighted_round_robin"});
-  for (const auto& row : ssdtwin::arbiters()) CHECK(std::string(arbiter(row.name)->name()) == row.name);
+  CHECK(ssdtwin::arbiter_names() ==
+        std::vector<std::string>{"round_robin", "weighted_round_robin"});
+  for (const auto& row : ssdtwin::arbiters())
+    CHECK(std::string(arbiter(row.name)->name()) == row.name);
   CHECK_THROWS_AS(arbiter("lottery"), std::invalid_argument);
 }
 
@@ -463,16 +467,20 @@ TEST_CASE("arbitration keys: defaults, and bad values are config errors at the k
   CHECK(d.arbitration.policy == "round_robin");
   CHECK(d.arbitration.burst == 1u);
   CHECK(d.device_slots == 63u);  // max_outstanding: every queue entry
-  const HostIfConfig w = host_from(
-      "nvme",
-      "    nvme: {queues: 4, queue_depth: 64, arbitration: weighted_round_robin, arbitration_burst: 8,"
-      " max_outstanding: 32, weights: {high: 8, medium: 4, low: 2}}\n    pcie: {gen: 3, lanes: 4}\n");
+  const HostIfConfig w = host_from("nvme",
+                                   "    nvme: {queues: 4, queue_depth: 64, arbitration: "
+                                   "weighted_round_robin, arbitration_burst: 8,"
+                                   " max_outstanding: 32, weights: {high: 8, medium: 4, low: 2}}\n "
+                                   "   pcie: {gen: 3, lanes: 4}\n");
   CHECK(w.arbitration.policy == "weighted_round_robin");
   CHECK(w.arbitration.burst == 8u);
   CHECK(w.arbitration.weights == std::array<std::uint32_t, 3>{8, 4, 2});
   CHECK(w.device_slots == 32u);
   auto bad = [](const std::string& nvme) {
-    return error_of([&] { host_from("nvme", "    nvme: {queue_depth: 64, " + nvme + "}\n    pcie: {gen: 3, lanes: 4}\n"); });
+    return error_of([&] {
+      host_from("nvme",
+                "    nvme: {queue_depth: 64, " + nvme + "}\n    pcie: {gen: 3, lanes: 4}\n");
+    });
   };
   const std::string unknown = bad("arbitration: lottery");
   CHECK_THAT(unknown, StartsWith("host.yaml:4:"));
@@ -486,7 +494,8 @@ TEST_CASE("arbitration keys: defaults, and bad values are config errors at the k
   const std::string weight = bad("arbitration: weighted_round_robin, weights: {high: 300}");
   CHECK_THAT(weight, StartsWith("host.yaml:4:"));
   CHECK_THAT(weight, Contains("drive.host.nvme.weights.high:"));
-  CHECK_THAT(bad("arbitration: weighted_round_robin, weights: {low: 0}"), Contains("drive.host.nvme.weights.low:"));
+  CHECK_THAT(bad("arbitration: weighted_round_robin, weights: {low: 0}"),
+             Contains("drive.host.nvme.weights.low:"));
   CHECK_THAT(bad("weights: {low: 2}"), Contains("drive.host.nvme.weights:"));
   CHECK_THAT(bad("max_outstanding: 64"), Contains("drive.host.nvme.max_outstanding:"));
   CHECK_THAT(bad("max_outstanding: 0"), Contains("drive.host.nvme.max_outstanding:"));
@@ -494,10 +503,12 @@ TEST_CASE("arbitration keys: defaults, and bad values are config errors at the k
 
 TEST_CASE("a job's priority names its submission queue's class") {
   const WorkloadSpec w = WorkloadSpec::from_config(
-      ConfigDoc::parse("workload:\n  phases:\n    - name: two\n      report: noisy_neighbor\n      jobs:\n"
-                       "        - {name: a, priority: urgent, rw: randread, runtime: 1s}\n"
-                       "        - {name: b, rw: randwrite, runtime: 1s}\n",
-                       "w.yaml", "workload", {})->root(),
+      ConfigDoc::parse(
+          "workload:\n  phases:\n    - name: two\n      report: noisy_neighbor\n      jobs:\n"
+          "        - {name: a, priority: urgent, rw: randread, runtime: 1s}\n"
+          "        - {name: b, rw: randwrite, runtime: 1s}\n",
+          "w.yaml", "workload", {})
+          ->root(),
       1ull << 30);
   REQUIRE(w.phases.size() == 1);
   CHECK(w.phases[0].report == ssdtwin::PhaseReportKind::kNoisyNeighbor);
@@ -505,8 +516,10 @@ TEST_CASE("a job's priority names its submission queue's class") {
   CHECK(w.phases[0].stream(1).priority == ssdtwin::SqPriority::kMedium);
   CHECK_THAT(error_of([] {
                WorkloadSpec::from_config(
-                   ConfigDoc::parse("workload:\n  phases:\n    - {rw: randread, runtime: 1s, priority: top}\n",
-                                    "w.yaml", "workload", {})->root(),
+                   ConfigDoc::parse(
+                       "workload:\n  phases:\n    - {rw: randread, runtime: 1s, priority: top}\n",
+                       "w.yaml", "workload", {})
+                       ->root(),
                    1ull << 30);
              }),
              StartsWith("w.yaml:3:"));
@@ -627,8 +640,9 @@ TEST_CASE("bssplit draws each IO's size by weight and aligns random IOs to their
 }
 
 TEST_CASE("bssplit and bs are exclusive, and each part is checked") {
-  CHECK_THROWS_WITH(phase("rw: randread, bs: 4KiB, number_ios: 1, bssplit: [{bs: 8KiB, weight: 1}]"),
-                    Contains("bssplit") && Contains("not both"));
+  CHECK_THROWS_WITH(
+      phase("rw: randread, bs: 4KiB, number_ios: 1, bssplit: [{bs: 8KiB, weight: 1}]"),
+      Contains("bssplit") && Contains("not both"));
   CHECK_THROWS_WITH(phase("rw: randread, number_ios: 1, bssplit: [{bs: 6KiB, weight: 1}]"),
                     Contains("bssplit.0.bs"));
   CHECK_THROWS_WITH(phase("rw: randread, number_ios: 1, bssplit: [{bs: 8KiB, weight: 0}]"),
@@ -666,16 +680,23 @@ TEST_CASE("every size a phase gives (IO, range, zone, total) refuses 0 with file
   // 0 bytes is no size at all; size: 0 used to mean the whole drive, silently.
   for (const char* size : {"0", "0%", "0KiB"}) {
     INFO(size);
-    const std::string msg = phase_error(std::string("rw: randwrite, bs: 4KiB, runtime: 1s, size: ") + size);
-    CHECK_THAT(msg, StartsWith("w.yaml:3:") && Contains("workload.phases.0.size: expected more than 0"));
+    const std::string msg =
+        phase_error(std::string("rw: randwrite, bs: 4KiB, runtime: 1s, size: ") + size);
+    CHECK_THAT(msg,
+               StartsWith("w.yaml:3:") && Contains("workload.phases.0.size: expected more than 0"));
   }
-  CHECK_THAT(phase_error("rw: randwrite, bs: 0, runtime: 1s"), StartsWith("w.yaml:3:") &&
-                                                                  Contains("workload.phases.0.bs:"));
-  CHECK_THAT(phase_error("rw: randwrite, bssplit: [{bs: 0}], runtime: 1s"), Contains("bssplit.0.bs:"));
-  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0"), Contains("workload.phases.0.io_size:"));
-  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0%"), Contains("workload.phases.0.io_size:"));
-  CHECK_THAT(phase_error("rw: randread, bs: 4KiB, runtime: 1s, random_distribution: \"zoned_abs:60/0:40/1GiB\""),
-             Contains("workload.phases.0.random_distribution:") && Contains("size above 0"));
+  CHECK_THAT(phase_error("rw: randwrite, bs: 0, runtime: 1s"),
+             StartsWith("w.yaml:3:") && Contains("workload.phases.0.bs:"));
+  CHECK_THAT(phase_error("rw: randwrite, bssplit: [{bs: 0}], runtime: 1s"),
+             Contains("bssplit.0.bs:"));
+  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0"),
+             Contains("workload.phases.0.io_size:"));
+  CHECK_THAT(phase_error("rw: randwrite, bs: 4KiB, io_size: 0%"),
+             Contains("workload.phases.0.io_size:"));
+  CHECK_THAT(
+      phase_error(
+          "rw: randread, bs: 4KiB, runtime: 1s, random_distribution: \"zoned_abs:60/0:40/1GiB\""),
+      Contains("workload.phases.0.random_distribution:") && Contains("size above 0"));
   // Sizes that may be 0 keep their meaning: the start of the drive, no alignment of its own.
   CHECK(phase("rw: randwrite, bs: 4KiB, runtime: 1s, offset: 0, blockalign: 0").span == kUser);
 }
@@ -723,12 +744,14 @@ TEST_CASE("SATA 4 KiB IOPS are bound by the FISes of each command and not just i
   auto t = ssdtwin::test::make_drive("configs/drives/test_mlc_sata.yaml");
   ssdtwin::Drive& d = *t.drive;
   const auto r = ssdtwin::test::run_quiet(
-      d, ssdtwin::test::make_workload(
-             "workload: {phases: [{rw: randread, bs: 4KiB, iodepth: 32, ramp_time: 10ms, runtime: 200ms}]}",
-             d.user_bytes()));
+      d, ssdtwin::test::make_workload("workload: {phases: [{rw: randread, bs: 4KiB, iodepth: 32, "
+                                      "ramp_time: 10ms, runtime: 200ms}]}",
+                                      d.user_bytes()));
   const HostLink link(d.hif_cfg.link);
-  const Tick per_command = 2 * link.duration(20) + link.duration(28) + link.duration(4096) + link.duration(8);
-  const double iops = static_cast<double>(r.phases[0].result.ios[0]) / ssdtwin::test::seconds_of(r.phases[0]);
+  const Tick per_command =
+      2 * link.duration(20) + link.duration(28) + link.duration(4096) + link.duration(8);
+  const double iops =
+      static_cast<double>(r.phases[0].result.ios[0]) / ssdtwin::test::seconds_of(r.phases[0]);
   CHECK(iops == Approx(1e9 / static_cast<double>(per_command)).epsilon(0.02));
   // Well below what the payload rate alone would allow.
   CHECK(iops < 0.8 * 1e9 / static_cast<double>(link.duration(4096)));
@@ -758,7 +781,8 @@ TEST_CASE("a range axis counts from its start by step or by factor, the end incl
   CHECK(range_values(4, 16, 0, 2, "KiB") == std::vector<std::string>{"4KiB", "8KiB", "16KiB"});
   // 0.1 steps do not add up exactly in binary; the values read as written
   // and the end still counts.
-  CHECK(range_values(0.7, 1.0, 0.1, 0, "GB") == std::vector<std::string>{"0.7GB", "0.8GB", "0.9GB", "1GB"});
+  CHECK(range_values(0.7, 1.0, 0.1, 0, "GB") ==
+        std::vector<std::string>{"0.7GB", "0.8GB", "0.9GB", "1GB"});
   CHECK_THROWS_AS(range_values(1, 4, 1, 2, ""), std::invalid_argument);  // both step and mul
   CHECK_THROWS_AS(range_values(4, 1, 1, 0, ""), std::invalid_argument);  // backwards
   CHECK_THROWS_AS(range_values(0, 4, 0, 2, ""), std::invalid_argument);  // a factor from 0
@@ -847,7 +871,8 @@ struct Unit {
 };
 
 Unit unit_of(const Drive& d) {
-  const std::uint32_t slots = d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
+  const std::uint32_t slots =
+      d.timing.pages_per_program(CellMode::kTlc) * d.geo.slots_per_die_page();
   return {slots, d.timing.t_cmd + d.timing.bus_time(std::uint64_t{slots} * kSectorBytes),
           d.timing.of(CellMode::kTlc).program_time(0)};
 }
@@ -859,7 +884,9 @@ const PhaseReport& phase_named(const RunReport& r, const std::string& name) {
   return r.phases.front();
 }
 
-std::uint64_t host_bytes_written(const PhaseReport& p) { return p.result.bytes[static_cast<int>(IoOp::kWrite)]; }
+std::uint64_t host_bytes_written(const PhaseReport& p) {
+  return p.result.bytes[static_cast<int>(IoOp::kWrite)];
+}
 
 }  // namespace
 
@@ -875,7 +902,8 @@ TEST_CASE(
   phases:
     - {name: one_page, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 50, flush_every: 1}
     - {name: full_buffer, rw: write, bs: 1MiB, iodepth: 1, number_ios: 4, flush_every: 1, idle_after: 10ms}
-)", d.user_bytes());
+)",
+                                         d.user_bytes());
   const RunReport r = run_quiet(d, r_w);
   const PhaseReport& one = phase_named(r, "one_page");
   REQUIRE(one.result.flushes == 50);
@@ -916,16 +944,19 @@ TEST_CASE(
   REQUIRE(fua.result.fua_writes == 200);
   CHECK(fua.result.fua_latency.min() >= u.program);
   CHECK(fua.result.latency[static_cast<int>(IoOp::kWrite)].min() >= u.program);
-  const double plain = phase_named(rv, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  const double plain =
+      phase_named(rv, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
   CHECK(plain < static_cast<double>(u.program) / 20);  // a plain write completes in the buffer
 
-  auto plp_drive = make_drive(kTlcDrive, {"drive.ftl.power_loss={protection: true, hold_up: 20ms}"});
+  auto plp_drive =
+      make_drive(kTlcDrive, {"drive.ftl.power_loss={protection: true, hold_up: 20ms}"});
   Drive& p = *plp_drive.drive;
   const WorkloadSpec rp_w = make_workload(yaml, p.user_bytes());
   const RunReport rp = run_quiet(p, rp_w);
   const PhaseReport& pfua = phase_named(rp, "fua");
   REQUIRE(pfua.result.fua_writes == 200);
-  const double plp_plain = phase_named(rp, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
+  const double plp_plain =
+      phase_named(rp, "plain").result.latency[static_cast<int>(IoOp::kWrite)].mean();
   CHECK(pfua.result.fua_latency.mean() < static_cast<double>(u.program) / 20);
   CHECK(pfua.result.fua_latency.mean() == Approx(plp_plain).epsilon(0.25));
   const PhaseReport& pflush = phase_named(rp, "flush");
@@ -952,7 +983,8 @@ TEST_CASE("a FUA write whose program fails waits for its data's rewrite, not the
   seed: 3
   phases:
     - {name: fua, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 60, fua: true}
-)", d.user_bytes());
+)",
+                                       d.user_bytes());
   const RunReport r = run_quiet(d, w);
   const PhaseReport& fua = phase_named(r, "fua");
   REQUIRE(fua.result.fua_writes == 60);
@@ -970,24 +1002,29 @@ TEST_CASE("write amplification counts the padding each Flush or FUA write costs"
   phases:
     - {name: flush_each, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 300, flush_every: 1}
     - {name: fua, rw: randwrite, bs: 4KiB, iodepth: 1, number_ios: 300, fua: true}
-)", d.user_bytes());
+)",
+                                         d.user_bytes());
   const RunReport r = run_quiet(d, r_w);
   for (const PhaseReport& p : r.phases) {
     INFO(p.spec->name);
     const std::uint64_t host_slots = host_bytes_written(p) / kSectorBytes;
     REQUIRE(host_slots == 300);
     // Each write goes to flash alone, the rest of its unit padding.
-    CHECK(p.ftl_after.flush_padding_slots - p.ftl_before.flush_padding_slots == host_slots * (u.slots - 1));
+    CHECK(p.ftl_after.flush_padding_slots - p.ftl_before.flush_padding_slots ==
+          host_slots * (u.slots - 1));
     std::uint64_t pages = 0;  // die-pages programmed, by every source
-    for (int k = 0; k < 5; ++k) pages += p.nand_after.page_programs[k] - p.nand_before.page_programs[k];
+    for (int k = 0; k < 5; ++k)
+      pages += p.nand_after.page_programs[k] - p.nand_before.page_programs[k];
     const double programmed = static_cast<double>(pages) * static_cast<double>(d.geo.page_size);
     CHECK(programmed / static_cast<double>(host_bytes_written(p)) == Approx(u.slots));
   }
 }
 
-TEST_CASE("workload keys fua, flush_every and end_flush: refused where the model cannot honour them") {
+TEST_CASE(
+    "workload keys fua, flush_every and end_flush: refused where the model cannot honour them") {
   auto bad = [](const std::string& phase) {
-    return error_of([&] { make_workload("workload:\n  phases:\n    - " + phase + "\n", 1ull << 30); });
+    return error_of(
+        [&] { make_workload("workload:\n  phases:\n    - " + phase + "\n", 1ull << 30); });
   };
   CHECK_THAT(bad("{rw: randwrite, number_ios: 10, flush_every: 2, rate: {iops: 100}, runtime: 1s}"),
              Contains("flush_every: expected no flush_every with open-loop arrivals"));
@@ -995,7 +1032,8 @@ TEST_CASE("workload keys fua, flush_every and end_flush: refused where the model
              Contains("fua: a fast phase takes no simulated time"));
   CHECK_THAT(bad("{rw: randwrite, number_ios: 10, flush_every: -1}"), Contains("flush_every"));
   const WorkloadSpec w = make_workload(
-      "workload:\n  phases:\n    - {rw: randwrite, number_ios: 10, fua: true, flush_every: 4, end_flush: true, numjobs: 2}\n",
+      "workload:\n  phases:\n    - {rw: randwrite, number_ios: 10, fua: true, flush_every: 4, "
+      "end_flush: true, numjobs: 2}\n",
       1ull << 30);
   for (std::size_t k = 0; k < 2; ++k) {
     const PhaseSpec& s = w.phases[0].stream(k);

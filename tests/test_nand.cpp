@@ -469,8 +469,8 @@ TEST_CASE("A one-shot program moves every page of the wordline and takes one tPR
     Tick tprog;
     const Tick* tr;
   };
-  for (const Part& c : {Part{tlc, CellMode::kTlc, 1500_us, kTlcTr},
-                        Part{qlc, CellMode::kQlc, 6_ms, kQlcTr}}) {
+  for (const Part& c :
+       {Part{tlc, CellMode::kTlc, 1500_us, kTlcTr}, Part{qlc, CellMode::kQlc, 6_ms, kQlcTr}}) {
     const std::uint32_t bits = bits_per_cell(c.mode);
     INFO(bits << " bits per cell");
     Bench shot(c.yaml);
@@ -490,7 +490,6 @@ TEST_CASE("A one-shot program moves every page of the wordline and takes one tPR
     }
   }
 }
-
 
 TEST_CASE("A QLC part reads and programs each of its four page types in that type's time") {
   for (std::uint32_t page = 0; page < 8; ++page) {
@@ -526,8 +525,7 @@ TEST_CASE("QLC tR and tPROG lists other than one or four times are errors at fil
   CHECK_THAT(msg, Contains("nand.yaml:" + std::to_string(line) + ":"));
   CHECK_THAT(msg, Contains("drive.nand.timing.qlc.tR:"));
   CHECK_THAT(msg, Contains("(4)"));
-  const std::string prog =
-      config_error(kQlcYaml, {"drive.nand.timing.qlc.tPROG=[400us, 800us]"});
+  const std::string prog = config_error(kQlcYaml, {"drive.nand.timing.qlc.tPROG=[400us, 800us]"});
   CHECK_THAT(prog, Contains("--set drive.nand.timing.qlc.tPROG"));
   CHECK_THAT(prog, Contains("(4)"));
   // One time for every page type is fine; so are four.

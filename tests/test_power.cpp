@@ -24,9 +24,12 @@ const std::vector<std::string> kPower = {
 // sum of per-operation energies from the config's currents and voltages.
 class Tally final : public ActivityObserver {
  public:
-  Tally(ActivityObserver& meter, const PowerConfig& c, double bus_rate) : meter_(meter), c_(c), rate_(bus_rate) {}
+  Tally(ActivityObserver& meter, const PowerConfig& c, double bus_rate)
+      : meter_(meter), c_(c), rate_(bus_rate) {}
   void on_flash_op(std::uint32_t die, FlashActivity op, unsigned bits, Tick busy) override {
-    const double amps = op == FlashActivity::kRead ? c_.read_a : op == FlashActivity::kProgram ? c_.program_a : c_.erase_a;
+    const double amps = op == FlashActivity::kRead      ? c_.read_a
+                        : op == FlashActivity::kProgram ? c_.program_a
+                                                        : c_.erase_a;
     joules += c_.vcc_v * amps * to_seconds(busy);
     meter_.on_flash_op(die, op, bits, busy);
   }
@@ -57,7 +60,8 @@ workload:
 std::string bursts(const std::string& power_management) {
   return R"(
 workload:
-  )" + power_management + R"(
+  )" + power_management +
+         R"(
   phases:
     - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, size: 64MiB, io_size: 64MiB}
     - {name: bursts, rw: randread, bs: 4KiB, iodepth: 1, size: 64MiB, number_ios: 400,
@@ -67,7 +71,9 @@ workload:
 
 }  // namespace
 
-TEST_CASE("energy is conserved: the meter's total is the per-operation energies plus the idle draw over time") {
+TEST_CASE(
+    "energy is conserved: the meter's total is the per-operation energies plus the idle draw over "
+    "time") {
   TestDrive t = make_drive("configs/drives/test_tlc_1gb.yaml", kPower);
   Drive& d = *t.drive;
   Tally tally(*d.power_meter, *d.power_cfg, d.timing.bus_bytes_per_s);
@@ -109,10 +115,12 @@ TEST_CASE("with APST off the drive never leaves its first state") {
   CHECK(r.phases[1].result.latency[0].max() < 1 * kMs);
 }
 
-TEST_CASE("with APST on the idle gaps longer than the timeout are spent in the low state, and each wake pays the exit latency") {
+TEST_CASE(
+    "with APST on the idle gaps longer than the timeout are spent in the low state, and each wake "
+    "pays the exit latency") {
   TestDrive t = make_drive("configs/drives/test_tlc_1gb.yaml", kPower);
-  const WorkloadSpec w =
-      make_workload(bursts("power_management: {idle_states: [{state: PS3, idle: 20ms}]}"), t.drive->user_bytes());
+  const WorkloadSpec w = make_workload(
+      bursts("power_management: {idle_states: [{state: PS3, idle: 20ms}]}"), t.drive->user_bytes());
   const RunReport r = run_quiet(*t.drive, w);
   const PhaseReport& p = r.phases[1];
   REQUIRE(p.has_power);
@@ -145,19 +153,20 @@ TEST_CASE("the power states' times add up to each phase's time, on NVMe and on S
       "drive.power={nand: {vcc: 3.3V, vccq: 1.8V, read_current: 25mA, program_current: 25mA, "
       "erase_current: 25mA, io_current: 20mA, standby_current: 10uA}, "
       "controller: {idle: 0.5W, core_active: 0.1W}, link: {active: 0.1W}, linger: 50ms, "
-      "states: [{name: active}, {name: partial, max_power: 0.4W, non_operational: true, exit_latency: 10us}, "
+      "states: [{name: active}, {name: partial, max_power: 0.4W, non_operational: true, "
+      "exit_latency: 10us}, "
       "{name: slumber, max_power: 90mW, non_operational: true, exit_latency: 10ms}]}"};
   struct Case {
     const char* drive;
     std::vector<std::string> power;
     std::string management;
   };
-  const Case cases[] = {
-      {"configs/drives/test_tlc_1gb.yaml", kPower, ""},
-      {"configs/drives/test_tlc_1gb.yaml", kPower, "power_management: {idle_states: [{state: PS3, idle: 20ms}]}"},
-      {"configs/drives/test_mlc_sata.yaml", sata_power, ""},
-      {"configs/drives/test_mlc_sata.yaml", sata_power,
-       "power_management: {idle_states: [{state: slumber, idle: 0ms}]}"}};
+  const Case cases[] = {{"configs/drives/test_tlc_1gb.yaml", kPower, ""},
+                        {"configs/drives/test_tlc_1gb.yaml", kPower,
+                         "power_management: {idle_states: [{state: PS3, idle: 20ms}]}"},
+                        {"configs/drives/test_mlc_sata.yaml", sata_power, ""},
+                        {"configs/drives/test_mlc_sata.yaml", sata_power,
+                         "power_management: {idle_states: [{state: slumber, idle: 0ms}]}"}};
   for (const Case& c : cases) {
     TestDrive t = make_drive(c.drive, c.power);
     const WorkloadSpec w = make_workload(bursts(c.management), t.drive->user_bytes());
@@ -207,7 +216,8 @@ workload:
     const WorkloadSpec w = make_workload(text, d.drive->user_bytes());
     return run_quiet(*d.drive, w).phases[1].result.ios[0];
   };
-  const double full = static_cast<double>(iops("")), capped = static_cast<double>(iops("power_management: {state: PS1}"));
+  const double full = static_cast<double>(iops("")),
+               capped = static_cast<double>(iops("power_management: {state: PS1}"));
   // Four dies read at once in PS0, two in PS1: about half the reads.
   CHECK(capped < 0.6 * full);
   CHECK(capped > 0.4 * full);
@@ -224,10 +234,12 @@ TEST_CASE("power config errors name the key and what was expected") {
   };
   std::vector<std::string> bad = kPower;
   bad.push_back("drive.power.nand.vcc=3.3");
-  CHECK(error_of(bad).find("drive.power.nand.vcc: expected a value such as 3.3V, got '3.3'") != std::string::npos);
+  CHECK(error_of(bad).find("drive.power.nand.vcc: expected a value such as 3.3V, got '3.3'") !=
+        std::string::npos);
   bad = kPower;
   bad.push_back("drive.power.states.0.non_operational=true");
-  CHECK(error_of(bad).find("drive.power.states.0.non_operational: expected the first state to be operational") !=
+  CHECK(error_of(bad).find(
+            "drive.power.states.0.non_operational: expected the first state to be operational") !=
         std::string::npos);
   bad = kPower;
   bad.push_back("drive.power.nand.vcc_typo=1V");
@@ -235,21 +247,22 @@ TEST_CASE("power config errors name the key and what was expected") {
   for (const char* key : {"vcc", "vccq"}) {
     bad = kPower;
     bad.push_back(std::string("drive.power.nand.") + key + "=0V");
-    CHECK(error_of(bad).find(std::string("drive.power.nand.") + key + ": expected a voltage above 0 V") !=
-          std::string::npos);
+    CHECK(error_of(bad).find(std::string("drive.power.nand.") + key +
+                             ": expected a voltage above 0 V") != std::string::npos);
   }
 }
 
 TEST_CASE("a workload naming a power state the drive lacks is an error naming the states it has") {
   TestDrive t = make_drive("configs/drives/test_tlc_1gb.yaml", kPower);
-  const WorkloadSpec w =
-      make_workload(bursts("power_management: {idle_states: [{state: PS9, idle: 20ms}]}"), t.drive->user_bytes());
+  const WorkloadSpec w = make_workload(
+      bursts("power_management: {idle_states: [{state: PS9, idle: 20ms}]}"), t.drive->user_bytes());
   try {
     run_quiet(*t.drive, w);
     FAIL("no error");
   } catch (const ConfigError& e) {
     CHECK(std::string(e.what()) ==
-          "workload.power_management.idle_states.0.state: expected one of the drive's non-operational power "
+          "workload.power_management.idle_states.0.state: expected one of the drive's "
+          "non-operational power "
           "states (PS3), got 'PS9'");
   }
 }

@@ -664,8 +664,10 @@ workload:
   CHECK(last_free <= d.ftl_cfg.gc_trigger_free_blocks + 1);
 }
 
-TEST_CASE("latency_hist.csv holds each phase's whole distribution and summary.json the share "
-          "under each threshold", "[procedures][e2e]") {
+TEST_CASE(
+    "latency_hist.csv holds each phase's whole distribution and summary.json the share "
+    "under each threshold",
+    "[procedures][e2e]") {
   const auto r = run_procedure(kTlc, "latency_hist", R"(
 workload:
   latency_thresholds: [50us, 200us, 1ms]
@@ -706,8 +708,7 @@ workload:
       CHECK(share <= 1.0);
       prev = share;
     }
-    CHECK(under["50us"].get<double>() ==
-          Approx(h.share_below(50 * kUs)).margin(1e-6));
+    CHECK(under["50us"].get<double>() == Approx(h.share_below(50 * kUs)).margin(1e-6));
   }
   if (charts_drawn()) CHECK(std::filesystem::exists(r.dir + "/latency_hist.png"));
 }
@@ -737,11 +738,14 @@ TEST_CASE("latency thresholds must be rising times above zero", "[procedures]") 
                     Catch::Contains("above 0"));
   CHECK_THROWS_WITH(parse(phase, "  latency_thresholds: [fast]\n"),
                     Catch::Contains("workload.latency_thresholds"));
-  CHECK(parse(phase, "  latency_thresholds: 20us\n").latency_thresholds == std::vector<Tick>{20 * kUs});
+  CHECK(parse(phase, "  latency_thresholds: 20us\n").latency_thresholds ==
+        std::vector<Tick>{20 * kUs});
 }
 
-TEST_CASE("a load curve follows the offered rate until the device saturates, then flattens "
-          "while latency rises", "[procedures][e2e]") {
+TEST_CASE(
+    "a load curve follows the offered rate until the device saturates, then flattens "
+    "while latency rises",
+    "[procedures][e2e]") {
   const auto r = run_procedure(kTlc, "load_curve", R"(
 workload:
   phases:
@@ -795,7 +799,8 @@ TEST_CASE("open-loop rates are checked when the workload is read", "[procedures]
              Catch::Contains("rising"));
   CHECK_THAT(parse_error("    - {rw: randread, runtime: 1s, iodepth: [1, 4], load_curve: {}}\n"),
              Catch::Contains("single iodepth"));
-  const WorkloadSpec w = parse("    - {name: p, rw: randread, runtime: 1s, load_curve: {steps: [10, 60]}}\n");
+  const WorkloadSpec w =
+      parse("    - {name: p, rw: randread, runtime: 1s, load_curve: {steps: [10, 60]}}\n");
   REQUIRE(w.phases.size() == 3);
   CHECK(w.phases[0].name == "p_max");
   CHECK_FALSE(w.phases[0].rate.open_loop());

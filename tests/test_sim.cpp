@@ -4,39 +4,39 @@
 
 #include <algorithm>
 #include <array>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <string>
-#include <catch2/catch.hpp>
-#include <cmath>
-#include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/csv.h"
 #include "sim/event_engine.h"
-#include "sim/metric.h"
 #include "sim/histogram.h"
+#include "sim/metric.h"
 #include "sim/output_file.h"
 #include "sim/rng.h"
 #include "sim/steady_state.h"
 #include "sim/time.h"
 #include "sim/timeseries.h"
 
-using ssdtwin::csv_number;
-using ssdtwin::round_decimals;
+using ssdtwin::BoundarySampler;
 using ssdtwin::ByteStepSeries;
+using ssdtwin::csv_number;
 using ssdtwin::EventEngine;
 using ssdtwin::EventTarget;
-using ssdtwin::BoundarySampler;
 using ssdtwin::IntervalLatencySeries;
 using ssdtwin::IntervalSeries;
 using ssdtwin::kMaxIntervals;
 using ssdtwin::LatencyHistogram;
 using ssdtwin::Rng;
+using ssdtwin::round_decimals;
 using ssdtwin::Tick;
 using ssdtwin::to_seconds;
 using ssdtwin::transfer_time;
@@ -130,7 +130,12 @@ class ModelChecker : public EventTarget {
     // The engine's view from inside a handler, before and after follow-ups.
     check_view();
     const std::uint64_t r = rng_.below(10);
-    const int follow_ups = ref_.size() < target ? (r < 5 ? 1 : r < 8 ? 2 : 4) : (r < 4 ? 0 : r < 9 ? 1 : 2);
+    const int follow_ups = ref_.size() < target ? (r < 5   ? 1
+                                                   : r < 8 ? 2
+                                                           : 4)
+                                                : (r < 4   ? 0
+                                                   : r < 9 ? 1
+                                                           : 2);
     for (int i = 0; i < follow_ups; ++i) {
       schedule();
       check_view();
@@ -154,10 +159,14 @@ class ModelChecker : public EventTarget {
   // fall in four nanoseconds.
   Tick delay() {
     switch (rng_.below(4)) {
-      case 0: return 0;
-      case 1: return rng_.below(4);
-      case 2: return rng_.below(1000);
-      default: return rng_.below(1000000);
+      case 0:
+        return 0;
+      case 1:
+        return rng_.below(4);
+      case 2:
+        return rng_.below(1000);
+      default:
+        return rng_.below(1000000);
     }
   }
 
@@ -409,7 +418,8 @@ TEST_CASE("EventEngine lanes: out-of-order events go to the heap, ties keep sche
   // Past kMaxLanes a component gets kNoLane, and its events use the heap.
   EventEngine full;
   Recorder f(full);
-  for (std::size_t i = 0; i < EventEngine::kMaxLanes; ++i) CHECK(full.add_lane() != EventEngine::kNoLane);
+  for (std::size_t i = 0; i < EventEngine::kMaxLanes; ++i)
+    CHECK(full.add_lane() != EventEngine::kNoLane);
   const EventEngine::Lane none = full.add_lane();
   CHECK(none == EventEngine::kNoLane);
   full.schedule_at(2_us, &f, 0, 1, none);
@@ -441,8 +451,7 @@ TEST_CASE("EventEngine runs same-time follow-ups after the same-time events alre
   engine.schedule_at(5_us, &r, 0, 5);
   while (engine.step()) {
   }
-  CHECK(r.args() ==
-        std::vector<std::uint64_t>{1, 2, 3, 4, 5, 21, 22, 23, 41, 42, 43, 29, 49});
+  CHECK(r.args() == std::vector<std::uint64_t>{1, 2, 3, 4, 5, 21, 22, 23, 41, 42, 43, 29, 49});
 }
 
 TEST_CASE("EventEngine reuses payload slots: no growth while the number pending is bounded") {
@@ -533,7 +542,9 @@ TEST_CASE("EventEngine stays consistent after a handler throws") {
   EventEngine engine;
   Recorder r(engine);
   struct Thrower : EventTarget {
-    void on_event(std::uint32_t, std::uint64_t) override { throw std::runtime_error("handler failed"); }
+    void on_event(std::uint32_t, std::uint64_t) override {
+      throw std::runtime_error("handler failed");
+    }
   } thrower;
   engine.schedule_at(1_us, &thrower, 0);
   engine.schedule_at(2_us, &r, 0, 2);
@@ -1042,8 +1053,8 @@ TEST_CASE("the window and both tolerances are parameters", "[sim][steady]") {
 namespace {
 
 std::filesystem::path output_scratch(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ssdtwin_sim_" + std::to_string(getpid())) / name;
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ssdtwin_sim_" + std::to_string(getpid())) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -1105,13 +1116,12 @@ TEST_CASE("a result file in a folder that is not one is an error naming it", "[s
 
 // ---- Charts (sim/chart.h): a report's charts drawn concurrently
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <memory>
-
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "sim/chart.h"
 
@@ -1218,14 +1228,15 @@ TEST_CASE("a series' row bounds limit the rows gnuplot reads, counted from the f
   const std::string script((std::istreambuf_iterator<char>(gp)), std::istreambuf_iterator<char>());
   CHECK_THAT(script, Catch::Contains(" every ::9::9 using 1:($1 == 10 ? $2 : 1/0)"));
   if (!gnuplot_installed()) return;
-  CHECK(charts.wait(last));         // row 9 is x = 10: the header is not a row
+  CHECK(charts.wait(last));          // row 9 is x = 10: the header is not a row
   CHECK_FALSE(charts.wait(before));  // rows 0-8 hold no x = 10: no point to draw
   CHECK(whole_png_file(dir / "last.png"));
   CHECK_FALSE(std::filesystem::exists(dir / "before.png"));
 }
 
-TEST_CASE("a batch of scripts writes each chart's script and starts no gnuplot; none writes neither",
-          "[sim][chart]") {
+TEST_CASE(
+    "a batch of scripts writes each chart's script and starts no gnuplot; none writes neither",
+    "[sim][chart]") {
   const auto dir = output_scratch("chart_modes");
   std::ofstream(dir / "a.png") << "from an earlier run";
   std::ofstream(dir / "b.gp") << "from an earlier run";
@@ -1246,7 +1257,8 @@ TEST_CASE("a batch of scripts writes each chart's script and starts no gnuplot; 
   }
   CHECK(ssdtwin::chart_output_named("script") == ssdtwin::ChartOutput::kScript);
   CHECK_FALSE(ssdtwin::chart_output_named("pdf"));
-  for (auto o : {ssdtwin::ChartOutput::kPng, ssdtwin::ChartOutput::kScript, ssdtwin::ChartOutput::kNone})
+  for (auto o :
+       {ssdtwin::ChartOutput::kPng, ssdtwin::ChartOutput::kScript, ssdtwin::ChartOutput::kNone})
     CHECK(ssdtwin::chart_output_named(ssdtwin::chart_output_name(o)) == o);
 }
 
@@ -1359,8 +1371,9 @@ TEST_CASE("wait_for_file finishes the charts that read a file before it is rewri
 namespace {
 
 // The first `n` keys at or above `from` whose home bucket is `bucket`.
-std::vector<std::uint32_t> keys_homed_at(const ssdtwin::FlatMap<std::uint32_t>& m, std::size_t bucket,
-                                         std::size_t n, std::uint32_t from = 0) {
+std::vector<std::uint32_t> keys_homed_at(const ssdtwin::FlatMap<std::uint32_t>& m,
+                                         std::size_t bucket, std::size_t n,
+                                         std::uint32_t from = 0) {
   std::vector<std::uint32_t> keys;
   for (std::uint32_t k = from; keys.size() < n && k - from < 1000000; ++k)
     if (m.home(k) == bucket) keys.push_back(k);
@@ -1440,7 +1453,7 @@ TEST_CASE("FlatMap probe runs wrap around the end of the table") {
 }
 
 TEST_CASE("FlatMap backward shift moves only entries the hole would strand") {
-  ssdtwin::FlatMap<std::uint32_t> m(4);  // 16 buckets
+  ssdtwin::FlatMap<std::uint32_t> m(4);   // 16 buckets
   const auto a = keys_homed_at(m, 2, 2);  // -> buckets 2 and 3
   const auto c = keys_homed_at(m, 4, 1);  // home 4 -> bucket 4: stays when 2 empties
   const auto d = keys_homed_at(m, 3, 1);  // home 3 -> bucket 5 (3 and 4 taken): moves
@@ -1464,7 +1477,7 @@ TEST_CASE("FlatMap backward shift moves only entries the hole would strand") {
 }
 
 TEST_CASE("FlatMap inserts a missed key where the miss ended, unless the table changed since") {
-  ssdtwin::FlatMap<std::uint32_t> m(4);  // 16 buckets
+  ssdtwin::FlatMap<std::uint32_t> m(4);   // 16 buckets
   const auto a = keys_homed_at(m, 2, 4);  // a[0..2] -> buckets 2, 3, 4; a[3] probes on
   const auto c = keys_homed_at(m, 5, 1);
   auto order = [&] {
@@ -1547,7 +1560,8 @@ TEST_CASE("CacheAllocator puts blocks on cache lines, and large ones on 2 MiB bo
   CHECK(small.back() == 9);
 }
 
-TEST_CASE("ZeroArray filled from the front starts on a 2 MiB boundary, reads zero, and moves whole") {
+TEST_CASE(
+    "ZeroArray filled from the front starts on a 2 MiB boundary, reads zero, and moves whole") {
   using ssdtwin::ZeroArray;
   struct Pair {
     std::uint32_t a, b;
@@ -1601,7 +1615,8 @@ TEST_CASE("a figure rounded to N places is the double nearest that decimal, and 
     std::string digits = std::to_string(k);
     if (digits.size() <= static_cast<std::size_t>(places))
       digits.insert(0, static_cast<std::size_t>(places) + 1 - digits.size(), '0');
-    std::string text = digits.substr(0, digits.size() - places) + "." + digits.substr(digits.size() - places);
+    std::string text =
+        digits.substr(0, digits.size() - places) + "." + digits.substr(digits.size() - places);
     while (text.back() == '0') text.pop_back();
     if (text.back() == '.') text.pop_back();
     return text;

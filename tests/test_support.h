@@ -79,10 +79,11 @@ inline FolderRun write_then_read_qd1(Drive& d, const std::string& span, const st
   FolderRun r;
   r.workload = std::make_unique<WorkloadSpec>(
       make_workload("workload:\n  phases:\n"
-                    "    - {name: write, rw: write, bs: 128KiB, iodepth: 32, " + range +
-                        "io_size: " + span + ", idle_after: " + idle + "}\n"
-                    "    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, " + range +
-                        "number_ios: " + std::to_string(reads) + "}\n",
+                    "    - {name: write, rw: write, bs: 128KiB, iodepth: 32, " +
+                        range + "io_size: " + span + ", idle_after: " + idle +
+                        "}\n"
+                        "    - {name: randread, rw: randread, bs: 4KiB, iodepth: 1, " +
+                        range + "number_ios: " + std::to_string(reads) + "}\n",
                     d.user_bytes()));
   r.report = run_quiet(d, *r.workload);
   return r;

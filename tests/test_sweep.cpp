@@ -44,8 +44,10 @@ struct Result {
 
 Result sweep(const std::string& args) {
   static int n = 0;
-  const std::string out = scratch("stdout" + std::to_string(++n)), err = scratch("stderr" + std::to_string(n));
-  const int rc = std::system((std::string(SSDTWIN_BINARY) + " sweep " + args + " >" + out + " 2>" + err).c_str());
+  const std::string out = scratch("stdout" + std::to_string(++n)),
+                    err = scratch("stderr" + std::to_string(n));
+  const int rc = std::system(
+      (std::string(SSDTWIN_BINARY) + " sweep " + args + " >" + out + " 2>" + err).c_str());
   return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, slurp(out), slurp(err)};
 }
 
@@ -152,13 +154,15 @@ TEST_CASE("a failed point is reported with its error and the others still run", 
   // a bad line in the trace point 1 replays.
   std::ofstream(scratch("bad_line.csv")) << "0,write,0,4096\n10,write,zero,4096\n";
   const std::string bad = scratch("bad_line.yaml");
-  std::ofstream(bad) << "workload:\n  phases:\n"
-                        "    - {name: randwrite, rw: trace, trace: {file: bad_line.csv, format: native}}\n";
+  std::ofstream(bad)
+      << "workload:\n  phases:\n"
+         "    - {name: randwrite, rw: trace, trace: {file: bad_line.csv, format: native}}\n";
   const std::string good = source_path("tests/sweeps/op_gc_workload.yaml");
   const std::string file = write_sweep("bad_point.yaml", R"(
   share_preconditioning: false
   axes:
-    - {key: workload, values: [)" + good + ", " + bad + ", " + good + R"(]}
+    - {key: workload, values: [)" + good + ", " + bad + ", " +
+                                                             good + R"(]}
   phases: [randwrite]
   metrics: [write_amplification]
 )");
@@ -213,25 +217,31 @@ TEST_CASE("points that differ only after the preconditioning share one saved sta
   CHECK(one[0].at("write_amplification") == rows[1].at("write_amplification"));
 }
 
-TEST_CASE("every point's configs are checked before any runs: a bad axis value exits 2 naming point and key",
-          "[sweep][errors]") {
+TEST_CASE(
+    "every point's configs are checked before any runs: a bad axis value exits 2 naming point and "
+    "key",
+    "[sweep][errors]") {
   struct Case {
     const char* axis;
     const char* message;  // what the point's check says
   };
-  const Case c = GENERATE(
-      Case{"{key: drive.ftl.gc.policy, values: [greedy, bogus]}",
-           "point 1 (drive.ftl.gc.policy=bogus): --set drive.ftl.gc.policy: drive.ftl.gc.policy: expected one of"},
-      Case{"{key: drive.ftl.gc.polcy, values: [greedy]}",
-           "point 0 (drive.ftl.gc.polcy=greedy): --set drive.ftl.gc.polcy: drive.ftl.gc.polcy: unknown key"},
-      Case{"{key: drive.nand.channels, values: [4, abc]}",
-           "point 1 (drive.nand.channels=abc): --set drive.nand.channels: drive.nand.channels: expected an "
-           "integer"},
-      Case{"{key: workload.phases.2.bs, values: [4KiB, 0]}",
-           "point 1 (workload.phases.2.bs=0): --set workload.phases.2.bs: workload.phases.2.bs: expected a "
-           "multiple of 4KiB"});
+  const Case c = GENERATE(Case{"{key: drive.ftl.gc.policy, values: [greedy, bogus]}",
+                               "point 1 (drive.ftl.gc.policy=bogus): --set drive.ftl.gc.policy: "
+                               "drive.ftl.gc.policy: expected one of"},
+                          Case{"{key: drive.ftl.gc.polcy, values: [greedy]}",
+                               "point 0 (drive.ftl.gc.polcy=greedy): --set drive.ftl.gc.polcy: "
+                               "drive.ftl.gc.polcy: unknown key"},
+                          Case{"{key: drive.nand.channels, values: [4, abc]}",
+                               "point 1 (drive.nand.channels=abc): --set drive.nand.channels: "
+                               "drive.nand.channels: expected an "
+                               "integer"},
+                          Case{"{key: workload.phases.2.bs, values: [4KiB, 0]}",
+                               "point 1 (workload.phases.2.bs=0): --set workload.phases.2.bs: "
+                               "workload.phases.2.bs: expected a "
+                               "multiple of 4KiB"});
   INFO(c.axis);
-  const std::string file = write_sweep("bad_axis.yaml", std::string("  axes:\n    - ") + c.axis + "\n");
+  const std::string file =
+      write_sweep("bad_axis.yaml", std::string("  axes:\n    - ") + c.axis + "\n");
   const std::string dir = scratch("bad_axis");
   fs::remove_all(dir);
   const Result r = sweep(file + " --out " + dir + " -j 2 -q");
@@ -241,17 +251,21 @@ TEST_CASE("every point's configs are checked before any runs: a bad axis value e
   CHECK_FALSE(fs::exists(dir));  // nothing ran, nothing was written
 }
 
-TEST_CASE("a sweep's phases and chart phases must be phases its points run, exit 2", "[sweep][errors]") {
+TEST_CASE("a sweep's phases and chart phases must be phases its points run, exit 2",
+          "[sweep][errors]") {
   const std::string axis = "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n";
   const std::string dir = scratch("no_phase");
   fs::remove_all(dir);
-  const std::string file = write_sweep("no_phase.yaml", axis + "  phases: [randwrite, nosuchphase]\n");
+  const std::string file =
+      write_sweep("no_phase.yaml", axis + "  phases: [randwrite, nosuchphase]\n");
   const Result r = sweep(file + " --out " + dir);
   CHECK(r.rc == 2);
-  CHECK_THAT(r.err, Catch::Matchers::StartsWith(file + ":6:3: sweep.phases: expected a phase of the points' "
-                                                       "workloads (churn, fill, randwrite), got 'nosuchphase'"));
+  CHECK_THAT(r.err, Catch::Matchers::StartsWith(
+                        file + ":6:3: sweep.phases: expected a phase of the points' "
+                               "workloads (churn, fill, randwrite), got 'nosuchphase'"));
   const std::string chart = write_sweep(
-      "chart_phase.yaml", axis + "  charts:\n    - {metric: write.iops, x: drive.ftl.gc.policy, phase: rw}\n");
+      "chart_phase.yaml",
+      axis + "  charts:\n    - {metric: write.iops, x: drive.ftl.gc.policy, phase: rw}\n");
   const Result c = sweep(chart + " --out " + dir);
   CHECK(c.rc == 2);
   CHECK_THAT(c.err, Catch::Matchers::Contains("sweep.charts.0.phase: expected a phase") &&
@@ -361,38 +375,44 @@ TEST_CASE("sweep -j below 1 is refused, exit 2", "[sweep][errors]") {
     INFO(j);
     const Result r = sweep(file + " --out " + dir + " -j " + j);
     CHECK(r.rc == 2);
-    CHECK(r.err == "ssdtwin sweep: --jobs expects at least 1, got " + j + " (see ssdtwin sweep --help)\n");
+    CHECK(r.err ==
+          "ssdtwin sweep: --jobs expects at least 1, got " + j + " (see ssdtwin sweep --help)\n");
   }
   CHECK_FALSE(fs::exists(dir));
 }
 
 TEST_CASE("a bad sweep file names its file, line and key, exit 2", "[sweep][errors]") {
   SECTION("an unknown metric") {
-    const Result r = sweep(write_sweep("m.yaml", "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n"
-                                                 "  metrics: [write_amplificaton]\n") +
-                           " --out " + scratch("m"));
+    const Result r =
+        sweep(write_sweep("m.yaml",
+                          "  axes:\n    - {key: drive.ftl.gc.policy, values: [greedy]}\n"
+                          "  metrics: [write_amplificaton]\n") +
+              " --out " + scratch("m"));
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.metrics"));
     CHECK_THAT(r.err, Catch::Matchers::Contains("write_amplificaton"));
   }
   SECTION("an axis key outside drive and workload") {
-    const Result r = sweep(write_sweep("k.yaml", "  axes:\n    - {key: ftl.gc.policy, values: [greedy]}\n") +
-                           " --out " + scratch("k"));
+    const Result r =
+        sweep(write_sweep("k.yaml", "  axes:\n    - {key: ftl.gc.policy, values: [greedy]}\n") +
+              " --out " + scratch("k"));
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("k.yaml:5"));
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes.0.key"));
   }
   SECTION("zipped axes of different lengths") {
-    const Result r = sweep(write_sweep("z.yaml", "  combine: zip\n  axes:\n"
-                                                 "    - {key: drive.ftl.gc.policy, values: [greedy, fifo]}\n"
-                                                 "    - {key: workload.seed, values: [1, 2, 3]}\n") +
+    const Result r = sweep(write_sweep("z.yaml",
+                                       "  combine: zip\n  axes:\n"
+                                       "    - {key: drive.ftl.gc.policy, values: [greedy, fifo]}\n"
+                                       "    - {key: workload.seed, values: [1, 2, 3]}\n") +
                            " --out " + scratch("z"));
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes.1.values"));
   }
   SECTION("an unknown key") {
-    const Result r = sweep(write_sweep("u.yaml", "  axes:\n    - {key: workload.seed, values: [1]}\n  grid: true\n") +
-                           " --out " + scratch("u"));
+    const Result r = sweep(
+        write_sweep("u.yaml", "  axes:\n    - {key: workload.seed, values: [1]}\n  grid: true\n") +
+        " --out " + scratch("u"));
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.grid: unknown key"));
   }
@@ -403,7 +423,8 @@ TEST_CASE("a bad sweep file names its file, line and key, exit 2", "[sweep][erro
     for (int v = 2; v <= 30; ++v) values += ", " + std::to_string(v);
     values += "]";
     std::string axes = "  axes:\n";
-    for (int a = 0; a < 7; ++a) axes += "    - {key: workload.phases.0.x" + std::to_string(a) + ", values: " + values + "}\n";
+    for (int a = 0; a < 7; ++a)
+      axes += "    - {key: workload.phases.0.x" + std::to_string(a) + ", values: " + values + "}\n";
     const Result r = sweep(write_sweep("g.yaml", axes) + " --out " + scratch("g"));
     CHECK(r.rc == 2);
     CHECK_THAT(r.err, Catch::Matchers::Contains("sweep.axes: expected at most 100000 points"));

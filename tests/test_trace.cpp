@@ -371,7 +371,8 @@ TEST_CASE("a malformed line stops the read with file:line and what was wrong in 
       {TraceFormat::kSpc, "0,8,4096,r\n", 1, "expected 5 comma-separated fields"},
       {TraceFormat::kSpc, "0,8,4096,r,-1\n", 1, "Timestamp (s) '-1' is not a non-negative decimal"},
       {TraceFormat::kNative, "time_ns,op,offset_bytes,length_bytes\n10,read,0\n", 2,
-       "expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), found 3"},
+       "expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), "
+       "found 3"},
       {TraceFormat::kNative, "10,read,99999999999999999999,4096\n", 1, "is not a whole number"},
   };
   for (const Case& c : cases) {
@@ -623,7 +624,8 @@ TEST_CASE("a trace past the cache's limit, on all the traces it keeps, is stream
   TraceRecordCache cache(4);
   CHECK(drain(*cache.open(path, TraceFormat::kNative, {})).size() == 5);
   CHECK(cache.kept() == 0);
-  check_same(drain(*cache.open(path, TraceFormat::kNative, {})), read_all(path, TraceFormat::kNative));
+  check_same(drain(*cache.open(path, TraceFormat::kNative, {})),
+             read_all(path, TraceFormat::kNative));
   fs::remove(path);
   CHECK_THROWS_AS(cache.open(path, TraceFormat::kNative, {}), TraceError);
   // The limit is on all the traces kept: 3 records fit, then 2 more do not.
@@ -854,7 +856,8 @@ TEST_CASE("closed loop holds the queue depth and ignores timestamps") {
   CHECK(run->stats.queue_delay[1].count() == 0);  // no arrivals in closed loop
 }
 
-TEST_CASE("replay splits large IOs counts unaligned writes and sends flushes and drops sub-page trims") {
+TEST_CASE(
+    "replay splits large IOs counts unaligned writes and sends flushes and drops sub-page trims") {
   const std::string path = write_trace("mix.csv",
                                        "0,write,0,1048576\n"    // 8 commands of 128 KiB
                                        "10,write,1000,10000\n"  // 3 pages, 2 partial
@@ -882,7 +885,8 @@ TEST_CASE("replay splits large IOs counts unaligned writes and sends flushes and
   CHECK(run->result.bytes[static_cast<int>(IoOp::kWrite)] == 1048576 + 12288);
 }
 
-TEST_CASE("a trace's flush records reach the drive as Flush commands that wait for its buffered writes") {
+TEST_CASE(
+    "a trace's flush records reach the drive as Flush commands that wait for its buffered writes") {
   // A log's pattern: a 4 KiB write, then a flush, every 10 ms (light load).
   // The test drive has no power-loss protection: each flush programs the
   // write's open unit, padded, so it takes at least tPROG; the flushes
@@ -918,7 +922,8 @@ TEST_CASE("a trace's stream field (or device number) is its writes' placement id
   const std::string fdp = "configs/drives/test_fdp_3gb.yaml";
   std::string trace = "time_ns,op,offset_bytes,length_bytes,stream\n";
   for (int i = 0; i < 40; ++i)
-    trace += std::to_string(i * 1000) + ",write," + std::to_string(i * 4096) + ",4096," + std::to_string(i % 4) + "\n";
+    trace += std::to_string(i * 1000) + ",write," + std::to_string(i * 4096) + ",4096," +
+             std::to_string(i % 4) + "\n";
   trace += "50000,read,0,4096\n";  // a stream column is optional
   TraceReplaySpec spec;
   spec.placement = TracePlacement::kStream;
@@ -926,12 +931,14 @@ TEST_CASE("a trace's stream field (or device number) is its writes' placement id
   const auto run = replay(write_trace("streams.csv", trace), spec, TraceFormat::kNative, fdp);
   for (int h = 0; h < 4; ++h) CHECK(run->ftl.fdp_host_slots[h] == 10);
   // Without placement every write takes identifier 0.
-  const auto none = replay(write_trace("streams.csv", trace), TraceReplaySpec{}, TraceFormat::kNative, fdp);
+  const auto none =
+      replay(write_trace("streams.csv", trace), TraceReplaySpec{}, TraceFormat::kNative, fdp);
   CHECK(none->ftl.fdp_host_slots[0] == 40);
   // An identifier the namespace lacks stops the replay at its line.
   const std::string bad = write_trace("bad_stream.csv", "0,write,0,4096,1\n10,write,4096,4096,4\n");
-  CHECK_THAT(trace_error([&] { replay(bad, spec, TraceFormat::kNative, fdp); }),
-             Contains(bad + ":2: stream 4 as a placement identifier") && Contains("expected one below 4"));
+  CHECK_THAT(
+      trace_error([&] { replay(bad, spec, TraceFormat::kNative, fdp); }),
+      Contains(bad + ":2: stream 4 as a placement identifier") && Contains("expected one below 4"));
   const std::string huge = write_trace("huge_stream.csv", "0,write,0,4096,70000\n");
   CHECK_THAT(trace_error([&] { replay(huge, spec, TraceFormat::kNative, fdp); }),
              Contains(huge + ":1:") && Contains("stream: expected at most 65535"));
@@ -993,7 +1000,8 @@ TEST_CASE("a partial-page write reads the old data of its partial pages first") 
   // A 1 MiB write lands on flash (100 ms later it is programmed); then a
   // write of 3 pages, aligned or with a partial first and last page.
   auto run = [](const std::string& second) {
-    const std::string path = write_trace("rmw.csv", "0,write,0,1048576\n100000000," + second + "\n");
+    const std::string path =
+        write_trace("rmw.csv", "0,write,0,1048576\n100000000," + second + "\n");
     auto t = make_drive(kTlc);
     Drive& d = *t.drive;
     const auto reader = open_trace(path, TraceFormat::kNative);
@@ -1019,27 +1027,35 @@ TEST_CASE("a partial-page write reads the old data of its partial pages first") 
 // ---- Bytes that must not reach a message raw, and an empty replay (issue 13)
 
 TEST_CASE("a UTF-8 byte-order mark at the start of a trace is skipped") {
-  const std::string path = write_trace("bom.csv", "\xEF\xBB\xBF" "time_ns,op,offset_bytes,length_bytes\n0,write,0,4096\n");
+  const std::string path = write_trace("bom.csv",
+                                       "\xEF\xBB\xBF"
+                                       "time_ns,op,offset_bytes,length_bytes\n0,write,0,4096\n");
   CHECK(detect_trace_format(path) == TraceFormat::kNative);
   check_records(read_all(path, TraceFormat::kNative), {{0, W, 0, 4096}});
   // Only at the start: the same bytes later are a malformed line.
-  const std::string later = write_trace("bom2.csv", "0,write,0,4096\n\xEF\xBB\xBF" "5,read,0,4096\n");
+  const std::string later = write_trace("bom2.csv",
+                                        "0,write,0,4096\n\xEF\xBB\xBF"
+                                        "5,read,0,4096\n");
   CHECK_THAT(read_error(later, TraceFormat::kNative), Contains("bom2.csv:2:"));
 }
 
 TEST_CASE("control bytes of a bad trace line are escaped in its message, NUL included") {
-  const std::string path = write_trace("ctl.csv", std::string("0,write,0,4096\n5,wr\x01it\0e,0,4096\n", 31));
+  const std::string path =
+      write_trace("ctl.csv", std::string("0,write,0,4096\n5,wr\x01it\0e,0,4096\n", 31));
   const std::string msg = read_error(path, TraceFormat::kNative);
   CHECK_THAT(msg, Contains("ctl.csv:2: unknown op 'wr\\x01it\\x00e'"));
   CHECK(msg.find('\0') == std::string::npos);
-  const std::string junk = write_trace("junk.bin", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  const std::string junk = write_trace("junk.bin", std::string("\x7f"
+                                                               "ELF\x02\x01\x01\0\0\0",
+                                                               10));
   const std::string detect = trace_error([&] { detect_trace_format(junk); });
   CHECK_THAT(detect, Contains("the first is '\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00'"));
 }
 
 TEST_CASE("records of devices a filter leaves out are counted per device") {
-  const std::string path = write_trace("devs.csv", "0,h,0,Read,0,4096,1\n1,h,2,Write,0,4096,1\n"
-                                                   "2,h,2,Read,0,4096,1\n3,h,5,Read,0,4096,1\n");
+  const std::string path = write_trace("devs.csv",
+                                       "0,h,0,Read,0,4096,1\n1,h,2,Write,0,4096,1\n"
+                                       "2,h,2,Read,0,4096,1\n3,h,5,Read,0,4096,1\n");
   TraceReadOptions opt;
   opt.device = 0;
   TraceStats stats;
@@ -1052,9 +1068,10 @@ TEST_CASE("a trace phase that would replay nothing is an error unless it allows 
   TracePhaseSpec t;
   t.file = write_trace("header_only.csv", "time_ns,op,offset_bytes,length_bytes\n");
   t.format = TraceFormat::kNative;
-  CHECK_THAT(trace_error([&] { check_trace_phase(t, "replay", kGiB); }),
-             Contains("header_only.csv: phase 'replay' would replay nothing (1 lines, 0 records)") &&
-                 Contains("allow_empty: true"));
+  CHECK_THAT(
+      trace_error([&] { check_trace_phase(t, "replay", kGiB); }),
+      Contains("header_only.csv: phase 'replay' would replay nothing (1 lines, 0 records)") &&
+          Contains("allow_empty: true"));
   t.allow_empty = true;
   CHECK(check_trace_phase(t, "replay", kGiB).total_records() == 0);
 
@@ -1069,23 +1086,28 @@ TEST_CASE("a trace phase that would replay nothing is an error unless it allows 
   TracePhaseSpec flushes;
   flushes.file = write_trace("flushes.csv", "0,flush,0,0\n5,flush,0,0\n");
   flushes.format = TraceFormat::kNative;
-  CHECK_THAT(trace_error([&] { check_trace_phase(flushes, "f", kGiB); }), Contains("replay nothing"));
+  CHECK_THAT(trace_error([&] { check_trace_phase(flushes, "f", kGiB); }),
+             Contains("replay nothing"));
 }
 
-TEST_CASE("checking a trace phase reads the whole trace and stops at its first fault with its line") {
+TEST_CASE(
+    "checking a trace phase reads the whole trace and stops at its first fault with its line") {
   TracePhaseSpec t;
   t.format = TraceFormat::kNative;
   std::string ok;
-  for (int i = 0; i < 5000; ++i) ok += std::to_string(i) + ",write," + std::to_string(i * 4096) + ",4096\n";
+  for (int i = 0; i < 5000; ++i)
+    ok += std::to_string(i) + ",write," + std::to_string(i * 4096) + ",4096\n";
   t.file = write_trace("check_ok.csv", ok);
   const TraceStats s = check_trace_phase(t, "p", kGiB);
   CHECK(s.lines == 5000);
   CHECK(s.total_records() == 5000);
   // A bad last line, binary junk, an IO past the end of the drive (map: error).
   t.file = write_trace("check_last.csv", ok + "5000,write,0");
-  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }), Contains("check_last.csv:5001:"));
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }),
+             Contains("check_last.csv:5001:"));
   t.file = write_trace("check_junk.csv", ok + std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16));
-  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }), Contains("check_junk.csv:5001:"));
+  CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }),
+             Contains("check_junk.csv:5001:"));
   t.file = write_trace("check_far.csv", ok + "5000,read," + std::to_string(kGiB) + ",4096\n");
   CHECK_THAT(trace_error([&] { check_trace_phase(t, "p", kGiB); }),
              Contains("check_far.csv:5001:") && Contains("past the user capacity"));
@@ -1093,24 +1115,28 @@ TEST_CASE("checking a trace phase reads the whole trace and stops at its first f
   CHECK(check_trace_phase(t, "p", kGiB).total_records() == 5001);
 }
 
-TEST_CASE("a timestamp later than its replay can reach is a bad line for check and the replay alike") {
+TEST_CASE(
+    "a timestamp later than its replay can reach is a bad line for check and the replay alike") {
   // The replay's time series holds 10 M rows of workload.timeseries.interval:
   // a record 100 years on (here 1 s rows: 116 days) used to pass `check` and
   // stop a run mid-way, with no line named.
   constexpr Tick kYear = Tick{31'557'600} * 1'000'000'000;
-  const std::string far = write_trace("far_future.csv", "0,write,0,4096\n1000,read,0,4096\n" +
-                                                            std::to_string(100 * kYear) + ",write,4096,4096\n");
+  const std::string far =
+      write_trace("far_future.csv", "0,write,0,4096\n1000,read,0,4096\n" +
+                                        std::to_string(100 * kYear) + ",write,4096,4096\n");
   auto spec = [&](const std::string& keys) {
-    auto doc = ConfigDoc::parse("workload:\n  timeseries: {interval: 1s}\n  phases:\n"
-                                "    - {name: r, rw: trace, trace: {file: " + far + ", format: native" + keys +
-                                "}}\n",
-                                "w.yaml", "workload", {});
+    auto doc = ConfigDoc::parse(
+        "workload:\n  timeseries: {interval: 1s}\n  phases:\n"
+        "    - {name: r, rw: trace, trace: {file: " +
+            far + ", format: native" + keys + "}}\n",
+        "w.yaml", "workload", {});
     return WorkloadSpec::from_config(doc->root(), kGiB).phases.at(0).trace;
   };
   const TracePhaseSpec t = spec("");
   const std::string msg = trace_error([&] { check_trace_phase(t, "r", kGiB); });
-  CHECK_THAT(msg, Contains("far_future.csv:3: timestamp 3.15576e+09 s after the trace's first record") &&
-                      Contains("workload.timeseries.interval"));
+  CHECK_THAT(msg,
+             Contains("far_future.csv:3: timestamp 3.15576e+09 s after the trace's first record") &&
+                 Contains("workload.timeseries.interval"));
   // The replay reads through the same reader, so a run stops at the same line.
   const auto reader = open_trace(t.file, t.format, t.read);
   TraceRecord r;
@@ -1125,12 +1151,13 @@ TEST_CASE("a timestamp later than its replay can reach is a bad line for check a
   CHECK(skipped.last_time == 1000);
   // A time scale replays trace time faster, so it reaches further; a closed
   // loop does not replay times at all.
-  const std::string later = write_trace("later.csv", "0,write,0,4096\n" +
-                                                         std::to_string(Tick{15'000'000} * 1'000'000'000) +
-                                                         ",write,4096,4096\n");
+  const std::string later = write_trace(
+      "later.csv",
+      "0,write,0,4096\n" + std::to_string(Tick{15'000'000} * 1'000'000'000) + ",write,4096,4096\n");
   TracePhaseSpec scaled = spec("");
   scaled.file = later;
-  CHECK_THAT(trace_error([&] { check_trace_phase(scaled, "r", kGiB); }), Contains("later.csv:2: timestamp"));
+  CHECK_THAT(trace_error([&] { check_trace_phase(scaled, "r", kGiB); }),
+             Contains("later.csv:2: timestamp"));
   scaled = spec(", time_scale: 2");
   scaled.file = later;
   CHECK(check_trace_phase(scaled, "r", kGiB).total_records() == 2);

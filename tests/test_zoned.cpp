@@ -5,13 +5,12 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "app/phase_metrics.h"
 #include "ftl/zoned_ftl.h"
@@ -54,7 +53,9 @@ CmdStatus manage(ZonedFtl& z, std::uint32_t zone, ZoneAction a) {
   return s;
 }
 
-std::uint64_t errors(const ZonedFtl& z, CmdStatus s) { return z.zone_stats().errors[static_cast<std::size_t>(s)]; }
+std::uint64_t errors(const ZonedFtl& z, CmdStatus s) {
+  return z.zone_stats().errors[static_cast<std::size_t>(s)];
+}
 
 // A run of `phases` (the YAML list's items, one a line) on a fresh test
 // zoned drive. The workload is held by pointer: the report points into it.
@@ -159,7 +160,8 @@ TEST_CASE("zone states follow the NVMe ZNS state machine", "[zoned]") {
   CHECK(errors(z, CmdStatus::kZoneOffline) == 2);
 }
 
-TEST_CASE("open and active zone limits: implicit close, Too Many Open, Too Many Active", "[zoned]") {
+TEST_CASE("open and active zone limits: implicit close, Too Many Open, Too Many Active",
+          "[zoned]") {
   TestDrive t = make_drive(kZns);  // 4 open, 6 active
   ZonedFtl& z = zoned(t);
   for (std::uint32_t k = 0; k < 4; ++k) CHECK(write(z, k, 0, 8) == CmdStatus::kSuccess);
@@ -188,7 +190,8 @@ TEST_CASE("open and active zone limits: implicit close, Too Many Open, Too Many 
   // Explicitly opened zones are not closed for others: Too Many Open Zones.
   TestDrive t2 = make_drive(kZns);
   ZonedFtl& e = zoned(t2);
-  for (std::uint32_t k = 0; k < 4; ++k) CHECK(manage(e, k, ZoneAction::kOpen) == CmdStatus::kSuccess);
+  for (std::uint32_t k = 0; k < 4; ++k)
+    CHECK(manage(e, k, ZoneAction::kOpen) == CmdStatus::kSuccess);
   CHECK(write(e, 4, 0, 8) == CmdStatus::kTooManyOpenZones);
   CHECK(manage(e, 4, ZoneAction::kOpen) == CmdStatus::kTooManyOpenZones);
   CHECK(manage(e, 0, ZoneAction::kClose) == CmdStatus::kSuccess);  // nothing written: Empty
@@ -213,8 +216,9 @@ TEST_CASE("a conventional drive answers zone commands with Invalid Opcode", "[zo
 
 TEST_CASE("zone appends get distinct, contiguous LBAs at the write pointer", "[zoned]") {
   // 2 zones of 24 MiB by 64 KiB appends at QD16: 768 appends, 384 per zone.
-  ZnsRun z = run_zns({"{name: app, rw: write, zoned: {open_zones: 2, append: true}, bs: 64KiB, iodepth: 16, "
-                      "size: 64MiB, io_size: 48MiB}"});
+  ZnsRun z = run_zns(
+      {"{name: app, rw: write, zoned: {open_zones: 2, append: true}, bs: 64KiB, iodepth: 16, "
+       "size: 64MiB, io_size: 48MiB}"});
   const PhaseResult& res = z.result();
   REQUIRE(res.append_lbas.size() == 768);
   CHECK(z.metric(0, "zoned.commands_failed") == 0);
@@ -242,11 +246,15 @@ TEST_CASE("zone appends get distinct, contiguous LBAs at the write pointer", "[z
 TEST_CASE("write amplification is exactly 1.0 when the host writes zones sequentially", "[zoned]") {
   // Whole zones (24 MiB: 256 program units of 96 KiB), by several shapes.
   const char* const phases[] = {
-      "{rw: write, zoned: {open_zones: 1}, bs: 128KiB, iodepth: 32, size: 128MiB, io_size: 96MiB, idle_after: 20ms}",
-      "{rw: write, zoned: {open_zones: 3}, bs: 64KiB, iodepth: 8, size: 192MiB, io_size: 144MiB, idle_after: 20ms}",
-      "{rw: randwrite, zoned: {open_zones: 4}, bs: 32KiB, iodepth: 16, size: 128MiB, io_size: 96MiB, "
+      "{rw: write, zoned: {open_zones: 1}, bs: 128KiB, iodepth: 32, size: 128MiB, io_size: 96MiB, "
       "idle_after: 20ms}",
-      "{rw: write, zoned: {open_zones: 6, append: true}, bs: 16KiB, iodepth: 64, size: 192MiB, io_size: 144MiB, "
+      "{rw: write, zoned: {open_zones: 3}, bs: 64KiB, iodepth: 8, size: 192MiB, io_size: 144MiB, "
+      "idle_after: 20ms}",
+      "{rw: randwrite, zoned: {open_zones: 4}, bs: 32KiB, iodepth: 16, size: 128MiB, io_size: "
+      "96MiB, "
+      "idle_after: 20ms}",
+      "{rw: write, zoned: {open_zones: 6, append: true}, bs: 16KiB, iodepth: 64, size: 192MiB, "
+      "io_size: 144MiB, "
       "idle_after: 20ms}",
   };
   for (const char* p : phases) {
@@ -261,8 +269,10 @@ TEST_CASE("write amplification is exactly 1.0 when the host writes zones sequent
   }
 }
 
-TEST_CASE("writes past the active-zone limit fail as statuses, counted, and the run goes on", "[zoned]") {
-  ZnsRun z = run_zns({"{rw: write, zoned: {open_zones: 8}, bs: 64KiB, iodepth: 32, io_size: 96MiB}"});  // 6 active
+TEST_CASE("writes past the active-zone limit fail as statuses, counted, and the run goes on",
+          "[zoned]") {
+  ZnsRun z = run_zns(
+      {"{rw: write, zoned: {open_zones: 8}, bs: 64KiB, iodepth: 32, io_size: 96MiB}"});  // 6 active
   const double failed = z.metric(0, "zoned.commands_failed");
   CHECK(failed > 0);
   // The first write to each zone past the limit: Too Many Active Zones; the
@@ -278,17 +288,20 @@ TEST_CASE("writes past the active-zone limit fail as statuses, counted, and the 
   CHECK(z.ftl().active_zones() <= 6);
 }
 
-TEST_CASE("a zone reset erases the blocks the zone programmed, at the NAND's erase time", "[zoned]") {
+TEST_CASE("a zone reset erases the blocks the zone programmed, at the NAND's erase time",
+          "[zoned]") {
   // One full zone (4 die-blocks on each of 2 dies), one with 3 MiB (one
   // die-block's worth over 2 dies: 1 block each), one empty.
-  ZnsRun z = run_zns({
-      "{name: fill, rw: write, zoned: {open_zones: 1}, bs: 96KiB, iodepth: 8, size: 32MiB, io_size: 24MiB, "
-      "idle_after: 20ms}",
-      "{name: part, rw: write, zoned: {open_zones: 1}, bs: 96KiB, iodepth: 8, offset: 32MiB, size: 32MiB, "
-      "io_size: 3MiB, idle_after: 20ms}",
-      "{name: reset_full, rw: zone_reset, iodepth: 1, size: 32MiB}",
-      "{name: reset_part, rw: zone_reset, iodepth: 1, offset: 32MiB, size: 32MiB}",
-      "{name: reset_empty, rw: zone_reset, iodepth: 1, offset: 64MiB, size: 32MiB}"});
+  ZnsRun z =
+      run_zns({"{name: fill, rw: write, zoned: {open_zones: 1}, bs: 96KiB, iodepth: 8, size: "
+               "32MiB, io_size: 24MiB, "
+               "idle_after: 20ms}",
+               "{name: part, rw: write, zoned: {open_zones: 1}, bs: 96KiB, iodepth: 8, offset: "
+               "32MiB, size: 32MiB, "
+               "io_size: 3MiB, idle_after: 20ms}",
+               "{name: reset_full, rw: zone_reset, iodepth: 1, size: 32MiB}",
+               "{name: reset_part, rw: zone_reset, iodepth: 1, offset: 32MiB, size: 32MiB}",
+               "{name: reset_empty, rw: zone_reset, iodepth: 1, offset: 64MiB, size: 32MiB}"});
   const double tbers_us = 4000;
   // The dies erase in parallel, each its blocks one after another.
   const double full = z.metric(2, "zoned.zone_mgmt_latency_us.max");
@@ -306,8 +319,10 @@ TEST_CASE("a zone reset erases the blocks the zone programmed, at the NAND's era
 }
 
 TEST_CASE("host GC on zones keeps device write amplification at 1.0", "[zoned]") {
-  ZnsRun z = run_zns({"{name: log, rw: zone_log, zoned: {logical: 512MiB, open_zones: 4, gc_free_zones: 2}, bs: 64KiB, "
-                      "iodepth: 16, size: 1GiB, io_size: 1GiB}"});
+  ZnsRun z =
+      run_zns({"{name: log, rw: zone_log, zoned: {logical: 512MiB, open_zones: 4, gc_free_zones: "
+               "2}, bs: 64KiB, "
+               "iodepth: 16, size: 1GiB, io_size: 1GiB}"});
   CHECK(z.metric(0, "zoned.commands_failed") == 0);
   CHECK(z.metric(0, "zoned.log_zone_resets") > 0);
   CHECK(z.metric(0, "zoned.host_write_amplification") > 1.0);
@@ -325,7 +340,7 @@ namespace {
 // Builds the drive of the config with `from` replaced by `to` (and `from2`
 // by `to2`), parsed as zns.yaml.
 void build_zns(const std::string& from, const std::string& to, const std::string& from2 = "",
-                      const std::string& to2 = "") {
+               const std::string& to2 = "") {
   std::ifstream in(source_path(kZns));
   std::stringstream ss;
   ss << in.rdbuf();
@@ -348,32 +363,35 @@ TEST_CASE("bad zoned configs give file:line:col errors naming the key", "[zoned]
   using Catch::Contains;
   using Catch::Matchers::StartsWith;
   CHECK_THROWS_WITH(build_zns("zone_capacity: 24MiB", "zone_capacity: 48MiB"),
-             StartsWith("zns.yaml:") && Contains("zone_capacity") &&
-                 Contains("expected at most zone_size"));
-  CHECK_THROWS_WITH(build_zns("zone_size: 32MiB", "zone_size: 30MiB"),
-             StartsWith("zns.yaml:") && Contains("user_capacity") && Contains("whole number of zones"));
+                    StartsWith("zns.yaml:") && Contains("zone_capacity") &&
+                        Contains("expected at most zone_size"));
+  CHECK_THROWS_WITH(
+      build_zns("zone_size: 32MiB", "zone_size: 30MiB"),
+      StartsWith("zns.yaml:") && Contains("user_capacity") && Contains("whole number of zones"));
   CHECK_THROWS_WITH(build_zns("stripe_dies: 2", "stripe_dies: 3"),
-             StartsWith("zns.yaml:") && Contains("stripe_dies") && Contains("divisor"));
+                    StartsWith("zns.yaml:") && Contains("stripe_dies") && Contains("divisor"));
   CHECK_THROWS_WITH(build_zns("max_open_zones: 4", "max_open_zones: 7"),
-             StartsWith("zns.yaml:") && Contains("max_open_zones"));
+                    StartsWith("zns.yaml:") && Contains("max_open_zones"));
   CHECK_THROWS_WITH(build_zns("zone_capacity: 24MiB", "zone_capacity: 24002KiB"),
-             StartsWith("zns.yaml:") && Contains("zone_capacity"));
-  CHECK_THROWS_WITH(build_zns("blocks_per_plane: 64", "blocks_per_plane: 60"),
-             StartsWith("zns.yaml:") && Contains("user_capacity") && Contains("blocks per plane"));
+                    StartsWith("zns.yaml:") && Contains("zone_capacity"));
+  CHECK_THROWS_WITH(
+      build_zns("blocks_per_plane: 64", "blocks_per_plane: 60"),
+      StartsWith("zns.yaml:") && Contains("user_capacity") && Contains("blocks per plane"));
   CHECK_THROWS_WITH(build_zns("protection: true", "protection: false"),
-             StartsWith("zns.yaml:") && Contains("protection") && Contains("zoned"));
+                    StartsWith("zns.yaml:") && Contains("protection") && Contains("zoned"));
   CHECK_THROWS_WITH(build_zns("write_buffer: 1MiB", "write_buffer: 512KiB"),
-             StartsWith("zns.yaml:") && Contains("write_buffer") && Contains("active zone"));
+                    StartsWith("zns.yaml:") && Contains("write_buffer") && Contains("active zone"));
   CHECK_THROWS_WITH(build_zns("interface: nvme", "interface: sata"),
                     StartsWith("zns.yaml:") && Contains("interface") && Contains("nvme"));
   // Keys of the page-mapped FTL mean nothing here: unknown.
   CHECK_THROWS_WITH(build_zns("kind: zoned", "kind: zoned\n    gc: {policy: greedy}"),
-             StartsWith("zns.yaml:") && Contains("gc") && Contains("unknown key"));
+                    StartsWith("zns.yaml:") && Contains("gc") && Contains("unknown key"));
   CHECK_THROWS_WITH(build_zns("stripe_dies: 2}", "stripe_dies: 2, zones: 64}"),
-             StartsWith("zns.yaml:") && Contains("zones") && Contains("unknown key"));
+                    StartsWith("zns.yaml:") && Contains("zones") && Contains("unknown key"));
   // And a zoned block on a page-mapped drive.
-  CHECK_THROWS_WITH(build_zns("kind: zoned", "kind: page_mapped", "user_capacity: 2GiB", "user_capacity: 1GiB"),
-             StartsWith("zns.yaml:") && Contains("zoned") && Contains("unknown key"));
+  CHECK_THROWS_WITH(
+      build_zns("kind: zoned", "kind: page_mapped", "user_capacity: 2GiB", "user_capacity: 1GiB"),
+      StartsWith("zns.yaml:") && Contains("zoned") && Contains("unknown key"));
 }
 
 TEST_CASE("bad zoned workload keys give file:line:col errors", "[zoned][config]") {
@@ -383,14 +401,14 @@ TEST_CASE("bad zoned workload keys give file:line:col errors", "[zoned][config]"
     make_workload("workload:\n  phases:\n    - " + phase + "\n", 2ull << 30);
   };
   CHECK_THROWS_WITH(load("{rw: randread, zoned: {open_zones: 2}, io_size: 1MiB}"),
-             StartsWith("inline-workload.yaml:") && Contains("zoned"));
+                    StartsWith("inline-workload.yaml:") && Contains("zoned"));
   CHECK_THROWS_WITH(load("{rw: write, zoned: {open_zones: 0}, io_size: 1MiB}"),
-             StartsWith("inline-workload.yaml:") && Contains("open_zones"));
+                    StartsWith("inline-workload.yaml:") && Contains("open_zones"));
   CHECK_THROWS_WITH(load("{rw: zone_log, bs: 64KiB, io_size: 1MiB}"),
-             StartsWith("inline-workload.yaml:") && Contains("logical"));
-  CHECK_THROWS_WITH(load("{rw: write, zoned: {open_zones: 2, gc_free_zones: 3}, io_size: 1MiB}"),
-             StartsWith("inline-workload.yaml:") && Contains("gc_free_zones") &&
-                 Contains("unknown key"));
+                    StartsWith("inline-workload.yaml:") && Contains("logical"));
+  CHECK_THROWS_WITH(
+      load("{rw: write, zoned: {open_zones: 2, gc_free_zones: 3}, io_size: 1MiB}"),
+      StartsWith("inline-workload.yaml:") && Contains("gc_free_zones") && Contains("unknown key"));
 }
 
 TEST_CASE("fio zonemode=zbd jobs map onto zoned phases", "[zoned][fio]") {
@@ -399,29 +417,35 @@ TEST_CASE("fio zonemode=zbd jobs map onto zoned phases", "[zoned][fio]") {
   const auto load = [&](const std::string& text) {
     const std::string path = dir + "/job.fio";
     std::ofstream(path) << text;
-    return load_fio_workload(path, 2ull << 30, dir, [](const std::string&) { return std::nullopt; });
+    return load_fio_workload(path, 2ull << 30, dir,
+                             [](const std::string&) { return std::nullopt; });
   };
   const FioWorkload f = load(
-      "[w]\nioengine=io_uring_cmd\nzonemode=zbd\nrw=randwrite\nmax_open_zones=5\nzone_append=1\nbs=64k\n"
+      "[w]\nioengine=io_uring_cmd\nzonemode=zbd\nrw=randwrite\nmax_open_zones=5\nzone_append=1\nbs="
+      "64k\n"
       "iodepth=8\nsize=256m\n");
   const PhaseSpec& p = f.workload.phases.at(0);
   CHECK(p.zoned.enabled);
   CHECK(p.zoned.open_zones == 5);
   CHECK(p.zoned.append);
-  const FioWorkload s = load("[w]\nioengine=libaio\nzonemode=zbd\nrw=write\nbs=128k\niodepth=4\nsize=64m\n");
+  const FioWorkload s =
+      load("[w]\nioengine=libaio\nzonemode=zbd\nrw=write\nbs=128k\niodepth=4\nsize=64m\n");
   CHECK(s.workload.phases.at(0).zoned.enabled);
   CHECK(s.workload.phases.at(0).zoned.open_zones == 1);
-  CHECK_THROWS_WITH(load("[w]\nioengine=psync\nzonemode=zbd\nrw=write\nzone_append=1\nbs=64k\nsize=64m\n"),
-                    Catch::Contains("zone_append"));
+  CHECK_THROWS_WITH(
+      load("[w]\nioengine=psync\nzonemode=zbd\nrw=write\nzone_append=1\nbs=64k\nsize=64m\n"),
+      Catch::Contains("zone_append"));
   CHECK_THROWS_WITH(load("[w]\nrw=write\nmax_open_zones=4\nbs=64k\nsize=64m\n"),
                     Catch::Contains("zonemode=zbd"));
 }
 
-TEST_CASE("a trace replayed on a zoned drive gets its refused writes counted as errors", "[zoned][trace]") {
+TEST_CASE("a trace replayed on a zoned drive gets its refused writes counted as errors",
+          "[zoned][trace]") {
   const std::string trace =
       (std::filesystem::temp_directory_path() / "ssdtwin_zoned_trace.csv").string();
   // Two writes at zone 0's write pointer, one off it, one read.
-  std::ofstream(trace) << "0,write,0,4096\n1000,write,4096,4096\n2000,write,65536,4096\n3000,read,0,4096\n";
+  std::ofstream(trace)
+      << "0,write,0,4096\n1000,write,4096,4096\n2000,write,65536,4096\n3000,read,0,4096\n";
   ZnsRun z = run_zns({"{name: r, rw: trace, trace: {file: " + trace + ", format: native}}"});
   CHECK(z.result().errors[static_cast<std::size_t>(CmdStatus::kZoneInvalidWrite)] == 1);
   CHECK(z.result().ios[1] == 2);
@@ -429,16 +453,19 @@ TEST_CASE("a trace replayed on a zoned drive gets its refused writes counted as 
   CHECK(z.metric(0, "zoned.commands_failed") == 1);
 }
 
-TEST_CASE("ssdtwin runs a zoned workload on the test ZNS drive and lists the FTL kinds", "[zoned][e2e]") {
+TEST_CASE("ssdtwin runs a zoned workload on the test ZNS drive and lists the FTL kinds",
+          "[zoned][e2e]") {
   const std::string out = (std::filesystem::temp_directory_path() / "ssdtwin_zoned_e2e").string();
   std::filesystem::remove_all(out);
   const std::string wl = out + "_wl.yaml";
-  std::ofstream(wl) << "workload:\n  phases:\n"
-                       "    - {name: zw, rw: write, zoned: {open_zones: 8}, bs: 128KiB, iodepth: 32, io_size: 96MiB}\n"
-                       "    - {name: rd, rw: randread, bs: 4KiB, iodepth: 8, size: 24MiB, number_ios: 2000}\n"
-                       "    - {name: rs, rw: zone_reset, iodepth: 2, size: 256MiB}\n";
-  const std::string cmd = std::string(SSDTWIN_BINARY) + " run --drive " + source_path(kZns) + " --workload " + wl +
-                          " --out " + out + " --quiet >/dev/null 2>&1";
+  std::ofstream(wl)
+      << "workload:\n  phases:\n"
+         "    - {name: zw, rw: write, zoned: {open_zones: 8}, bs: 128KiB, iodepth: 32, io_size: "
+         "96MiB}\n"
+         "    - {name: rd, rw: randread, bs: 4KiB, iodepth: 8, size: 24MiB, number_ios: 2000}\n"
+         "    - {name: rs, rw: zone_reset, iodepth: 2, size: 256MiB}\n";
+  const std::string cmd = std::string(SSDTWIN_BINARY) + " run --drive " + source_path(kZns) +
+                          " --workload " + wl + " --out " + out + " --quiet >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   REQUIRE(WIFEXITED(rc));
   REQUIRE(WEXITSTATUS(rc) == 0);
@@ -457,6 +484,6 @@ TEST_CASE("ssdtwin runs a zoned workload on the test ZNS drive and lists the FTL
   REQUIRE(std::system((std::string(SSDTWIN_BINARY) + " policies >" + pol).c_str()) == 0);
   std::stringstream ps;
   ps << std::ifstream(pol).rdbuf();
-  CHECK_THAT(ps.str(), Catch::Contains("ftl.kind page_mapped") &&
-                           Catch::Contains("ftl.kind zoned"));
+  CHECK_THAT(ps.str(),
+             Catch::Contains("ftl.kind page_mapped") && Catch::Contains("ftl.kind zoned"));
 }

@@ -7,7 +7,8 @@
 set -euo pipefail
 # fio: the tests run fio job files through fio's own parser and compare fio.json
 # with fio's output (ioengine=null; no device is touched).
-PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev fio)
+# clang-format: CI checks the tree's formatting (tests/check_format.sh).
+PKGS=(g++ cmake make libboost-program-options-dev libspdlog-dev libyaml-cpp-dev catch2 gnuplot-nox nlohmann-json3-dev zlib1g-dev libzstd-dev liblzma-dev fio clang-format)
 # libclang-rt-14-dev holds libFuzzer; clang only recommends it, and apt runs
 # here without recommends.
 if [ "${1:-}" = "--fuzz" ]; then PKGS+=(clang libclang-rt-14-dev); fi

@@ -72,6 +72,8 @@ struct CostBenefit {
 
 }  // namespace
 
-std::unique_ptr<GcPolicy> make_cost_benefit_gc() { return std::make_unique<GcPolicyOf<CostBenefit>>(); }
+std::unique_ptr<GcPolicy> make_cost_benefit_gc() {
+  return std::make_unique<GcPolicyOf<CostBenefit>>();
+}
 
 }  // namespace ssdtwin

@@ -32,8 +32,8 @@ bool IdleFoldSlc::needs_fold(const SlcCache& c, std::uint32_t die) const {
   if (b.dynamic_slc_blocks(die) > 0 && b.free_blocks(die) < core.cfg.gc_trigger_free_blocks)
     return true;
   if (core.host_idle && c.config().fold_idle > 0) return true;
-  const bool pressure = c.config().fold_while_writing ||
-                        c.config().when_full == SlcCacheConfig::WhenFull::kFoldFirst;
+  const bool pressure =
+      c.config().fold_while_writing || c.config().when_full == SlcCacheConfig::WhenFull::kFoldFirst;
   return pressure && c.full(die);
 }
 

@@ -26,8 +26,14 @@ class SlotList {
   }
   void remove(std::uint32_t s) {
     const std::uint32_t prev = before(s), next = after(s);
-    if (prev != kNil) links_[prev].next = up(next); else head_ = next;
-    if (next != kNil) links_[next].prev = up(prev); else tail_ = prev;
+    if (prev != kNil)
+      links_[prev].next = up(next);
+    else
+      head_ = next;
+    if (next != kNil)
+      links_[next].prev = up(prev);
+    else
+      tail_ = prev;
     links_[s] = Links{0, 0};
   }
   // remove(s) then push_front(s), for a resident slot, in fewer steps:
@@ -36,7 +42,10 @@ class SlotList {
     if (s == head_) return;
     const std::uint32_t prev = before(s), next = after(s);
     links_[prev].next = up(next);
-    if (next != kNil) links_[next].prev = up(prev); else tail_ = prev;
+    if (next != kNil)
+      links_[next].prev = up(prev);
+    else
+      tail_ = prev;
     links_[s] = Links{0, up(head_)};
     links_[head_].prev = up(s);
     head_ = s;

@@ -60,8 +60,8 @@ class WeightedRoundRobin final : public Arbiter {
   std::array<std::uint32_t, kWeightedClasses> weights_;
   std::vector<SqPriority> priority_;
   std::array<RoundRobinTurn, 1 + kWeightedClasses> turns_;  // urgent, high, medium, low
-  std::array<std::uint32_t, kWeightedClasses> credit_{};     // commands left this round
-  std::size_t class_ = 0;                                    // the class being served
+  std::array<std::uint32_t, kWeightedClasses> credit_{};    // commands left this round
+  std::size_t class_ = 0;                                   // the class being served
 };
 
 }  // namespace

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -455,7 +455,8 @@ void map_steadystate(const Reader& r, const FioSection& sec, PhaseSpec& p,
   const std::string kind = v.substr(0, colon);
   const bool slope = kind == "iops_slope" || kind == "bw_slope";
   if (!slope && kind != "iops" && kind != "bw")
-    fail_opt(*crit, "expected iops:, iops_slope:, bw: or bw_slope: and a limit, such as iops_slope:0.3%");
+    fail_opt(*crit,
+             "expected iops:, iops_slope:, bw: or bw_slope: and a limit, such as iops_slope:0.3%");
   const std::string limit = colon == std::string::npos ? "" : trim(v.substr(colon + 1));
   if (limit.empty() || limit.back() != '%')
     fail_opt(*crit,
@@ -590,8 +591,8 @@ struct Mapped {
 // The engines the simulator tells apart: synchronous ones (one IO at a time
 // per job) and asynchronous ones (up to iodepth); the IO itself is the
 // drive's either way.
-const std::vector<std::string> kSyncEngines = {"sync",   "psync", "vsync", "pvsync",
-                                               "pvsync2", "mmap", "splice"};
+const std::vector<std::string> kSyncEngines = {"sync",    "psync", "vsync", "pvsync",
+                                               "pvsync2", "mmap",  "splice"};
 const std::vector<std::string> kAsyncEngines = {"libaio", "io_uring", "io_uring_cmd", "posixaio",
                                                 "sg",     "null",     "xnvme",        "libblkio"};
 
@@ -640,7 +641,8 @@ void read_fdp(const Reader& r, PhaseSpec& p) {
       for (unsigned long i = a; i <= b; ++i) p.placements.push_back(static_cast<std::uint16_t>(i));
     }
   }
-  if (p.placements.empty()) p.placements.push_back(0);  // fio: all of the namespace's; here the first
+  if (p.placements.empty())
+    p.placements.push_back(0);  // fio: all of the namespace's; here the first
   p.placement = p.placements.front();
   if (p.placements.size() == 1) p.placements.clear();
   if (const FioOption* o = r.find("fdp_pli_select")) {
@@ -995,7 +997,9 @@ Mapped map_job(const FioSection& sec, const Job& job, const std::vector<std::uin
     fail_opt(max_open ? *max_open : *append, "expected zonemode=zbd with this option");
   if (zbd) {
     // The zone size and capacity are the device's, as fio reads them.
-    if (zs) notes.push_back("[" + sec.name + "]: zonesize ignored with zonemode=zbd: the drive's zones are used");
+    if (zs)
+      notes.push_back("[" + sec.name +
+                      "]: zonesize ignored with zonemode=zbd: the drive's zones are used");
     if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) {
       p.zoned.enabled = true;
       // A sequential job writes one zone after another; a random one
@@ -1007,8 +1011,9 @@ Mapped map_job(const FioSection& sec, const Job& job, const std::vector<std::uin
         const FioOption* engine = r.find("ioengine");
         const std::string e = engine ? lower(engine->value) : "psync";
         if (e != "io_uring" && e != "io_uring_cmd" && e != "libaio")
-          fail_opt(*append, "expected ioengine=io_uring_cmd, io_uring or libaio: zone append is an "
-                            "asynchronous command whose completion carries the LBA");
+          fail_opt(*append,
+                   "expected ioengine=io_uring_cmd, io_uring or libaio: zone append is an "
+                   "asynchronous command whose completion carries the LBA");
       }
       if (!p.bssplit.empty() || p.bs_min != 0)
         fail_opt(*zm, "expected one transfer size (bs) with zonemode=zbd writes");

@@ -28,8 +28,7 @@ LinkParams pcie_link(const ConfigNode& pcie) {
   // Sizes are checked before narrowing (4 GiB + 256 B is not 256 B).
   const std::uint64_t payload = pcie.get_bytes("max_payload", 256);
   p.packet_payload = static_cast<std::uint32_t>(payload);
-  if (payload < 128 || payload > 4096 ||
-      (p.packet_payload & (p.packet_payload - 1)))
+  if (payload < 128 || payload > 4096 || (p.packet_payload & (p.packet_payload - 1)))
     pcie.fail("max_payload", "expected a power of two from 128B to 4KiB");
   // 4B framing + 2B sequence + 16B header (64-bit address) + 4B LCRC,
   // the ACK/flow-control DLLP share folded in.
@@ -62,7 +61,8 @@ class Nvme final : public HostProtocol {
     // The controller may take fewer at once (its command slots): then the
     // rest wait in their queues, and arbitration decides which enters next.
     const std::int64_t entries = std::int64_t{c.queues} * (c.queue_depth - 1);
-    c.device_slots = static_cast<std::uint32_t>(nvme.get_int("max_outstanding", entries, 1, entries));
+    c.device_slots =
+        static_cast<std::uint32_t>(nvme.get_int("max_outstanding", entries, 1, entries));
     c.arbitration = ArbitrationConfig::from_config(nvme);
     c.read_latencies(nvme);
     const ConfigNode pcie = host.child("pcie");

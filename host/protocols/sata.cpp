@@ -72,7 +72,8 @@ class Sata final : public HostProtocol {
     // The device asks for each Data FIS of a write with a DMA Activate.
     const std::uint32_t payload = link.params().packet_payload;
     const std::uint64_t fises = (bytes + payload - 1) / payload;
-    for (std::uint64_t k = 0; k < fises; ++k) at = link.reserve(Direction::kToHost, kDmaActivateFis, at);
+    for (std::uint64_t k = 0; k < fises; ++k)
+      at = link.reserve(Direction::kToHost, kDmaActivateFis, at);
     return at;
   }
 

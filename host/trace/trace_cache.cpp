@@ -9,7 +9,7 @@ struct TraceRecordCache::Entry {
   TraceFormat format;
   TraceReadOptions opt;
   std::vector<TraceRecord> records;
-  TraceStats stats;   // the file reader's, at its end
+  TraceStats stats;    // the file reader's, at its end
   std::string source;  // as the file reader names it in messages
 
   bool same(const std::string& p, TraceFormat f, const TraceReadOptions& o) const {
@@ -66,8 +66,10 @@ class RecordingTraceReader final : public TraceReader {
       return false;
     }
     if (entry_) {
-      if (entry_->records.size() < cache_.room()) entry_->records.push_back(r);
-      else entry_.reset();  // too long to keep: streamed every time
+      if (entry_->records.size() < cache_.room())
+        entry_->records.push_back(r);
+      else
+        entry_.reset();  // too long to keep: streamed every time
     }
     return true;
   }

@@ -268,15 +268,20 @@ Rwbs classify_rwbs(std::string_view r) {
   const char c = i < r.size() ? r[i] : '\0';
   const char next = i + 1 < r.size() ? r[i + 1] : '\0';
   switch (c) {
-    case 'R': return Rwbs::kRead;
+    case 'R':
+      return Rwbs::kRead;
     case 'W':
       if (next == 'Z') unknown_op(r, "R, W, D or a flush; write-zeroes (WZ) is not modelled");
       return Rwbs::kWrite;
-    case 'D': return Rwbs::kDiscard;
-    case 'F': return Rwbs::kFlush;
+    case 'D':
+      return Rwbs::kDiscard;
+    case 'F':
+      return Rwbs::kFlush;
     case 'N':
-    case '\0': return preflush ? Rwbs::kFlush : Rwbs::kNoData;
-    default: unknown_op(r, "an RWBS of R, W, D, F or N with modifiers");
+    case '\0':
+      return preflush ? Rwbs::kFlush : Rwbs::kNoData;
+    default:
+      unknown_op(r, "an RWBS of R, W, D, F or N with modifiers");
   }
 }
 
@@ -516,8 +521,10 @@ class NativeParser final : public LineParser {
     const std::size_t n = split_csv(line, f.data(), 5);
     if (std::exchange(first_, false) && iequals(f[0], "time_ns")) return LineKind::kOther;
     if (n != 4 && n != 5)
-      malformed("expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), found " +
-                (n > 5 ? std::string("more") : std::to_string(n)));
+      malformed(
+          "expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), "
+          "found " +
+          (n > 5 ? std::string("more") : std::to_string(n)));
     io.time = need_u64(f[0], "time_ns");
     io.offset = need_u64(f[2], "offset_bytes");
     io.bytes = need_u64(f[3], "length_bytes");
@@ -554,13 +561,20 @@ std::optional<std::uint32_t> parse_trace_device(std::string_view text) {
 
 std::unique_ptr<LineParser> make_line_parser(TraceFormat format, const TraceReadOptions& opt) {
   switch (format) {
-    case TraceFormat::kMsr: return std::make_unique<MsrParser>();
-    case TraceFormat::kBlkparse: return std::make_unique<BlkparseParser>(opt.blkparse_action);
-    case TraceFormat::kFio: return std::make_unique<FioParser>();
-    case TraceFormat::kDiskSim: return std::make_unique<DiskSimParser>();
-    case TraceFormat::kMqsim: return std::make_unique<MqsimParser>();
-    case TraceFormat::kSpc: return std::make_unique<SpcParser>();
-    case TraceFormat::kNative: return std::make_unique<NativeParser>();
+    case TraceFormat::kMsr:
+      return std::make_unique<MsrParser>();
+    case TraceFormat::kBlkparse:
+      return std::make_unique<BlkparseParser>(opt.blkparse_action);
+    case TraceFormat::kFio:
+      return std::make_unique<FioParser>();
+    case TraceFormat::kDiskSim:
+      return std::make_unique<DiskSimParser>();
+    case TraceFormat::kMqsim:
+      return std::make_unique<MqsimParser>();
+    case TraceFormat::kSpc:
+      return std::make_unique<SpcParser>();
+    case TraceFormat::kNative:
+      return std::make_unique<NativeParser>();
   }
   return nullptr;
 }

@@ -85,10 +85,14 @@ Compression sniff(std::string_view head) {
 
 const char* compression_name(Compression c) {
   switch (c) {
-    case Compression::kNone: return "none";
-    case Compression::kGzip: return "gzip";
-    case Compression::kZstd: return "zstd";
-    case Compression::kXz: return "xz";
+    case Compression::kNone:
+      return "none";
+    case Compression::kGzip:
+      return "gzip";
+    case Compression::kZstd:
+      return "zstd";
+    case Compression::kXz:
+      return "xz";
   }
   return "?";
 }
@@ -241,10 +245,14 @@ std::unique_ptr<TraceInput::Decoder> make_decoder(const std::string& path, Compr
     kind = sniff(std::string_view(head, probe.read(head, sizeof head)));
   }
   switch (kind) {
-    case Compression::kGzip: return std::make_unique<GzipDecoder>(path);
-    case Compression::kZstd: return std::make_unique<ZstdDecoder>(path);
-    case Compression::kXz: return std::make_unique<XzDecoder>(path);
-    case Compression::kNone: break;
+    case Compression::kGzip:
+      return std::make_unique<GzipDecoder>(path);
+    case Compression::kZstd:
+      return std::make_unique<ZstdDecoder>(path);
+    case Compression::kXz:
+      return std::make_unique<XzDecoder>(path);
+    case Compression::kNone:
+      break;
   }
   return std::make_unique<PlainDecoder>(path);
 }
@@ -343,10 +351,17 @@ std::string xz_bytes(std::string_view data, const std::string& path) {
 void write_trace_file(const std::string& path, std::string_view data, Compression c) {
   std::string packed;
   switch (c) {
-    case Compression::kNone: break;
-    case Compression::kGzip: packed = gzip_bytes(data, path); break;
-    case Compression::kZstd: packed = zstd_bytes(data, path); break;
-    case Compression::kXz: packed = xz_bytes(data, path); break;
+    case Compression::kNone:
+      break;
+    case Compression::kGzip:
+      packed = gzip_bytes(data, path);
+      break;
+    case Compression::kZstd:
+      packed = zstd_bytes(data, path);
+      break;
+    case Compression::kXz:
+      packed = xz_bytes(data, path);
+      break;
   }
   const std::string_view bytes = c == Compression::kNone ? data : std::string_view(packed);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -16,8 +16,9 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   TracePhaseSpec t;
   namespace fs = std::filesystem;
   const fs::path file = n.get_string("file");
-  t.file = file.is_absolute() ? file.string()
-                              : (fs::path(workload_file).parent_path() / file).lexically_normal().string();
+  t.file = file.is_absolute()
+               ? file.string()
+               : (fs::path(workload_file).parent_path() / file).lexically_normal().string();
   if (!fs::is_regular_file(t.file)) n.fail("file", "no such trace file: " + t.file);
 
   std::vector<std::string> formats{"auto"};
@@ -34,11 +35,12 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
 
   TraceReplaySpec& r = t.replay;
   r.mode = n.get_enum("mode", {"open", "closed"}, "open") == "open" ? ReplayMode::kOpen
-                                                                      : ReplayMode::kClosed;
+                                                                    : ReplayMode::kClosed;
   r.time_scale = n.get_double("time_scale", 1.0, 1e-9, 1e9);
   if (r.mode == ReplayMode::kClosed && !n.has("iodepth"))
     n.fail("iodepth", "closed-loop replay needs a queue depth (trace.iodepth)");
-  r.iodepth = static_cast<std::uint32_t>(n.get_int("iodepth", 0, r.mode == ReplayMode::kClosed ? 1 : 0, 65536));
+  r.iodepth = static_cast<std::uint32_t>(
+      n.get_int("iodepth", 0, r.mode == ReplayMode::kClosed ? 1 : 0, 65536));
   const std::string map = n.get_enum("map", {"error", "wrap", "scale"}, "error");
   r.map.mode = map == "wrap" ? MapMode::kWrap : map == "scale" ? MapMode::kScale : MapMode::kError;
   const Amount offset = n.get_amount("offset", Amount{});
@@ -50,10 +52,11 @@ TracePhaseSpec TracePhaseSpec::from_config(const ConfigNode& n, std::uint64_t us
   r.map.trace_span = n.get_bytes("span", 0);
   if (t.span_given && r.map.trace_span == 0) n.fail("span", "expected more than 0");
   const std::string placement = n.get_enum("placement", {"none", "device", "stream"}, "none");
-  r.placement = placement == "device" ? TracePlacement::kDevice
+  r.placement = placement == "device"   ? TracePlacement::kDevice
                 : placement == "stream" ? TracePlacement::kStream
                                         : TracePlacement::kNone;
-  const std::uint64_t max_transfer = n.get_bytes("max_transfer", TraceReplaySpec::kDefaultMaxTransfer);
+  const std::uint64_t max_transfer =
+      n.get_bytes("max_transfer", TraceReplaySpec::kDefaultMaxTransfer);
   r.max_transfer = static_cast<std::uint32_t>(max_transfer);  // range-checked before use below
   if (max_transfer == 0 || max_transfer % kSectorBytes != 0 || max_transfer > (256u << 20))
     n.fail("max_transfer", "expected a multiple of 4KiB up to 256MiB");
@@ -85,9 +88,10 @@ std::string device_name(std::uint32_t device, TraceFormat format) {
 void check_replay_not_empty(const TracePhaseSpec& t, const std::string& phase,
                             const TraceStats& read, std::uint64_t commands) {
   if (commands > 0 || t.allow_empty) return;
-  std::string held = std::to_string(read.lines) + " lines, " +
-                     std::to_string(read.total_records()) + " records";
-  if (t.read.device) held += " of device " + device_name(*t.read.device, t.format.value_or(TraceFormat::kNative));
+  std::string held =
+      std::to_string(read.lines) + " lines, " + std::to_string(read.total_records()) + " records";
+  if (t.read.device)
+    held += " of device " + device_name(*t.read.device, t.format.value_or(TraceFormat::kNative));
   if (!read.other_devices.empty()) {
     held += "; other devices:";
     for (const auto& [dev, n] : read.other_devices)

@@ -30,7 +30,7 @@ struct TracePhaseSpec {
   std::optional<TraceFormat> format;  // none: detect from the file
   TraceReadOptions read;
   TraceReplaySpec replay;
-  bool span_given = false;  // map: scale with a configured span (else one pre-pass)
+  bool span_given = false;   // map: scale with a configured span (else one pre-pass)
   bool allow_empty = false;  // the phase's allow_empty: a replay may issue nothing
 
   // `n` is the phase's `trace` map; `workload_file` locates relative paths.

@@ -86,11 +86,12 @@ class TextTraceReader final : public TraceReader {
   // record is taken: a bad line leaves the trace's span as it was.
   void check_time(const ParsedIo& io) const {
     if (!started_ || io.time <= base_ || io.time - base_ <= opt_.max_time) return;
-    throw LineError{BadLine::kMalformed,
-                    "timestamp " + seconds_text(io.time - base_) +
-                        " after the trace's first record, past the " + seconds_text(opt_.max_time) +
-                        " (trace time) its replay can reach: a phase's time series holds so many "
-                        "workload.timeseries.interval rows, and trace.time_scale shortens the replay"};
+    throw LineError{
+        BadLine::kMalformed,
+        "timestamp " + seconds_text(io.time - base_) +
+            " after the trace's first record, past the " + seconds_text(opt_.max_time) +
+            " (trace time) its replay can reach: a phase's time series holds so many "
+            "workload.timeseries.interval rows, and trace.time_scale shortens the replay"};
   }
   static std::string seconds_text(Tick ns) {
     char buf[48];
@@ -135,23 +136,34 @@ class TextTraceReader final : public TraceReader {
 
 const char* trace_op_name(TraceOp op) {
   switch (op) {
-    case TraceOp::kRead: return "read";
-    case TraceOp::kWrite: return "write";
-    case TraceOp::kTrim: return "trim";
-    case TraceOp::kFlush: return "flush";
+    case TraceOp::kRead:
+      return "read";
+    case TraceOp::kWrite:
+      return "write";
+    case TraceOp::kTrim:
+      return "trim";
+    case TraceOp::kFlush:
+      return "flush";
   }
   return "?";
 }
 
 const char* trace_format_name(TraceFormat f) {
   switch (f) {
-    case TraceFormat::kMsr: return "msr";
-    case TraceFormat::kBlkparse: return "blkparse";
-    case TraceFormat::kFio: return "fio";
-    case TraceFormat::kDiskSim: return "disksim";
-    case TraceFormat::kMqsim: return "mqsim";
-    case TraceFormat::kSpc: return "spc";
-    case TraceFormat::kNative: return "native";
+    case TraceFormat::kMsr:
+      return "msr";
+    case TraceFormat::kBlkparse:
+      return "blkparse";
+    case TraceFormat::kFio:
+      return "fio";
+    case TraceFormat::kDiskSim:
+      return "disksim";
+    case TraceFormat::kMqsim:
+      return "mqsim";
+    case TraceFormat::kSpc:
+      return "spc";
+    case TraceFormat::kNative:
+      return "native";
   }
   return "?";
 }
@@ -173,9 +185,12 @@ std::optional<TraceFormat> parse_trace_format(std::string_view name) {
 
 const char* bad_line_name(BadLine b) {
   switch (b) {
-    case BadLine::kMalformed: return "malformed";
-    case BadLine::kZeroLength: return "zero-length";
-    case BadLine::kUnknownOp: return "unknown op";
+    case BadLine::kMalformed:
+      return "malformed";
+    case BadLine::kZeroLength:
+      return "zero-length";
+    case BadLine::kUnknownOp:
+      return "unknown op";
   }
   return "?";
 }

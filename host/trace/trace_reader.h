@@ -96,9 +96,9 @@ struct TraceStats {
   std::uint64_t lines = 0;                // lines read
   std::uint64_t records[kTraceOps] = {};  // records returned, per TraceOp
   std::uint64_t bytes[kTraceOps] = {};
-  std::uint64_t other_lines = 0;          // headers, fio file actions, other blkparse actions and
-                                          // no-data requests, the blkparse summary
-  std::uint64_t other_device = 0;         // records of devices not selected
+  std::uint64_t other_lines = 0;   // headers, fio file actions, other blkparse actions and
+                                   // no-data requests, the blkparse summary
+  std::uint64_t other_device = 0;  // records of devices not selected
   // The same per device, for the first kDevicesCounted devices met (a
   // replay that issues nothing can say which devices the trace holds).
   static constexpr std::size_t kDevicesCounted = 64;

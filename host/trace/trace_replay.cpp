@@ -15,10 +15,14 @@ constexpr u128 round_up(u128 v) {
 
 IoOp io_op(TraceOp op) {
   switch (op) {
-    case TraceOp::kRead: return IoOp::kRead;
-    case TraceOp::kWrite: return IoOp::kWrite;
-    case TraceOp::kTrim: return IoOp::kTrim;
-    case TraceOp::kFlush: return IoOp::kFlush;
+    case TraceOp::kRead:
+      return IoOp::kRead;
+    case TraceOp::kWrite:
+      return IoOp::kWrite;
+    case TraceOp::kTrim:
+      return IoOp::kTrim;
+    case TraceOp::kFlush:
+      return IoOp::kFlush;
   }
   return IoOp::kTrim;
 }
@@ -34,9 +38,12 @@ const char* replay_mode_name(ReplayMode m) { return m == ReplayMode::kOpen ? "op
 
 const char* map_mode_name(MapMode m) {
   switch (m) {
-    case MapMode::kError: return "error";
-    case MapMode::kWrap: return "wrap";
-    case MapMode::kScale: return "scale";
+    case MapMode::kError:
+      return "error";
+    case MapMode::kWrap:
+      return "wrap";
+    case MapMode::kScale:
+      return "scale";
   }
   return "?";
 }
@@ -247,11 +254,12 @@ void TraceReplay::start_record(const TraceRecord& r) {
     const bool device = spec_.placement == TracePlacement::kDevice;
     const std::uint32_t id = device ? r.device : r.stream;
     if (id >= spec_.placement_handles)
-      throw TraceError(reader_.source() + ":" + std::to_string(r.line) + ": " + (device ? "device " : "stream ") +
-                       std::to_string(id) + " as a placement identifier (trace.placement: " +
-                       (device ? "device" : "stream") + "): expected one below " +
-                       std::to_string(spec_.placement_handles) + " (namespace " + std::to_string(spec_.nsid) +
-                       "'s placement handles)");
+      throw TraceError(
+          reader_.source() + ":" + std::to_string(r.line) + ": " +
+          (device ? "device " : "stream ") + std::to_string(id) +
+          " as a placement identifier (trace.placement: " + (device ? "device" : "stream") +
+          "): expected one below " + std::to_string(spec_.placement_handles) + " (namespace " +
+          std::to_string(spec_.nsid) + "'s placement handles)");
     cur_placement_ = static_cast<std::uint16_t>(id);
   }
   cur_arrival_ = phase_start_ + replay_time(r.time);

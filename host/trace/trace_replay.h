@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "host/host_interface.h"
-#include "host/workload/phase_result.h"
 #include "host/trace/trace_reader.h"
+#include "host/workload/phase_result.h"
 #include "sim/histogram.h"
 
 namespace ssdtwin {
@@ -71,7 +71,7 @@ struct MappedIo {
   // Pages a write covers only partly (0, 1 or 2): the drive reads the rest
   // of each page and merges it (read-modify-write, HostCommand::rmw).
   std::uint32_t rmw_pages = 0;
-  std::uint8_t rmw = 0;  // as HostCommand::rmw: bit 0 first page partly written, bit 1 last
+  std::uint8_t rmw = 0;    // as HostCommand::rmw: bit 0 first page partly written, bit 1 last
   bool unaligned = false;  // start or end not on a page boundary
   bool wrapped = false;    // wrap mode moved it (past the end of the drive)
 };
@@ -215,7 +215,7 @@ class TraceReplay : public CompletionSink, public EventTarget {
   // The record being issued: its op, arrival and commands issued so far.
   bool have_cur_ = false;
   TraceOp cur_op_ = TraceOp::kRead;
-  std::uint8_t cur_rmw_ = 0;  // the record's partly written pages (MappedIo::rmw)
+  std::uint8_t cur_rmw_ = 0;         // the record's partly written pages (MappedIo::rmw)
   std::uint16_t cur_placement_ = 0;  // its placement identifier
   Tick cur_arrival_ = 0;
   std::uint32_t cur_commands_ = 0;

@@ -33,8 +33,10 @@ std::size_t zip_mismatch(const std::vector<std::size_t>& sizes) {
 std::vector<std::string> range_values(double from, double to, double step, double mul,
                                       const std::string& unit) {
   constexpr std::size_t kMaxValues = 10000;
-  if ((step > 0) == (mul > 0)) throw std::invalid_argument("expected one of step (> 0) or mul (> 1)");
-  if (mul > 0 && (mul <= 1 || from <= 0)) throw std::invalid_argument("expected mul > 1 and from > 0");
+  if ((step > 0) == (mul > 0))
+    throw std::invalid_argument("expected one of step (> 0) or mul (> 1)");
+  if (mul > 0 && (mul <= 1 || from <= 0))
+    throw std::invalid_argument("expected mul > 1 and from > 0");
   if (to < from) throw std::invalid_argument("expected to >= from");
   std::vector<std::string> out;
   // Counted from `from` so that rounding errors do not accumulate; a value

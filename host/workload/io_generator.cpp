@@ -12,11 +12,13 @@ IologWriter::IologWriter(const std::string& path, const std::string& device)
     : path_(path), device_(device), buf_(1 << 20) {
   // fio appends when several jobs name the same log; so do we.
   f_ = std::fopen(path.c_str(), "a");
-  if (!f_) throw std::runtime_error("write_iolog: cannot write '" + path + "': " + std::strerror(errno));
+  if (!f_)
+    throw std::runtime_error("write_iolog: cannot write '" + path + "': " + std::strerror(errno));
   // Unbuffered by stdio: each flush of whole lines is one append, so
   // streams sharing the log never split each other's lines.
   std::setvbuf(f_, nullptr, _IONBF, 0);
-  used_ = static_cast<std::size_t>(std::snprintf(buf_.data(), buf_.size(), "fio version 3 iolog\n"));
+  used_ =
+      static_cast<std::size_t>(std::snprintf(buf_.data(), buf_.size(), "fio version 3 iolog\n"));
   line(0, "add", 0, 0, false);
   line(0, "open", 0, 0, false);
 }
@@ -25,13 +27,14 @@ IologWriter::~IologWriter() {
   if (f_) std::fclose(f_);
 }
 
-void IologWriter::line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes,
-                       bool io) {
+void IologWriter::line(Tick since_start, const char* action, std::uint64_t offset,
+                       std::uint64_t bytes, bool io) {
   if (buf_.size() - used_ < 256) flush();
   // fio stamps v3 lines with utime_since_now(): microseconds.
   const auto us = static_cast<unsigned long long>(since_start / kUs);
-  const int n = io ? std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s %" PRIu64 " %" PRIu64 "\n",
-                                   us, device_.c_str(), action, offset, bytes)
+  const int n = io ? std::snprintf(buf_.data() + used_, buf_.size() - used_,
+                                   "%llu %s %s %" PRIu64 " %" PRIu64 "\n", us, device_.c_str(),
+                                   action, offset, bytes)
                    : std::snprintf(buf_.data() + used_, buf_.size() - used_, "%llu %s %s\n", us,
                                    device_.c_str(), action);
   used_ += static_cast<std::size_t>(std::max(n, 0));
@@ -138,12 +141,14 @@ IoGenerator::IoGenerator(EventEngine& engine, HostInterface& hif, const PhaseSpe
       r.log.interval = s.log_interval;
       st->result = &r;
     }
-    if (!s.iolog_out.empty()) st->iolog = std::make_unique<IologWriter>(s.iolog_out, s.iolog_device);
+    if (!s.iolog_out.empty())
+      st->iolog = std::make_unique<IologWriter>(s.iolog_out, s.iolog_device);
     streams_.push_back(std::move(st));
   }
   stream_of_id_.resize(next_id);
   for (const auto& st : streams_)
-    std::fill_n(stream_of_id_.begin() + st->first_id, st->spec.iodepth, static_cast<std::uint32_t>(st->index));
+    std::fill_n(stream_of_id_.begin() + st->first_id, st->spec.iodepth,
+                static_cast<std::uint32_t>(st->index));
 }
 
 IoGenerator::~IoGenerator() = default;
@@ -158,14 +163,17 @@ void IoGenerator::start() {
   for (const auto& st : streams_) {
     if (!st->spec.zoned.enabled) continue;
     if (zone_layout_.zone_bytes == 0)
-      throw std::invalid_argument("phase '" + st->spec.name + "': zoned IO needs a drive with ftl.kind zoned");
+      throw std::invalid_argument("phase '" + st->spec.name +
+                                  "': zoned IO needs a drive with ftl.kind zoned");
     st->zones = std::make_unique<ZoneWriter>(st->spec, zone_layout_, st->rng);
     st->zone_io.resize(st->spec.iodepth);
   }
   open_queues();
   for (const auto& st : streams_) {
-    if (st->spec.start_delay > 0) engine_->schedule_at(st->start, this, kStart, st->index);
-    else begin(*st);
+    if (st->spec.start_delay > 0)
+      engine_->schedule_at(st->start, this, kStart, st->index);
+    else
+      begin(*st);
   }
 }
 
@@ -247,7 +255,8 @@ void IoGenerator::flush_done(Stream& s, std::uint32_t id) {
 bool IoGenerator::issue(Stream& s, std::uint32_t id) {
   HostCommand& c = hif_->command(id);
   IoPattern::Io io;
-  const ZoneWriter::Io* zio = nullptr;  // a zoned stream's IO (its zone action; counted toward io_size?)
+  const ZoneWriter::Io* zio =
+      nullptr;  // a zoned stream's IO (its zone action; counted toward io_size?)
   if (s.zones) [[unlikely]] {
     ZoneWriter::Io& z = s.zone_io[id - s.first_id];
     if (!s.zones->next(z)) return false;
@@ -423,9 +432,11 @@ void IoGenerator::zone_completed(Stream& s, std::uint32_t id) {
     } else {
       if (c.zone == ZoneAction::kAppend && result_.append_lbas.size() < PhaseResult::kAppendLog)
         result_.append_lbas.push_back(c.offset);
-      if (c.op == IoOp::kWrite) (io.user ? result_.log_user_bytes : result_.log_gc_bytes) += c.bytes;
+      if (c.op == IoOp::kWrite)
+        (io.user ? result_.log_user_bytes : result_.log_gc_bytes) += c.bytes;
     }
-    if (c.op == IoOp::kZoneMgmt && s.spec.rw == RwKind::kZoneLog && !failed) ++result_.log_zone_resets;
+    if (c.op == IoOp::kZoneMgmt && s.spec.rw == RwKind::kZoneLog && !failed)
+      ++result_.log_zone_resets;
     result_.end = now;
   }
   if (!failed && c.op != IoOp::kZoneMgmt) record(s, c, now);
@@ -586,7 +597,8 @@ double IoGenerator::progress() const {
   for (const auto& st : streams_) {
     const PhaseSpec& p = st->spec;
     double d = 0;
-    if (p.io_bytes) d = std::max(d, static_cast<double>(st->issued_bytes) / static_cast<double>(p.io_bytes));
+    if (p.io_bytes)
+      d = std::max(d, static_cast<double>(st->issued_bytes) / static_cast<double>(p.io_bytes));
     if (p.ios) d = std::max(d, static_cast<double>(st->issued_ios) / static_cast<double>(p.ios));
     if (p.runtime)
       d = std::max(d, static_cast<double>(engine_->now() - phase_start_) /

@@ -24,13 +24,13 @@
 #include <vector>
 
 #include "host/host_interface.h"
-#include "host/workload/phase_result.h"
-#include "host/workload/zone_writer.h"
 #include "host/workload/io_pattern.h"
+#include "host/workload/phase_result.h"
 #include "host/workload/workload.h"
+#include "host/workload/zone_writer.h"
+#include "sim/fifo.h"
 #include "sim/histogram.h"
 #include "sim/rng.h"
-#include "sim/fifo.h"
 #include "sim/steady_state.h"
 #include "sim/timeseries.h"
 
@@ -49,7 +49,8 @@ class IologWriter {
   void close(Tick since_start);
 
  private:
-  void line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes, bool io);
+  void line(Tick since_start, const char* action, std::uint64_t offset, std::uint64_t bytes,
+            bool io);
   void flush();
   std::string path_, device_;
   std::FILE* f_ = nullptr;
@@ -108,12 +109,12 @@ class IoGenerator : public CompletionSink, public EventTarget {
   void zone_completed(Stream& s, std::uint32_t id);
   void issue_flush(Stream& s, std::uint32_t id);
   void flush_done(Stream& s, std::uint32_t id);
-  void fill(Stream& s);         // issue into free slots while allowed
+  void fill(Stream& s);            // issue into free slots while allowed
   void stream_stopped(Stream& s);  // issues no more; done once its commands are
   // The host interface's command table and queues for this phase: each
   // stream's submission queue with its class.
   void open_queues();
-  void finish();                // the last command of the last stream has completed
+  void finish();  // the last command of the last stream has completed
 
   Tick next_gap(Stream& s);
   void stop_arrivals(Stream& s);

@@ -152,8 +152,7 @@ std::uint32_t smallest_size(const PhaseSpec& s) {
 
 }  // namespace
 
-IoPattern::IoPattern(const PhaseSpec& spec, Rng& rng)
-    : spec_(spec), rng_(rng) {
+IoPattern::IoPattern(const PhaseSpec& spec, Rng& rng) : spec_(spec), rng_(rng) {
   align_ = spec.block_align ? spec.block_align : smallest_size(spec);
   // At least one position: a grid coarser than the range still has its start.
   const std::uint64_t positions = std::max<std::uint64_t>(1, spec.span / align_);
@@ -321,7 +320,7 @@ IoPattern::Io IoPattern::next_general() {
     case RwKind::kRandTrim:
       io.op = IoOp::kTrim;
       break;
-    case RwKind::kTrace:  // replays draw from their trace, not from here
+    case RwKind::kTrace:      // replays draw from their trace, not from here
     case RwKind::kZoneReset:  // zoned phases draw from their zone writer
     case RwKind::kZoneLog:
       break;

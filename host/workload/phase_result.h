@@ -42,14 +42,15 @@ struct StreamResult {
   LatencyHistogram latency[kOps];
   std::uint64_t ios[kOps] = {};
   std::uint64_t bytes[kOps] = {};
-  Tick start = 0, end = 0;  // the measured window: after startdelay and ramp, to the last completion
+  Tick start = 0,
+       end = 0;  // the measured window: after startdelay and ramp, to the last completion
   std::uint64_t syncs = 0;  // fsync/fdatasync (and end_fsync): Flush commands completed
   LatencyHistogram sync_latency;
   // Commands outstanding when each IO was issued, by fio's iodepth_level
   // buckets: 1, 2, 4, 8, 16, 32, >=64.
   std::uint64_t depth_levels[7] = {};
-  IntervalTotals samples;   // fio's bw/iops samples (bwavgtime)
-  IntervalTotals log;       // write_*_log rows (log_avg_msec)
+  IntervalTotals samples;  // fio's bw/iops samples (bwavgtime)
+  IntervalTotals log;      // write_*_log rows (log_avg_msec)
 };
 
 struct PhaseResult {

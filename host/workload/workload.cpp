@@ -14,29 +14,46 @@ namespace ssdtwin {
 
 const char* rw_kind_name(RwKind k) {
   switch (k) {
-    case RwKind::kRead: return "read";
-    case RwKind::kWrite: return "write";
-    case RwKind::kRandRead: return "randread";
-    case RwKind::kRandWrite: return "randwrite";
-    case RwKind::kRandRw: return "randrw";
-    case RwKind::kTrim: return "trim";
-    case RwKind::kTrace: return "trace";
-    case RwKind::kReadWrite: return "readwrite";
-    case RwKind::kRandTrim: return "randtrim";
-    case RwKind::kTrimWrite: return "trimwrite";
-    case RwKind::kZoneReset: return "zone_reset";
-    case RwKind::kZoneLog: return "zone_log";
+    case RwKind::kRead:
+      return "read";
+    case RwKind::kWrite:
+      return "write";
+    case RwKind::kRandRead:
+      return "randread";
+    case RwKind::kRandWrite:
+      return "randwrite";
+    case RwKind::kRandRw:
+      return "randrw";
+    case RwKind::kTrim:
+      return "trim";
+    case RwKind::kTrace:
+      return "trace";
+    case RwKind::kReadWrite:
+      return "readwrite";
+    case RwKind::kRandTrim:
+      return "randtrim";
+    case RwKind::kTrimWrite:
+      return "trimwrite";
+    case RwKind::kZoneReset:
+      return "zone_reset";
+    case RwKind::kZoneLog:
+      return "zone_log";
   }
   return "?";
 }
 
 const char* recovery_role_name(RecoveryRole r) {
   switch (r) {
-    case RecoveryRole::kNone: return "none";
-    case RecoveryRole::kFob: return "fob";
-    case RecoveryRole::kDegrade: return "degrade";
-    case RecoveryRole::kSteady: return "steady";
-    case RecoveryRole::kRecovered: return "recovered";
+    case RecoveryRole::kNone:
+      return "none";
+    case RecoveryRole::kFob:
+      return "fob";
+    case RecoveryRole::kDegrade:
+      return "degrade";
+    case RecoveryRole::kSteady:
+      return "steady";
+    case RecoveryRole::kRecovered:
+      return "recovered";
   }
   return "?";
 }
@@ -53,7 +70,8 @@ std::vector<std::string> split_at(const std::string& s, char sep) {
 }
 
 RandomDistribution parse_random_distribution(
-    const std::string& text, const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of) {
+    const std::string& text,
+    const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of) {
   RandomDistribution d;
   const std::size_t colon = text.find(':');
   std::string kind = text.substr(0, colon);
@@ -83,7 +101,8 @@ RandomDistribution parse_random_distribution(
     // fio's normal with no deviation is the mean of 12 uniform draws over
     // the range: a standard deviation of 1/12 of it.
     d.param = number(100.0 / 12.0);
-    if (!(d.param > 0 && d.param <= 100)) fail("expected a deviation from 0 to 100 (% of the range)");
+    if (!(d.param > 0 && d.param <= 100))
+      fail("expected a deviation from 0 to 100 (% of the range)");
   } else if (kind == "zoned" || kind == "zoned_abs") {
     d.kind = RandomDist::kZoned;
     const bool abs = kind == "zoned_abs";
@@ -91,7 +110,8 @@ RandomDistribution parse_random_distribution(
     for (const std::string& z : split_at(arg, ':')) {
       const auto parts = split_at(z, '/');
       if (parts.size() != 2 || parts[0].empty())
-        fail(std::string("expected zones as access%/range") + (abs ? "size" : "%") + ":... such as 50/5:30/15:20/");
+        fail(std::string("expected zones as access%/range") + (abs ? "size" : "%") +
+             ":... such as 50/5:30/15:20/");
       AccessZone az;
       char* end = nullptr;
       az.share = std::strtod(parts[0].c_str(), &end) / 100.0;
@@ -102,7 +122,8 @@ RandomDistribution parse_random_distribution(
         az.bytes = *b;
       } else {
         // An empty range is the rest of it (fio's "20/").
-        az.range_share = parts[1].empty() ? 1.0 - range : std::strtod(parts[1].c_str(), &end) / 100.0;
+        az.range_share =
+            parts[1].empty() ? 1.0 - range : std::strtod(parts[1].c_str(), &end) / 100.0;
         if (!parts[1].empty() && *end != '\0') fail("expected a range percentage in '" + z + "'");
         if (az.range_share <= 0) fail("expected zones with a range above 0%");
       }
@@ -138,10 +159,9 @@ RwKind parse_rw(const std::string& s) {
 std::string human_bytes(std::uint64_t b) { return std::to_string(b) + " bytes"; }
 
 // Report kinds by their workload-file names, in the order of PhaseReportKind.
-const std::vector<std::string> kReportNames = {"none",        "fill_curve", "working_set",
-                                               "consistency", "latency",    "qd_sweep",
-                                               "bandwidth",   "size_sweep",  "load_curve",
-                                               "noisy_neighbor"};
+const std::vector<std::string> kReportNames = {
+    "none",     "fill_curve", "working_set", "consistency", "latency",
+    "qd_sweep", "bandwidth",  "size_sweep",  "load_curve",  "noisy_neighbor"};
 
 // A transfer size as a phase-name suffix: 512KiB, 1MiB, 12KiB.
 std::string size_label(std::uint64_t b) {
@@ -179,8 +199,7 @@ void read_until_steady(const ConfigNode& n, PhaseSpec& p) {
   s.after = u.get_time("after", 0);
   if (p.runtime != 0 && s.after > p.runtime)
     u.fail("after", "expected a time within the phase's runtime (" +
-                        std::to_string(to_seconds(p.runtime)) +
-                        " s): no window could be tested");
+                        std::to_string(to_seconds(p.runtime)) + " s): no window could be tested");
   s.while_gc = u.get_bool("while_gc", false);
 }
 
@@ -201,7 +220,7 @@ void read_durability(const ConfigNode& n, PhaseSpec& p) {
 
 Arrival read_arrival(const ConfigNode& n) {
   return n.get_enum("arrival", {"poisson", "uniform"}, "poisson") == "poisson" ? Arrival::kPoisson
-                                                                                : Arrival::kUniform;
+                                                                               : Arrival::kUniform;
 }
 
 // `zoned:` (zone_writer.h). The zone layout is the drive's, checked
@@ -215,7 +234,8 @@ void read_zoned(const ConfigNode& n, PhaseSpec& p) {
     n.fail("zoned", "expected rw: write, randwrite, zone_reset or zone_log with zoned");
   if (p.rw != RwKind::kZoneReset)
     p.zoned.open_zones = static_cast<std::uint32_t>(z.get_int("open_zones", 1, 1, 65536));
-  if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite) p.zoned.append = z.get_bool("append", false);
+  if (p.rw == RwKind::kWrite || p.rw == RwKind::kRandWrite)
+    p.zoned.append = z.get_bool("append", false);
   if (p.rw == RwKind::kZoneLog) {
     const Amount logical = z.get_amount("logical");
     p.zoned.logical = logical.resolve(p.span);
@@ -223,45 +243,56 @@ void read_zoned(const ConfigNode& n, PhaseSpec& p) {
     if (p.zoned.logical == 0) z.fail("logical", "expected at least one block (bs) of data");
     p.zoned.gc_free_zones = static_cast<std::uint32_t>(z.get_int("gc_free_zones", 2, 1, 1024));
   }
-  if (!p.bssplit.empty() || p.bs_min != 0) n.fail("zoned", "expected one transfer size (bs) with zoned");
-  if (n.has("rate") || n.has("load_curve")) n.fail("zoned", "expected closed-loop IO (no rate) with zoned");
+  if (!p.bssplit.empty() || p.bs_min != 0)
+    n.fail("zoned", "expected one transfer size (bs) with zoned");
+  if (n.has("rate") || n.has("load_curve"))
+    n.fail("zoned", "expected closed-loop IO (no rate) with zoned");
 }
 
-PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
-                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
-                     std::vector<std::int64_t>& load_steps);
+PhaseSpec read_phase(const ConfigNode& n, std::size_t index,
+                     const std::vector<std::uint64_t>& ns_bytes, std::vector<std::uint32_t>& depths,
+                     std::vector<std::uint32_t>& sizes, std::vector<std::int64_t>& load_steps);
 
 // A phase of concurrent jobs (`jobs`: a list of streams, each read as a
 // phase of its own: rw, bs, iodepth, namespace, stop conditions), run at
 // once as fio runs the jobs between two stonewalls; the phase ends with the
 // last, and each job's results are kept (stream results).
-PhaseSpec read_jobs(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
-                    std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
-                    std::vector<std::int64_t>& load_steps) {
+PhaseSpec read_jobs(const ConfigNode& n, std::size_t index,
+                    const std::vector<std::uint64_t>& ns_bytes, std::vector<std::uint32_t>& depths,
+                    std::vector<std::uint32_t>& sizes, std::vector<std::int64_t>& load_steps) {
   const std::vector<ConfigNode> jobs = n.children("jobs");
   if (jobs.empty()) n.fail("jobs", "expected a list of at least one job");
   const std::string name = n.get_string("name", "phase" + std::to_string(index));
   const bool precondition = n.get_bool("precondition", false);
   const Tick idle_after = n.get_time("idle_after", 0);
   // Only the reports that read per-stream results belong to a whole jobs phase.
-  const auto report =
-      enum_of<PhaseReportKind>(kReportNames, n.get_enum("report", {"none", "noisy_neighbor"}, "none"));
+  const auto report = enum_of<PhaseReportKind>(
+      kReportNames, n.get_enum("report", {"none", "noisy_neighbor"}, "none"));
   PhaseSpec p;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     PhaseSpec j = read_phase(jobs[k], k, ns_bytes, depths, sizes, load_steps);
     if (depths.size() > 1 || sizes.size() > 1 || !load_steps.empty())
-      jobs[k].fail(depths.size() > 1 ? "iodepth" : sizes.size() > 1 ? "bs" : "load_curve",
+      jobs[k].fail(depths.size() > 1  ? "iodepth"
+                   : sizes.size() > 1 ? "bs"
+                                      : "load_curve",
                    "expected a single bs and iodepth and no load curve in a job (no sweep)");
     if (j.rw == RwKind::kTrace || j.fast || !j.concurrent.empty())
-      jobs[k].fail(j.rw == RwKind::kTrace ? "rw" : j.fast ? "fast" : "numjobs",
+      jobs[k].fail(j.rw == RwKind::kTrace ? "rw"
+                   : j.fast               ? "fast"
+                                          : "numjobs",
                    "expected a timed synthetic job of one stream");
     if (j.report != PhaseReportKind::kNone || j.role != RecoveryRole::kNone ||
         j.until_steady.round != 0)
-      jobs[k].fail(j.report != PhaseReportKind::kNone ? "report" : j.role != RecoveryRole::kNone ? "role" : "until_steady",
-                   "expected no report, role or until_steady in a job (they belong to whole phases)");
+      jobs[k].fail(
+          j.report != PhaseReportKind::kNone ? "report"
+          : j.role != RecoveryRole::kNone    ? "role"
+                                             : "until_steady",
+          "expected no report, role or until_steady in a job (they belong to whole phases)");
     j.idle_after = 0;
-    if (k == 0) p = j;
-    else p.concurrent.push_back(j);
+    if (k == 0)
+      p = j;
+    else
+      p.concurrent.push_back(j);
   }
   for (std::size_t k = 0; k < jobs.size(); ++k) p.stream_names.push_back(p.stream(k).name);
   p.name = p.base_name = name;
@@ -275,9 +306,9 @@ PhaseSpec read_jobs(const ConfigNode& n, std::size_t index, const std::vector<st
   return p;
 }
 
-PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<std::uint64_t>& ns_bytes,
-                     std::vector<std::uint32_t>& depths, std::vector<std::uint32_t>& sizes,
-                     std::vector<std::int64_t>& load_steps) {
+PhaseSpec read_phase(const ConfigNode& n, std::size_t index,
+                     const std::vector<std::uint64_t>& ns_bytes, std::vector<std::uint32_t>& depths,
+                     std::vector<std::uint32_t>& sizes, std::vector<std::int64_t>& load_steps) {
   if (n.has("jobs")) return read_jobs(n, index, ns_bytes, depths, sizes, load_steps);
   PhaseSpec p;
   p.name = n.get_string("name", "phase" + std::to_string(index));
@@ -301,9 +332,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
   }
   p.priority = parse_sq_priority(n.get_enum("priority", sq_priority_names(), "medium"));
   p.precondition = n.get_bool("precondition", false);
-  p.rw = parse_rw(
-      n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim", "trace", "zone_reset",
-                        "zone_log"}));
+  p.rw = parse_rw(n.get_enum("rw", {"read", "write", "randread", "randwrite", "randrw", "trim",
+                                    "trace", "zone_reset", "zone_log"}));
   if (p.rw == RwKind::kTrace) {
     // A replay runs to the end of its trace, as the trace says; keys of
     // synthetic jobs (bs, iodepth, stop conditions, reports) are not read,
@@ -360,19 +390,21 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
   if (offset.is_percent) p.offset -= p.offset % kSectorBytes;
   if (p.offset % kSectorBytes != 0) n.fail("offset", "expected a multiple of 4KiB");
   if (p.offset >= user_bytes)
-    n.fail("offset", "expected less than the drive's user capacity (" + human_bytes(user_bytes) + ")");
+    n.fail("offset",
+           "expected less than the drive's user capacity (" + human_bytes(user_bytes) + ")");
   Amount all;
   all.is_percent = true;
   all.percent = 100;
   const Amount size = n.get_amount("size", all);
   p.span = size.resolve(user_bytes);
   // 0 is no range at all, not "the rest of the drive" (leave size out, or 100%, for that).
-  if (p.span == 0) n.fail("size", "expected more than 0 (leave it out, or 100%, for the whole range from offset)");
+  if (p.span == 0)
+    n.fail("size", "expected more than 0 (leave it out, or 100%, for the whole range from offset)");
   if (p.offset + p.span > user_bytes) {
     // A share ("100%") from an offset means "to the end"; bytes must fit.
     if (!size.is_percent)
-      n.fail("size", "expected offset + size within the user capacity (" +
-                         human_bytes(user_bytes) + ")");
+      n.fail("size",
+             "expected offset + size within the user capacity (" + human_bytes(user_bytes) + ")");
     p.span = user_bytes - p.offset;
   }
   p.span -= p.span % kSectorBytes;
@@ -389,7 +421,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
   }
   p.random_map = n.get_bool("random_map", false);
   if (p.random_map && p.distribution.kind != RandomDist::kUniform)
-    n.fail("random_map", "expected no random map with a skewed random_distribution (fio turns it off too)");
+    n.fail("random_map",
+           "expected no random map with a skewed random_distribution (fio turns it off too)");
   p.block_align = static_cast<std::uint32_t>(n.get_bytes("blockalign", 0));
   if (p.block_align % kSectorBytes != 0 || p.block_align > (256u << 20))
     n.fail("blockalign", "expected a multiple of 4KiB up to 256MiB");
@@ -401,8 +434,9 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
 
   if (n.has("io_size")) {
     const Amount a = n.get_amount("io_size");
-    p.io_bytes = a.is_percent ? static_cast<std::uint64_t>(static_cast<double>(p.span) * a.percent / 100.0)
-                              : a.bytes;
+    p.io_bytes = a.is_percent
+                     ? static_cast<std::uint64_t>(static_cast<double>(p.span) * a.percent / 100.0)
+                     : a.bytes;
     if (p.io_bytes == 0) n.fail("io_size", "expected more than 0");
   }
   p.ios = static_cast<std::uint64_t>(n.get_int("number_ios", 0, 0, INT64_MAX));
@@ -424,17 +458,20 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
                    p.offset != 0 || p.span != user_bytes - user_bytes % kSectorBytes ||
                    p.distribution.kind != RandomDist::kUniform || p.random_map ||
                    (p.block_align != 0 && p.block_align != kSectorBytes)))
-    n.fail("fast", "steady mode models uniform 4 KiB random writes over the whole drive (rw: randwrite, "
-                   "bs: 4KiB, no bssplit, offset or random_map, size 100%, random_distribution: random); "
-                   "use fast: true for other patterns");
+    n.fail("fast",
+           "steady mode models uniform 4 KiB random writes over the whole drive (rw: randwrite, "
+           "bs: 4KiB, no bssplit, offset or random_map, size 100%, random_distribution: random); "
+           "use fast: true for other patterns");
   if (p.fast && p.zoned.enabled) n.fail("fast", "a zoned phase is timed (fast: false)");
   if (p.fast && numjobs > 1) n.fail("numjobs", "a fast phase is one stream (numjobs: 1)");
-  if (p.fast && p.thinktime > 0) n.fail("thinktime", "a fast phase takes no simulated time: no think time");
+  if (p.fast && p.thinktime > 0)
+    n.fail("thinktime", "a fast phase takes no simulated time: no think time");
   if (p.fast) {
     if (p.rw != RwKind::kWrite && p.rw != RwKind::kRandWrite && p.rw != RwKind::kTrim)
       n.fail("fast", "fast preconditioning applies to write, randwrite and trim phases only");
     if (p.io_bytes == 0 && p.ios == 0)
-      n.fail("fast", "a fast phase takes no simulated time: give io_size or number_ios, not runtime");
+      n.fail("fast",
+             "a fast phase takes no simulated time: give io_size or number_ios, not runtime");
     if (p.report != PhaseReportKind::kNone)
       n.fail("fast", "a fast phase has no timing to report on (report: none)");
   }
@@ -450,7 +487,8 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
   if (n.has("rate") || n.has("load_curve")) {
     const char* key = n.has("rate") ? "rate" : "load_curve";
     if (n.has("rate") && n.has("load_curve"))
-      n.fail("load_curve", "expected rate or load_curve, not both (a load curve sets its own rates)");
+      n.fail("load_curve",
+             "expected rate or load_curve, not both (a load curve sets its own rates)");
     if (p.fast) n.fail(key, "a fast phase takes no simulated time: no arrival rate");
     if (p.runtime == 0) n.fail(key, "open-loop arrivals need a runtime (each step runs that long)");
     if (depths.size() > 1 || sizes.size() > 1)
@@ -466,9 +504,9 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
     // StorageReview: from 10% to 120% of the profile's measured maximum.
     const ConfigNode lc = n.child("load_curve");
     p.rate.arrival = read_arrival(lc);
-    load_steps = lc.has("steps") ? lc.get_int_list("steps", 100, 1, 1000)
-                                 : std::vector<std::int64_t>{10, 20, 30,  40,  50,  60,
-                                                             70, 80, 90, 100, 110, 120};
+    load_steps = lc.has("steps")
+                     ? lc.get_int_list("steps", 100, 1, 1000)
+                     : std::vector<std::int64_t>{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120};
     for (std::size_t i = 1; i < load_steps.size(); ++i)
       if (load_steps[i] <= load_steps[i - 1])
         lc.fail("steps", "expected rising percentages of the measured maximum");
@@ -487,8 +525,9 @@ PhaseSpec read_phase(const ConfigNode& n, std::size_t index, const std::vector<s
       c.idle_after = 0;
       c.offset += k * increment;
       if (c.offset + c.span > user_bytes)
-        n.fail("offset_increment", "expected the last clone's offset + size within the user capacity (" +
-                                       human_bytes(user_bytes) + ")");
+        n.fail("offset_increment",
+               "expected the last clone's offset + size within the user capacity (" +
+                   human_bytes(user_bytes) + ")");
       p.concurrent.push_back(c);
     }
   }
@@ -506,7 +545,7 @@ void check_phases(const WorkloadSpec& w, const std::vector<ConfigNode>& nodes) {
     const bool expanded = p.name != p.base_name;
     for (std::size_t j = 0; j < i; ++j)
       if (w.phases[j].name == p.name)
-        n.fail(!expanded ? "name"
+        n.fail(!expanded                                                   ? "name"
                : p.name == p.base_name + "_qd" + std::to_string(p.iodepth) ? "iodepth"
                                                                            : "bs",
                "phase name '" + p.name + "' is used twice (results are reported by phase name)");
@@ -559,7 +598,8 @@ WorkloadSpec WorkloadSpec::from_config(const ConfigNode& root, std::uint64_t use
     for (std::size_t i = 1; i < w.latency_thresholds.size(); ++i)
       if (w.latency_thresholds[i] <= w.latency_thresholds[i - 1])
         root.fail("latency_thresholds", "expected times in rising order");
-    if (w.latency_thresholds.front() == 0) root.fail("latency_thresholds", "expected times above 0");
+    if (w.latency_thresholds.front() == 0)
+      root.fail("latency_thresholds", "expected times above 0");
   } else {
     w.latency_thresholds = {20 * kUs, 50 * kUs, 100 * kUs, 200 * kUs, 500 * kUs,
                             1 * kMs,  5 * kMs,  10 * kMs,  50 * kMs,  100 * kMs};

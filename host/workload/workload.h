@@ -85,7 +85,7 @@ const char* recovery_role_name(RecoveryRole r);
 enum class Arrival : std::uint8_t { kPoisson, kUniform };
 
 struct OfferedRate {
-  double iops = 0;        // > 0: open loop at this rate
+  double iops = 0;  // > 0: open loop at this rate
   // A load-curve step: the offered rate is this fraction of the IOPS that
   // phase `of_phase` (the profile's closed-loop maximum) achieved.
   double fraction = 0;
@@ -132,7 +132,8 @@ std::vector<std::string> split_at(const std::string& s, char sep);
 // (sizes read by `size_of`). Throws std::invalid_argument saying what was
 // expected.
 RandomDistribution parse_random_distribution(
-    const std::string& text, const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of);
+    const std::string& text,
+    const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of);
 
 struct PhaseSpec {
   std::string name;
@@ -174,15 +175,15 @@ struct PhaseSpec {
   // arbitration; streams take queues in order, modulo the drive's queues,
   // and streams sharing a queue share the last one's class).
   SqPriority priority = SqPriority::kMedium;
-  std::uint64_t offset = 0;    // start of the LBA range, bytes
-  std::uint64_t span = 0;      // size of the LBA range, bytes
-  double read_share = 0.5;     // randrw: share of reads (rwmixread / 100)
+  std::uint64_t offset = 0;  // start of the LBA range, bytes
+  std::uint64_t span = 0;    // size of the LBA range, bytes
+  double read_share = 0.5;   // randrw: share of reads (rwmixread / 100)
   // Stop conditions: whichever comes first (at least one is set).
   std::uint64_t io_bytes = 0;  // 0: not set
   std::uint64_t ios = 0;
   Tick runtime = 0;
-  Tick idle_after = 0;         // idle time after the phase (background work runs)
-  Tick ramp_time = 0;          // run this long before measuring (as fio's ramp_time)
+  Tick idle_after = 0;  // idle time after the phase (background work runs)
+  Tick ramp_time = 0;   // run this long before measuring (as fio's ramp_time)
   // fill_curve: write fill.csv (MB/s per timeseries.per_bytes written), its
   // chart, and the cache size and averages in summary.json. working_set:
   // one row of working_set.csv (span, IOPS, latency, map hit rate).
@@ -228,9 +229,9 @@ struct PhaseSpec {
     std::uint64_t logical = 0;
     std::uint32_t gc_free_zones = 2;
   } zoned;
-  Tick thinktime = 0;             // after each thinktime_blocks IOs: drain, then pause
+  Tick thinktime = 0;  // after each thinktime_blocks IOs: drain, then pause
   std::uint32_t thinktime_blocks = 1;
-  Tick start_delay = 0;           // the stream starts this long after the phase
+  Tick start_delay = 0;  // the stream starts this long after the phase
   // Durability (fio's sync=1, fsync/fdatasync=N, end_fsync): every write
   // with FUA; a Flush after every flush_every writes (the stream issues
   // nothing more until it completes, as fio's job waits for its fsync); and
@@ -241,8 +242,8 @@ struct PhaseSpec {
   // Non-zero: this stream draws from a random stream of its own seeded so
   // (concurrent streams); 0: the workload's stream.
   std::uint64_t seed = 0;
-  std::string iolog_out;          // write an fio iolog (v3) of the IOs issued
-  std::string iolog_device;       // the file name the iolog names
+  std::string iolog_out;     // write an fio iolog (v3) of the IOs issued
+  std::string iolog_device;  // the file name the iolog names
   // Streams that run concurrently with this one in the same phase (fio's
   // jobs between stonewalls, and numjobs clones); each keeps its own
   // iodepth, pattern and stop conditions, and the phase ends with the last.
@@ -266,7 +267,7 @@ struct WorkloadSpec {
   // A bug trap: a timed phase whose commands wait this long in simulated
   // time with none completing ends the run with the drive's state (0: off).
   Tick watchdog = 3600 * kSec;
-  std::uint64_t per_bytes = 0;     // 0: no per-bytes-written series
+  std::uint64_t per_bytes = 0;  // 0: no per-bytes-written series
   // Latency bounds whose share of IOs summary.json reports per phase and op
   // ("99.9% of writes within 50 us"), ascending.
   std::vector<Tick> latency_thresholds;

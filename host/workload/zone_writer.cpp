@@ -9,17 +9,21 @@
 namespace ssdtwin {
 
 ZoneWriter::ZoneWriter(const PhaseSpec& spec, const ZoneLayout& layout, Rng& rng)
-    : spec_(spec), rng_(rng),
-      mode_(spec.rw == RwKind::kZoneReset ? Mode::kReset : spec.rw == RwKind::kZoneLog ? Mode::kLog : Mode::kWrite),
-      zone_bytes_(layout.zone_bytes), capacity_(layout.capacity_bytes) {
+    : spec_(spec),
+      rng_(rng),
+      mode_(spec.rw == RwKind::kZoneReset ? Mode::kReset
+            : spec.rw == RwKind::kZoneLog ? Mode::kLog
+                                          : Mode::kWrite),
+      zone_bytes_(layout.zone_bytes),
+      capacity_(layout.capacity_bytes) {
   // The range's whole zones (a partial zone at either end is left alone).
   first_ = (spec.offset + zone_bytes_ - 1) / zone_bytes_ * zone_bytes_;
   const std::uint64_t end = spec.offset + spec.span;
   zones_ = end > first_ ? static_cast<std::uint32_t>((end - first_) / zone_bytes_) : 0;
   const std::string phase = "phase '" + spec.name + "': ";
   if (zones_ == 0)
-    throw std::invalid_argument(phase + "its range holds no whole zone (zones of " + std::to_string(zone_bytes_) +
-                                " bytes)");
+    throw std::invalid_argument(phase + "its range holds no whole zone (zones of " +
+                                std::to_string(zone_bytes_) + " bytes)");
   random_ = spec.rw == RwKind::kRandWrite;
   append_ = spec.zoned.append;
   want_open_ = spec.zoned.open_zones;
@@ -32,10 +36,11 @@ ZoneWriter::ZoneWriter(const PhaseSpec& spec, const ZoneLayout& layout, Rng& rng
   // open heads, and the data must leave garbage to collect.
   const std::uint64_t held = std::uint64_t{gc_free_} + want_open_;
   if (objects == 0 || zones_ <= held || objects >= (zones_ - held) * slots_)
-    throw std::invalid_argument(phase + "zoned.logical (" + std::to_string(spec.zoned.logical) +
-                                " bytes) must be above bs and below the capacity of the range's zones less "
-                                "gc_free_zones + open_zones (" + std::to_string(zones_) + " zones of " +
-                                std::to_string(slots_) + " objects)");
+    throw std::invalid_argument(
+        phase + "zoned.logical (" + std::to_string(spec.zoned.logical) +
+        " bytes) must be above bs and below the capacity of the range's zones less "
+        "gc_free_zones + open_zones (" +
+        std::to_string(zones_) + " zones of " + std::to_string(slots_) + " objects)");
   where_.assign(objects, kNowhere);
   slot_object_.assign(std::uint64_t{zones_} * slots_, 0);
   valid_.assign(zones_, 0);
@@ -52,8 +57,10 @@ bool ZoneWriter::next(Io& io) {
       io.zone = ZoneAction::kReset;
       io.offset = zone_start(next_zone_++);
       return true;
-    case Mode::kWrite: return next_write(io);
-    case Mode::kLog: return next_log(io);
+    case Mode::kWrite:
+      return next_write(io);
+    case Mode::kLog:
+      return next_log(io);
   }
   return false;
 }
@@ -159,7 +166,8 @@ bool ZoneWriter::next_log(Io& io) {
   if (!gc_ && free_.size() <= gc_free_) log_start_gc();
   if (gc_ && !resetting_) {
     const std::uint64_t base = std::uint64_t{victim_} * slots_;
-    while (gc_slot_ < slots_ && where_[slot_object_[base + gc_slot_]] != base + gc_slot_) ++gc_slot_;
+    while (gc_slot_ < slots_ && where_[slot_object_[base + gc_slot_]] != base + gc_slot_)
+      ++gc_slot_;
     if (gc_slot_ < slots_) {
       io.op = IoOp::kRead;
       io.offset = zone_start(victim_) + std::uint64_t{gc_slot_} * spec_.bs;

@@ -43,7 +43,7 @@ class ZoneWriter {
     ZoneAction zone = ZoneAction::kNone;
     std::uint64_t offset = 0;
     std::uint32_t bytes = 0;
-    bool user = true;  // zone_log: the user's write (not a GC read or copy)
+    bool user = true;          // zone_log: the user's write (not a GC read or copy)
     std::uint32_t object = 0;  // zone_log: the object a GC read or copy moves
     std::uint64_t from = 0;    // ... and where it was read
   };
@@ -63,7 +63,9 @@ class ZoneWriter {
   std::uint32_t zone_of(std::uint64_t offset) const {
     return static_cast<std::uint32_t>((offset - first_) / zone_bytes_);
   }
-  std::uint64_t zone_start(std::uint32_t z) const { return first_ + std::uint64_t{z} * zone_bytes_; }
+  std::uint64_t zone_start(std::uint32_t z) const {
+    return first_ + std::uint64_t{z} * zone_bytes_;
+  }
   bool next_write(Io& io);
   bool next_log(Io& io);
   // Picks the head the next write goes to (`user`: a new head may not take
@@ -76,8 +78,8 @@ class ZoneWriter {
   Rng& rng_;
   Mode mode_;
   std::uint64_t zone_bytes_, capacity_;
-  std::uint64_t first_;   // the range's first zone start, bytes
-  std::uint32_t zones_;   // whole zones in the range
+  std::uint64_t first_;          // the range's first zone start, bytes
+  std::uint32_t zones_;          // whole zones in the range
   std::uint32_t next_zone_ = 0;  // next zone of the range not used yet
   bool random_ = false, append_ = false;
   // write: the zones open and the host's write pointer of each (bytes
@@ -98,7 +100,7 @@ class ZoneWriter {
   struct Head {
     std::uint32_t zone, slot;
   };
-  std::vector<Head> heads_;  // the log's open zones, written in turn
+  std::vector<Head> heads_;                 // the log's open zones, written in turn
   std::uint32_t next_head_ = 0, head_ = 0;  // head_: the one picked
   std::uint32_t gc_free_ = 2;
   // The collection under way: its victim, the next slot to look at, reads
