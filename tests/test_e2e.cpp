@@ -1337,7 +1337,7 @@ TEST_CASE("concurrent tenants on two namespaces get their own results and flash 
 // --- Program and erase suspend (issue 32) ---------------------------------
 
 TEST_CASE(
-    "program and erase suspend: off runs as before it existed; on, reads beside writes skip the "
+    "program and erase suspend: off runs as before it existed, on, reads beside writes skip the "
     "programs",
     "[e2e][suspend]") {
   // GC-bound random writes beside QD1 random reads of a region they never

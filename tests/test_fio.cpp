@@ -115,7 +115,7 @@ double share(std::uint64_t part, std::uint64_t whole) {
 // ---- the job file ---------------------------------------------------------
 
 TEST_CASE(
-    "fio job files: [global], include, ${VAR}, trailing comments; host-only options listed once as "
+    "fio job files: [global], include, ${VAR}, trailing comments, host-only options listed once as "
     "ignored") {
   const FioWorkload w = load("include.fio");
   REQUIRE(w.workload.phases.size() == 1);
@@ -174,7 +174,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fio sizes and times: binary by default, decimal with kb_base=1000, IEC always binary; runtime "
+    "fio sizes and times: binary by default, decimal with kb_base=1000, IEC always binary, runtime "
     "in s, thinktime in us") {
   const FioWorkload w = load_fio_workload(
       write_job("units",
@@ -256,7 +256,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fio rw offset modifiers: write:8k skips 8k after each IO; randread:4 makes runs of 4, "
+    "fio rw offset modifiers: write:8k skips 8k after each IO, randread:4 makes runs of 4, "
     "sequential or identical") {
   const FioWorkload w = load("modifiers.fio");
   const auto skip = draw(phase(w, "seq_skip"), 90);
@@ -592,7 +592,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fio write_iolog writes fio's v3 iolog of the IOs issued; read_iolog replays an iolog as a "
+    "fio write_iolog writes fio's v3 iolog of the IOs issued, read_iolog replays an iolog as a "
     "trace") {
   const std::string out = temp_dir("iolog");
   const auto r = run_fio(source_path("tests/fio/iolog.fio"), out);
@@ -969,7 +969,7 @@ ioengine=io_uring
   CHECK(w.ignored.empty());
 }
 
-TEST_CASE("fio output options: name, percentile_list, bwavgtime; nrfiles must be 1") {
+TEST_CASE("fio output options: name, percentile_list, bwavgtime, nrfiles must be 1") {
   const std::string path = write_job("output", R"([global]
 rw=randread
 norandommap

@@ -360,7 +360,7 @@ TEST_CASE("NVMe frames nothing on the link, queues its Flush and reaches host me
   CHECK(link.busy_time(Direction::kToDevice) + link.busy_time(Direction::kToHost) == 0);
 }
 
-TEST_CASE("SATA frames each command in FISes on its half-duplex link; FLUSH CACHE is non-queued") {
+TEST_CASE("SATA frames each command in FISes on its half-duplex link, FLUSH CACHE is non-queued") {
   const HostIfConfig c = host_from("sata", "");
   const HostProtocol& p = *c.protocol;
   CHECK(c.link.half_duplex);
@@ -759,7 +759,7 @@ TEST_CASE("SATA 4 KiB IOPS are bound by the FISes of each command and not just i
 
 // ---- Axes (host/workload/axes.h): sweeps and in-workload lists ----
 
-TEST_CASE("a grid of axes is every combination with the last axis fastest; zip pairs them") {
+TEST_CASE("a grid of axes is every combination with the last axis fastest, zip pairs them") {
   using ssdtwin::AxisCombine;
   using ssdtwin::combine_axes;
   const auto grid = combine_axes({2, 3}, AxisCombine::kGrid);
@@ -927,7 +927,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a FUA write completes once its data is programmed; with power-loss protection once it is "
+    "a FUA write completes once its data is programmed, with power-loss protection once it is "
     "in the buffer, and a Flush at once") {
   const std::string yaml = R"(workload:
   phases:

@@ -1235,7 +1235,7 @@ TEST_CASE("a series' row bounds limit the rows gnuplot reads, counted from the f
 }
 
 TEST_CASE(
-    "a batch of scripts writes each chart's script and starts no gnuplot; none writes neither",
+    "a batch of scripts writes each chart's script and starts no gnuplot, none writes neither",
     "[sim][chart]") {
   const auto dir = output_scratch("chart_modes");
   std::ofstream(dir / "a.png") << "from an earlier run";

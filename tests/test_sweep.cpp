@@ -343,7 +343,7 @@ TEST_CASE("a chart of several metrics of one unit draws a line per metric and va
   }
 }
 
-TEST_CASE("point_charts: png draws each point's charts; a bad value names its key, exit 2",
+TEST_CASE("point_charts: png draws each point's charts, a bad value names its key, exit 2",
           "[sweep]") {
   const std::string dir = scratch("point_png");
   const std::string file = write_sweep("point_png.yaml", R"(  point_charts: png
