@@ -4,7 +4,7 @@
 # unlike wall time on this shared 2-core machine (paired wall ratios of one
 # binary against itself range 0.8-1.2 there). A change that cuts work shows
 # here whatever the noise; whether it also cuts time (memory stalls are not
-# counted) needs farm-bench's paired timings. The rows are the MQSim rows of
+# counted) needs paired timings (bench/paired.sh). The rows are the MQSim rows of
 # bench/mqsim_rows.sh, shortened so that each runs in under a minute under
 # valgrind (about 30-50x slower than native): the GC row starts from a
 # drive filled state-only (bench/workloads/instr_gc_randwrite.yaml).
