@@ -28,7 +28,9 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       recovery_(core_, errors),
       slc_(std::make_unique<SlcCache>(core_)),
       relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
-      gc_(std::make_unique<GarbageCollector>(core_, *relocation_)) {
+      gc_(std::make_unique<GarbageCollector>(core_, *relocation_)),
+      idle_flush_(engine, this, kIdleFlush),
+      idle_watch_(engine, this, kHostIdle) {
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
@@ -677,13 +679,10 @@ Tick Ftl::next_idle_deadline() const {
 }
 
 void Ftl::arm_host_idle_watch() {
-  if (idle_watch_armed_) return;
+  if (idle_watch_.armed()) return;
   const Tick next = next_idle_deadline();
   if (next == 0) return;
-  idle_watch_armed_ = true;
-  idle_watch_at_ = next;
-  flush_armed_first_ = idle_timer_armed_;
-  core_.engine.schedule_at(next, this, kHostIdle);
+  idle_watch_.arm(next);
 }
 
 std::uint32_t Ftl::min_free_blocks_seen() const {
@@ -699,11 +698,8 @@ void Ftl::note_free(std::uint32_t die) {
 }
 
 void Ftl::arm_idle_flush() {
-  if (idle_timer_armed_) return;
-  idle_timer_armed_ = true;
-  idle_flush_at_ = last_write_ + core_.cfg.flush_idle;
-  flush_armed_first_ = !idle_watch_armed_;
-  core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush);
+  if (idle_flush_.armed()) return;
+  idle_flush_.arm(last_write_ + core_.cfg.flush_idle);
 }
 
 void Ftl::set_gc_firmware(FirmwareCores* cores, Tick move_time) {
@@ -748,7 +744,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     return;
   }
   if (kind == kHostIdle) {
-    idle_watch_armed_ = false;
+    if (!idle_watch_.fires(arg)) return;
     const Tick idle = core_.engine.now() - last_host_io_;
     bool changed = false;
     const Tick fold = core_.cfg.slc.fold_idle;
@@ -768,8 +764,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     arm_host_idle_watch();
     return;
   }
-  if (kind != kIdleFlush) return;
-  idle_timer_armed_ = false;
+  if (kind != kIdleFlush || !idle_flush_.fires(arg)) return;
   if (buffer_.valid_entries() == 0) return;
   if (core_.engine.now() - last_write_ >= core_.cfg.flush_idle) {
     try_flush(true);

@@ -21,6 +21,7 @@
 #include "ftl/translation.h"
 #include "ftl/write_buffer.h"
 #include "sim/flat_map.h"
+#include "sim/timer.h"
 
 namespace ssdtwin {
 
@@ -154,7 +155,9 @@ class Ftl final : public FlashTranslation,
   void archive(StateArchive& ar);
   void rearm_timers(const StateArchive& ar);
   // Idle timers pending in the engine (a quiescent FTL's only events).
-  std::size_t armed_timers() const { return std::size_t{idle_timer_armed_} + idle_watch_armed_; }
+  std::size_t armed_timers() const {
+    return std::size_t{idle_flush_.armed()} + idle_watch_.armed();
+  }
   // A workload fault: `block` of `die` stops working at `at`: its reads fail
   // (RAIN cannot rebuild them: stripes stay in the block), read reclaim
   // moves what it can, and the block is retired. A die-block index past the
@@ -328,12 +331,10 @@ class Ftl final : public FlashTranslation,
   void reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on = false);
   Tick last_write_ = 0;
   Tick last_host_io_ = 0;
-  bool idle_timer_armed_ = false;
-  bool idle_watch_armed_ = false;
-  // When the armed timers fire, and whether the idle flush was armed before
-  // the idle watch (snapshots reschedule them in the same order).
-  Tick idle_flush_at_ = 0, idle_watch_at_ = 0;
-  bool flush_armed_first_ = false;
+  // The write buffer's idle flush, and the watch for host idleness (SLC
+  // folding, background GC).
+  Timer idle_flush_;
+  Timer idle_watch_;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
   // Map-cache loads in flight, by segment: whether the segment is dirtied
   // on arrival, and the first of the reads waiting for it (deferred_). A

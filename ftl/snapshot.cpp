@@ -284,26 +284,19 @@ void Ftl::archive(StateArchive& ar) {
   gc_->archive(ar);
   ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_, map_unpersisted_);
   if (ar.loading()) starved_.clear();  // rebuilt by the next scans
-  // The idle timers pending at the snapshot: when each fires, and in which
-  // order they were armed (the engine fires equal times in that order).
-  ar.pods(idle_timer_armed_, idle_watch_armed_, idle_flush_at_, idle_watch_at_, flush_armed_first_);
+  // The idle timers pending at the snapshot (sim/timer.h keeps when each
+  // fires and the order they were armed in).
+  idle_flush_.archive(ar);
+  idle_watch_.archive(ar);
   // Map loads, deferred reads and firmware writes are none at a quiescent
   // point (their tables hold handles only).
 }
 
 void Ftl::rearm_timers(const StateArchive& ar) {
   const Tick now = core_.engine.now();
-  if ((idle_timer_armed_ && idle_flush_at_ < now) || (idle_watch_armed_ && idle_watch_at_ < now))
-    ar.fail("an idle timer due before the snapshot's time");
-  auto flush = [&] { core_.engine.schedule_at(idle_flush_at_, this, kIdleFlush); };
-  auto watch = [&] { core_.engine.schedule_at(idle_watch_at_, this, kHostIdle); };
-  if (flush_armed_first_) {
-    if (idle_timer_armed_) flush();
-    if (idle_watch_armed_) watch();
-  } else {
-    if (idle_watch_armed_) watch();
-    if (idle_timer_armed_) flush();
-  }
+  for (const Timer* t : {&idle_flush_, &idle_watch_})
+    if (t->armed() && t->at() < now) ar.fail("an idle timer due before the snapshot's time");
+  Timer::rearm({&idle_flush_, &idle_watch_});
 }
 
 void Controller::archive(StateArchive& ar) {

@@ -20,7 +20,8 @@ PowerStates::PowerStates(EventEngine& engine, const PowerConfig& cfg, PowerMeter
       cores_(cores),
       set_limit_(std::move(set_flash_op_limit)),
       since_(engine.now()),
-      idle_since_(engine.now()) {
+      idle_since_(engine.now()),
+      step_(engine, this, 0) {
   stats_.time_in_state.assign(cfg.states.size(), 0);
   configure(PowerPolicy{});
 }
@@ -54,7 +55,7 @@ void PowerStates::configure(const PowerPolicy& policy) {
     }
     if (any) ladder_.push_back({s, idle});
   }
-  ++generation_;
+  step_.cancel();
   enter(policy.operational, engine_.now());
   set_limit_(flash_op_limit(policy.operational));
   on_device_idle(engine_.now());
@@ -68,12 +69,10 @@ void PowerStates::enter(std::size_t s, Tick now) {
                                                    : cfg_.states[s].max_power_w);
 }
 
-void PowerStates::arm(Tick at) {
-  engine_.schedule_at(std::max(at, engine_.now()), this, 0, generation_);
-}
+void PowerStates::arm(Tick at) { step_.arm(std::max(at, engine_.now())); }
 
 void PowerStates::on_device_idle(Tick now) {
-  ++generation_;
+  step_.cancel();
   idle_since_ = now;
   next_step_ = 0;
   if (ladder_.empty()) return;
@@ -81,7 +80,7 @@ void PowerStates::on_device_idle(Tick now) {
 }
 
 void PowerStates::on_event(std::uint32_t, std::uint64_t arg) {
-  if (arg != generation_) return;  // a command came since
+  if (!step_.fires(arg)) return;  // a command came since
   const Tick now = engine_.now();
   const std::size_t s = ladder_[next_step_++].state;
   entered_at_ = now;
@@ -91,7 +90,7 @@ void PowerStates::on_event(std::uint32_t, std::uint64_t arg) {
 }
 
 Tick PowerStates::on_command_arrival(Tick now) {
-  ++generation_;
+  step_.cancel();
   if (!cfg_.states[current_].operational) {
     // Waking: the drive finishes entering the state, then leaves it,
     // drawing operational power from the moment the command rings.

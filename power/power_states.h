@@ -17,6 +17,7 @@
 #include "power/power_meter.h"
 #include "sim/event_engine.h"
 #include "sim/power_gate.h"
+#include "sim/timer.h"
 
 namespace ssdtwin {
 
@@ -75,7 +76,7 @@ class PowerStates final : public PowerGate, public EventTarget {
   Tick entered_at_ = 0;  // entry into the current idle state started
   Tick ready_at_ = 0;    // a wake under way ends here
   std::size_t next_step_ = 0;
-  std::uint64_t generation_ = 0;  // a timer armed before the last command is stale
+  Timer step_;  // the next step down the ladder (a command cancels it)
   PowerStateStats stats_;
 };
 

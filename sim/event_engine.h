@@ -72,6 +72,9 @@ class EventEngine {
   bool empty() const { return pending() == 0; }
   std::size_t pending() const { return size_ - (hole_ ? 1 : 0) + lane_pending_; }
   std::uint64_t events_executed() const { return executed_; }
+  // A number per timer arm, increasing (sim/timer.h: the order timers were
+  // armed in, which a snapshot keeps).
+  std::uint64_t next_arm_order() { return ++arm_orders_; }
   // Time of the earliest pending event (only valid when !empty()).
   Tick next_time() const;
 
@@ -151,6 +154,7 @@ class EventEngine {
   std::uint32_t seq_ = 0;
   Tick now_ = 0;
   std::uint64_t executed_ = 0;
+  std::uint64_t arm_orders_ = 0;
 
   friend struct EventEngineTestAccess;
 };

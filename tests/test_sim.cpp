@@ -24,6 +24,7 @@
 #include "sim/rng.h"
 #include "sim/steady_state.h"
 #include "sim/time.h"
+#include "sim/timer.h"
 #include "sim/timeseries.h"
 
 using ssdtwin::BoundarySampler;
@@ -264,6 +265,80 @@ TEST_CASE("EventEngine runs same-time events in the order they were scheduled") 
   for (std::uint64_t i = 0; i < 50; ++i) expected.push_back(i);
   for (std::uint64_t i = 0; i < 50; ++i) expected.push_back(100 + i);
   CHECK(r.args() == expected);
+}
+
+namespace {
+// Records which of its timers fired, and when.
+struct TimerOwner : ssdtwin::EventTarget {
+  explicit TimerOwner(ssdtwin::EventEngine& e) : engine(e), a(e, this, 0), b(e, this, 1) {}
+  void on_event(std::uint32_t kind, std::uint64_t arg) override {
+    ssdtwin::Timer& t = kind == 0 ? a : b;
+    if (t.fires(arg)) fired.emplace_back(kind, engine.now());
+  }
+  ssdtwin::EventEngine& engine;
+  ssdtwin::Timer a, b;
+  std::vector<std::pair<std::uint32_t, ssdtwin::Tick>> fired;
+};
+// A snapshot archive reduced to words: saves them, then loads them back.
+struct SaveWords {
+  std::vector<std::uint64_t> v;
+  template <typename... T>
+  void pods(T&... x) {
+    (v.push_back(static_cast<std::uint64_t>(x)), ...);
+  }
+};
+struct LoadWords {
+  const std::vector<std::uint64_t>& v;
+  std::size_t i = 0;
+  template <typename... T>
+  void pods(T&... x) {
+    ((x = static_cast<T>(v[i++])), ...);
+  }
+};
+}  // namespace
+
+TEST_CASE("a timer fires once per arm; a cancelled or replaced arm does not fire") {
+  ssdtwin::EventEngine engine;
+  TimerOwner o(engine);
+  o.a.arm(100);
+  o.a.arm(200);  // replaces the arm at 100
+  o.b.arm(150);
+  o.b.cancel();
+  CHECK(o.a.armed());
+  CHECK_FALSE(o.b.armed());
+  while (engine.step()) {
+  }
+  REQUIRE(o.fired.size() == 1);
+  CHECK(o.fired[0] == std::pair<std::uint32_t, ssdtwin::Tick>{0, 200});
+  CHECK_FALSE(o.a.armed());
+}
+
+TEST_CASE("timers re-armed after a snapshot fire in the order they were first armed") {
+  // Both due at the same time: the engine fires equal times in the order
+  // they were scheduled, so the restore must schedule in arm order.
+  for (bool a_first : {true, false}) {
+    ssdtwin::EventEngine engine;
+    TimerOwner o(engine);
+    if (a_first)
+      o.a.arm(500), o.b.arm(500);
+    else
+      o.b.arm(500), o.a.arm(500);
+    ssdtwin::EventEngine restored_engine;
+    TimerOwner r(restored_engine);
+    // Copy each timer's archived state (armed, time, order) across.
+    SaveWords saved_a, saved_b;
+    o.a.archive(saved_a);
+    o.b.archive(saved_b);
+    LoadWords load_a{saved_a.v}, load_b{saved_b.v};
+    r.a.archive(load_a);
+    r.b.archive(load_b);
+    ssdtwin::Timer::rearm({&r.a, &r.b});  // listed a, b whatever the arm order
+    while (restored_engine.step()) {
+    }
+    REQUIRE(r.fired.size() == 2);
+    CHECK(r.fired[0].first == (a_first ? 0u : 1u));
+    CHECK(r.fired[1].second == 500);
+  }
 }
 
 TEST_CASE("EventEngine rejects an event scheduled before the current time") {
