@@ -1,10 +1,13 @@
 #include "app/phase_metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <stdexcept>
 
 #include "app/report_procedures.h"
+#include "power/power_config.h"
 #include "sim/csv.h"
 #include "sim/fill_curve.h"
 
@@ -511,10 +514,13 @@ std::vector<PhaseMetric> build_table() {
       {"host_ios_per_wall_second", "IOs/s", "host commands simulated per wall second",
        ios_per_wall_second, 0, true},
   };
+  // The simulator's own figures (wall time) go last, after every figure of
+  // the drive.
+  std::copy_if(rest.begin(), rest.end(), std::back_inserter(t),
+               [](const PhaseMetric& m) { return !m.wall; });
   // Time per power state by index (names are the drive's: summary.json's
-  // power.time_in_state_s), before the wall-time figures.
-  t.insert(t.end(), rest.begin(), rest.end() - 2);  // the two wall-time figures go last
-  for (int k = 0; k < 6; ++k)
+  // power.time_in_state_s).
+  for (int k = 0; k < static_cast<int>(kMaxPowerStates); ++k)
     t.push_back({"power.state" + std::to_string(k) + "_s", "s",
                  "time in the drive's power state k (drive.power.states.k)", power_state_time, k});
   // Zoned namespaces: what the host saw (absent on a drive without zones).
@@ -541,7 +547,8 @@ std::vector<PhaseMetric> build_table() {
                "zone_log: zones the host's garbage collection reset", zoned_log, 2});
   t.push_back({"zoned.host_write_amplification", "ratio",
                "zone_log: host bytes written (user and GC copies) per user byte", zoned_log, 3});
-  t.insert(t.end(), rest.end() - 2, rest.end());
+  std::copy_if(rest.begin(), rest.end(), std::back_inserter(t),
+               [](const PhaseMetric& m) { return m.wall; });
   return t;
 }
 

@@ -94,6 +94,8 @@ std::optional<PowerConfig> PowerConfig::from_config(const ConfigNode& drive) {
   if (c.peak_window == 0) p.fail("peak_window", "expected a time above 0");
   const std::vector<ConfigNode> states = p.children("states");
   if (states.empty()) p.fail("states", "expected at least one power state");
+  if (states.size() > kMaxPowerStates)
+    p.fail("states", "expected at most " + std::to_string(kMaxPowerStates) + " power states");
   for (std::size_t i = 0; i < states.size(); ++i) {
     const ConfigNode& s = states[i];
     PowerStateSpec st;

@@ -5,6 +5,7 @@
 // and the drive runs exactly as without one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,12 @@ struct PowerStateSpec {
   // this long in the state above it, if the host allows it (0: never).
   Tick device_idle = 0;
 };
+
+// Power states a drive may declare: each has its own column in the flat
+// per-phase metrics (power.stateK_s), which are declared before any drive is
+// read. NVMe allows 32; drives declare 3-5 (SATA: active, partial, slumber,
+// DevSleep), and more than this is refused with its location.
+inline constexpr std::size_t kMaxPowerStates = 6;
 
 struct PowerConfig {
   // NAND, per die (datasheet DC characteristics): supply voltages and the

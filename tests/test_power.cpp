@@ -244,6 +244,15 @@ TEST_CASE("power config errors name the key and what was expected") {
   bad = kPower;
   bad.push_back("drive.power.nand.vcc_typo=1V");
   CHECK(error_of(bad).find("drive.power.nand.vcc_typo") != std::string::npos);
+  // Each state has its column in the flat metrics: more than the table
+  // declares is refused, not dropped.
+  std::string seven = "drive.power.states=[{name: PS0, max_power: 5W}";
+  for (int k = 1; k <= static_cast<int>(kMaxPowerStates); ++k)
+    seven += ", {name: S" + std::to_string(k) + ", max_power: 25mW, non_operational: true}";
+  bad = kPower;
+  bad.push_back(seven + "]");
+  CHECK(error_of(bad).find("drive.power.states: expected at most " +
+                           std::to_string(kMaxPowerStates) + " power states") != std::string::npos);
   for (const char* key : {"vcc", "vccq"}) {
     bad = kPower;
     bad.push_back(std::string("drive.power.nand.") + key + "=0V");
