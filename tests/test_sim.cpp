@@ -297,7 +297,7 @@ struct LoadWords {
 };
 }  // namespace
 
-TEST_CASE("a timer fires once per arm; a cancelled or replaced arm does not fire") {
+TEST_CASE("a timer fires once per arm, and a cancelled or replaced arm does not fire") {
   ssdtwin::EventEngine engine;
   TimerOwner o(engine);
   o.a.arm(100);
