@@ -232,6 +232,8 @@ Json fdp_json(const Drive& drive, const PhaseReport& p) {
     j["host_bytes_written"] = host * kSectorBytes;
     j["media_bytes_written"] = media * kSectorBytes;
     j["moved_bytes"] = (a.fdp_moved_slots[h] - b.fdp_moved_slots[h]) * kSectorBytes;
+    j["moved_shared_bytes"] =
+        (a.fdp_moved_shared_slots[h] - b.fdp_moved_shared_slots[h]) * kSectorBytes;
     j["write_amplification"] = ratio(media, host);
     j["reclaim_units_filled"] = a.fdp_ru_filled[h] - b.fdp_ru_filled[h];
     j["events"]["media_reallocated"] = a.fdp_media_reallocated[h] - b.fdp_media_reallocated[h];

@@ -74,7 +74,7 @@ void FastWriter::apply(Lpn lpn, PlacementHandle handle) {
   if (!core_.lpn_handle.empty()) core_.note_fdp_host(lpn, handle);
   const Ppa p = next_host_slot(handle);
   core_.map.place(lpn, p);
-  core_.note_host_placed(lpn);
+  core_.note_host_placed(lpn, p);
   core_.place(core_.blocks.info_of(p));
   if (core_.verifier.enabled()) core_.verifier.set_slot(p, core_.verifier.on_write(lpn));
 }

@@ -636,7 +636,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
     }
     const Ppa ppa = first + taken++;
     core_.map.place(lpn, ppa);
-    core_.note_host_placed(lpn);
+    core_.note_host_placed(lpn, ppa);
     core_.place(block);
     if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
     return 1;

@@ -57,6 +57,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
     lpn_handle.assign(c.user_bytes / kSectorBytes);
     ru_written.assign(c.fdp.handles(), 0);
     victim_handles.assign(geo.dies(), 0);
+    block_handles.assign(geo.die_blocks(), 0);
     counts_owners = true;
   }
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);

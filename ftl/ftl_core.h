@@ -103,6 +103,14 @@ struct FtlCore {
   };
   HandleMap lpn_handle;
   std::vector<std::uint64_t> ru_written;
+  // [volatile] FDP: per erase unit (die-block), the handles whose data were
+  // programmed into it since its erase (a bit per handle). A page GC moves
+  // out of a unit that also held another handle's data was moved, in part,
+  // because of that handle's invalidations: the noisy reclaim unit handle.
+  std::vector<std::uint16_t> block_handles;
+  void note_unit_holds(Ppa p, PlacementHandle h) {
+    block_handles[layout.die_block_of(p)] |= static_cast<std::uint16_t>(1u << h);
+  }
   // [volatile] FDP: per die, the handles whose data GC has moved out of the
   // victim being collected (a bit per handle): each is a Media Reallocated
   // event once the victim is erased.
@@ -135,17 +143,24 @@ struct FtlCore {
   // [fixed] Flash writes are counted by namespace or FDP handle: one test
   // on the per-page paths instead of two.
   bool counts_owners = false;
-  void note_host_placed(Lpn lpn) {
+  void note_host_placed(Lpn lpn, Ppa at) {
     if (!counts_owners) return;
     if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
-    if (!lpn_handle.empty()) ++stats.fdp_media_slots[lpn_handle[lpn]];
+    if (!lpn_handle.empty()) {
+      ++stats.fdp_media_slots[lpn_handle[lpn]];
+      note_unit_holds(at, lpn_handle[lpn]);
+    }
   }
-  void note_moved(Owner o) {
+  void note_moved(Owner o, Ppa from, Ppa to) {
     if (!counts_owners || is_tpage(o)) return;
     if (!ns_first.empty()) ++stats.ns_moved_slots[ns_of(o)];
     if (!lpn_handle.empty()) {
-      ++stats.fdp_media_slots[lpn_handle[o]];
-      ++stats.fdp_moved_slots[lpn_handle[o]];
+      const PlacementHandle h = lpn_handle[o];
+      ++stats.fdp_media_slots[h];
+      ++stats.fdp_moved_slots[h];
+      if ((block_handles[layout.die_block_of(from)] & ~(1u << h)) != 0)
+        ++stats.fdp_moved_shared_slots[h];
+      note_unit_holds(to, h);
     }
   }
   void note_moved_from(Owner o, Ppa from) {
@@ -336,7 +351,7 @@ struct FtlCore {
     invalidate(from);
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
-    note_moved(o);
+    note_moved(o, from, to);
     note_moved_from(o, from);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));

@@ -73,6 +73,10 @@ struct FtlStats {
   std::uint64_t fdp_host_slots[kMaxHandles] = {};
   std::uint64_t fdp_media_slots[kMaxHandles] = {};
   std::uint64_t fdp_moved_slots[kMaxHandles] = {};
+  // Of those moves, the ones out of an erase unit that also held another
+  // handle's data (the noisy reclaim unit handle: another handle's
+  // invalidations helped make the victim). None with persistent isolation.
+  std::uint64_t fdp_moved_shared_slots[kMaxHandles] = {};
   std::uint64_t fdp_ru_filled[kMaxHandles] = {};
   // The FDP events log, by handle: Media Reallocated (GC moved the handle's
   // data out of a victim: one per victim erased) and Reclaim Unit Not Fully
