@@ -115,11 +115,12 @@ struct FtlCore {
   // victim being collected (a bit per handle): each is a Media Reallocated
   // event once the victim is erased.
   std::vector<std::uint16_t> victim_handles;
-  void note_victim_erased(std::uint32_t die) {
+  void note_victim_erased(std::uint32_t die, std::uint32_t block) {
     if (victim_handles.empty()) return;
     for (std::uint16_t m = victim_handles[die]; m != 0; m &= static_cast<std::uint16_t>(m - 1))
       ++stats.fdp_media_reallocated[__builtin_ctz(m)];
     victim_handles[die] = 0;
+    block_handles[layout.die_block(die, block)] = 0;
   }
   // Power-loss recovery reopens every write point: each handle whose
   // reclaim unit was partly written now references a fresh one (the
@@ -161,11 +162,8 @@ struct FtlCore {
       if ((block_handles[layout.die_block_of(from)] & ~(1u << h)) != 0)
         ++stats.fdp_moved_shared_slots[h];
       note_unit_holds(to, h);
+      victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << h);
     }
-  }
-  void note_moved_from(Owner o, Ppa from) {
-    if (victim_handles.empty() || is_tpage(o)) return;
-    victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << lpn_handle[o]);
   }
   Rng rng;  // [volatile]
   CellMode native;
@@ -352,7 +350,6 @@ struct FtlCore {
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
     note_moved(o, from, to);
-    note_moved_from(o, from);
     place(dest);
     if (verifier.enabled()) verifier.set_slot(to, verifier.slot(from));
   }

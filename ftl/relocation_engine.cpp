@@ -143,8 +143,7 @@ std::uint32_t RelocationEngine::read_out(std::uint32_t die) {
 
 void RelocationEngine::erased(std::uint32_t die, std::uint32_t block) {
   core_.blocks.on_erased(die, block);
-  core_.note_victim_erased(die);
-  if (!core_.block_handles.empty()) core_.block_handles[core_.layout.die_block(die, block)] = 0;
+  core_.note_victim_erased(die, block);
   if (core_.verifier.enabled())
     core_.verifier.erase(core_.layout.first_slot(core_.layout.die_block(die, block), 0),
                          core_.layout.slots_per_block());
