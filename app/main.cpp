@@ -5,6 +5,7 @@
 //   ssdtwin check --drive D.yaml [--workload W.yaml] [--set k=v]...
 //   ssdtwin policies
 //   ssdtwin metrics
+//   ssdtwin params [PREFIX] [--markdown]
 //   ssdtwin sweep SWEEP.yaml --out DIR [-j N] [--backend local|slurm] | --collect DIR
 //
 // Exit status: 0 success, 2 bad input (config, workload, command line),
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "app/compare.h"
+#include "app/config_params.h"
 #include "app/drive.h"
 #include "app/fio_report.h"
 #include "app/phase_metrics.h"
@@ -54,6 +56,8 @@ struct Args {
   std::vector<std::string> sets;
   bool verify = false;
   bool quiet = false;
+  std::string prefix;          // params: list keys under this path
+  bool markdown = false;       // params: docs/CONFIG.md
   std::string charts = "png";  // --charts: png, script or none (sim/chart.h)
   SnapshotOptions snapshot;    // --save-state, --load-state, --precondition-only
 };
@@ -100,7 +104,8 @@ void print_usage(const po::options_description& opts) {
          "sweep -h)\n"
          "       ssdtwin sweep --collect DIR\n"
          "       ssdtwin policies\n"
-         "       ssdtwin metrics\n\n"
+         "       ssdtwin metrics\n"
+         "       ssdtwin params [PREFIX] [--markdown]   (config keys: kind, default, range)\n\n"
       << opts << "\n";
 }
 
@@ -293,6 +298,7 @@ int main(int argc, char** argv) {
       "override a config value: drive.a.b=value or workload.a.b=value (repeatable)")(
       "verify", po::bool_switch(&a.verify), "check that every read returns the latest write")(
       "quiet,q", po::bool_switch(&a.quiet), "no progress lines")(
+      "markdown", po::bool_switch(&a.markdown), "params: print docs/CONFIG.md")(
       "save-state", po::value(&a.snapshot.save),
       "run: write the drive's state after the preconditioning phases to FILE")(
       "load-state", po::value(&a.snapshot.load),
@@ -300,11 +306,11 @@ int main(int argc, char** argv) {
       "precondition-only", po::bool_switch(&a.snapshot.stop),
       "run: stop once --save-state is written");
   po::options_description hidden;
-  hidden.add_options()("command", po::value(&a.command));
+  hidden.add_options()("command", po::value(&a.command))("prefix", po::value(&a.prefix));
   po::options_description all;
   all.add(opts).add(hidden);
   po::positional_options_description pos;
-  pos.add("command", 1);
+  pos.add("command", 1).add("prefix", 1);
   try {
     po::variables_map vm;
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -312,6 +318,19 @@ int main(int argc, char** argv) {
     if (vm.count("help") || a.command.empty()) {
       print_usage(opts);
       return a.command.empty() && !vm.count("help") ? kExitBadInput : 0;
+    }
+    if (a.command == "params") {
+      if (a.markdown) {
+        std::fputs(config_markdown().c_str(), stdout);
+        return 0;
+      }
+      const std::string listing = params_listing(config_sections(), a.prefix);
+      if (listing.empty()) {
+        std::fprintf(stderr, "ssdtwin params: no config key starts with '%s'\n", a.prefix.c_str());
+        return kExitBadInput;
+      }
+      std::fputs(listing.c_str(), stdout);
+      return 0;
     }
     if (a.command == "metrics") {
       print_metrics(stdout);
@@ -335,7 +354,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (a.command != "run" && a.command != "check") {
-      std::fprintf(stderr, "ssdtwin: unknown command '%s' (run, check, policies, metrics)\n",
+      std::fprintf(stderr,
+                   "ssdtwin: unknown command '%s' (run, check, policies, metrics, params)\n",
                    a.command.c_str());
       return kExitBadInput;
     }

@@ -18,7 +18,8 @@ pin=()
 [ -z "$cpu" ] || pin=(taskset -c "$cpu")
 one() {  # command, file to append "wall cpu peak_kib" to
   # shellcheck disable=SC2086
-  "${pin[@]}" /usr/bin/time -f "%e %U %S %M" -a -o "$2" sh -c "$1" >/dev/null 2>&1 </dev/null
+  "${pin[@]}" /usr/bin/time -f "%e %U %S %M" -a -o "$2" sh -c "$1" >/dev/null 2>"$tmp/err" </dev/null ||
+    { echo "paired.sh: failed: $1" >&2; cat "$tmp/err" >&2; exit 1; }
 }
 for i in $(seq 1 $((warm + n))); do
   f=a b=b

@@ -6,6 +6,7 @@
 
 #include "ftl/impl/map_evictions.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -24,41 +25,67 @@ std::unique_ptr<MapEvictionPolicy> make_map_eviction(const std::string& name, st
   return make_policy(map_evictions(), name, "map-cache eviction policy", slots);
 }
 
+const ParamSection& MapCacheConfig::params() {
+  static const ParamSection kSection{
+      "drive.ftl.map_cache",
+      "The mapping-table cache: where the cached part of the logical-to-physical table lives, "
+      "how much of it, and in what pieces.",
+      {
+          param::choice("location", "dram", "sram|dram|hmb",
+                        "where the cache lives: on-die SRAM, the drive's DRAM, or the NVMe Host "
+                        "Memory Buffer (needs a PCIe link)"),
+          param::bytes("size", "0",
+                       "cache size; 0 (or at least the table): the whole table, which never "
+                       "misses (a DRAM drive). Required for sram and hmb"),
+          param::bytes("entry_size", "4B",
+                       "one mapping entry; a divisor of the 4KiB translation page"),
+          param::bytes("segment", "4KiB",
+                       "caching granularity: a power-of-two part of the 4KiB translation page, "
+                       "at least one entry"),
+          param::choice("policy", "lru", &map_eviction_names, "which cached segment to evict"),
+          param::time("access_time", "(20ns in sram, 60ns in dram, the link's round trip in hmb)",
+                      "time per lookup: memory latency, or for the HMB a PCIe read round trip "
+                      "(from the host link, not settable)"),
+      }};
+  return kSection;
+}
+
 MapCacheConfig MapCacheConfig::from_config(const ConfigNode& node, Tick hmb_round_trip) {
+  const Params p(node, params());
   MapCacheConfig c;
-  const std::string loc = node.get_enum("location", {"sram", "dram", "hmb"}, "dram");
+  const std::string loc = p.choice("location");
   c.location = loc == "sram" ? Location::kSram : loc == "dram" ? Location::kDram : Location::kHmb;
-  c.size_bytes = node.get_bytes("size", 0);
+  c.size_bytes = p.bytes("size");
   // Sizes are checked before narrowing (4 GiB + 4 B is not 4 B).
-  const std::uint64_t entry = node.get_bytes("entry_size", 4);
+  const std::uint64_t entry = p.bytes("entry_size");
   c.entry_bytes = static_cast<std::uint32_t>(entry);
   if (entry == 0 || entry > kTpageBytes || kTpageBytes % c.entry_bytes != 0)
-    node.fail("entry_size", "expected a divisor of the 4KiB translation page (e.g. 4B or 8B)");
-  const std::uint64_t segment = node.get_bytes("segment", kTpageBytes);
+    p.fail("entry_size", "expected a divisor of the 4KiB translation page (e.g. 4B or 8B)");
+  const std::uint64_t segment = p.bytes("segment");
   c.segment_bytes = static_cast<std::uint32_t>(segment);
   if (segment < c.entry_bytes || segment > kTpageBytes || kTpageBytes % c.segment_bytes != 0 ||
       c.segment_bytes % c.entry_bytes != 0)
-    node.fail("segment",
-              "expected a power-of-two part of the 4KiB translation page, "
-              "at least one entry");
-  c.policy = node.get_enum("policy", map_eviction_names(), "lru");
+    p.fail("segment",
+           "expected a power-of-two part of the 4KiB translation page, "
+           "at least one entry");
+  c.policy = p.choice("policy");
   // Lookup latency: on-die SRAM or DRAM a few tens of ns; HMB a PCIe read
   // round trip to host memory, from the host link model.
   switch (c.location) {
     case Location::kSram:
-      c.access_time = node.get_time("access_time", 20);
+      c.access_time = p.time("access_time", 20);
       break;
     case Location::kDram:
-      c.access_time = node.get_time("access_time", 60);
+      c.access_time = p.time("access_time", 60);
       break;
     case Location::kHmb:
       if (hmb_round_trip == 0)
-        node.fail("location", "a Host Memory Buffer needs an NVMe (PCIe) host interface");
+        p.fail("location", "a Host Memory Buffer needs an NVMe (PCIe) host interface");
       c.access_time = hmb_round_trip;
       break;
   }
   if (c.location != Location::kDram && c.size_bytes == 0)
-    node.fail("size", "expected the cache size for an " + loc + " map cache");
+    p.fail("size", "expected the cache size for an " + loc + " map cache");
   return c;
 }
 

@@ -25,6 +25,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct MapCacheConfig {
   enum class Location : std::uint8_t { kSram, kDram, kHmb };
@@ -43,6 +44,7 @@ struct MapCacheConfig {
   // controller to fetch an entry from host memory (0 when the host link
   // cannot carry an HMB, i.e. SATA).
   static MapCacheConfig from_config(const ConfigNode& node, Tick hmb_round_trip);
+  static const ParamSection& params();  // its keys, declared (sim/params.h)
 };
 
 // Eviction order of cached segments (slots). One small class per policy,

@@ -239,6 +239,8 @@ std::optional<double> read_plain_double(std::string_view text, std::string_view*
   return value;
 }
 
+}  // namespace
+
 std::optional<Amount> parse_amount(const std::string& text) {
   // A larger share is no share of anything a config sizes (io_size: 200% is two passes),
   // and its bytes, base x percent / 100 as a double, could pass 2^64, where the conversion
@@ -309,6 +311,8 @@ std::optional<double> parse_double(const std::string& text) {
   if (res.ec != std::errc() || res.ptr != s.data() + s.size()) return std::nullopt;
   return value;
 }
+
+namespace {
 
 std::optional<std::size_t> parse_index(const std::string& text) {
   if (text.empty()) return std::nullopt;

@@ -147,5 +147,8 @@ std::string printable(std::string_view text);
 std::optional<std::uint64_t> parse_bytes(const std::string& text);  // 4096, 16KiB, 250GB, 1.5MiB
 std::optional<Tick> parse_time(const std::string& text);            // 50us, 2ms, 1.5s, 700ns, 0
 std::optional<double> parse_mts(const std::string& text);           // 800MT/s, 800
+std::optional<Amount> parse_amount(const std::string& text);        // 64GiB, 50%
+std::optional<std::int64_t> parse_int(const std::string& text);     // -3, 42 (no 1.5, 0x10)
+std::optional<double> parse_double(const std::string& text);        // 0.5, 1e9 (no inf, nan)
 
 }  // namespace ssdtwin

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/compare.h"
+#include "app/config_params.h"
 
 using namespace ssdtwin;
 namespace fs = std::filesystem;
@@ -342,4 +343,27 @@ TEST_CASE("compare: the command line is checked, exit 2", "[app][compare][e2e]")
   CHECK(r.status == 2);
   CHECK_THAT(r.out, Catch::Contains("/nonexistent/baseline.csv: cannot read the baseline"));
   CHECK(run_ssdtwin("compare --help").status == 0);
+}
+
+// ---- Declared config keys (sim/params.h, app/config_params.h) ----
+
+TEST_CASE("params: every declared key has a description and a default of its kind",
+          "[app][params]") {
+  CHECK(ssdtwin::check_declarations(ssdtwin::config_sections()) == "");
+  for (const ssdtwin::ParamSection* s : ssdtwin::config_sections()) {
+    const bool rooted = s->path.rfind("drive", 0) == 0 || s->path.rfind("workload", 0) == 0 ||
+                        s->path.rfind("sweep", 0) == 0;
+    CHECK(rooted);
+  }
+}
+
+TEST_CASE(
+    "params: docs/CONFIG.md is the generated reference (regenerate: build/ssdtwin params "
+    "--markdown > docs/CONFIG.md)",
+    "[app][params]") {
+  std::ifstream in(std::string(SSDTWIN_SOURCE_DIR) + "/docs/CONFIG.md");
+  REQUIRE(in);
+  std::stringstream text;
+  text << in.rdbuf();
+  CHECK(text.str() == ssdtwin::config_markdown());
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/config.h"
+#include "sim/params.h"
 
 using ssdtwin::Amount;
 using ssdtwin::ConfigDoc;
@@ -781,4 +782,83 @@ TEST_CASE("sizes held in 32 bits are range-checked before narrowing") {
     CHECK_THROWS_AS(ssdtwin::test::make_drive("configs/drives/test_mlc_sata.yaml", {set}),
                     ssdtwin::ConfigError);
   }
+}
+
+// ---- Declared parameters (sim/params.h) ----
+
+namespace {
+
+const ssdtwin::ParamSection& demo_section() {
+  using namespace ssdtwin;
+  static const ParamSection kSection{
+      "drive.demo",
+      "A section for the tests.",
+      {
+          param::bytes("size", "4KiB", "a size"),
+          param::integer("count", "3", 1, 8, "things", "a count"),
+          param::time("wait", nullptr, "a required time"),
+          param::choice("mode", "fast", "fast|slow", "a mode"),
+          param::real("share", "(half the count)", 0, 1, "", "a computed share"),
+          param::map("inner", "a sub-map"),
+      }};
+  return kSection;
+}
+
+}  // namespace
+
+TEST_CASE("params: defaults and ranges come from the declaration", "[config][params]") {
+  auto doc = drive_doc("drive:\n  wait: 5us\n");
+  const ssdtwin::Params p(doc->root(), demo_section());
+  CHECK(p.bytes("size") == 4096);
+  CHECK(p.integer("count") == 3);
+  CHECK(p.time("wait") == 5_us);
+  CHECK(p.choice("mode") == "fast");
+  CHECK(p.real("share", 0.25) == 0.25);
+  doc->check_unused();
+  // The defaults used are recorded in the resolved tree like any getter's.
+  const auto resolved = nlohmann::json::parse(doc->resolved_json());
+  CHECK(resolved["drive"]["count"] == 3);
+}
+
+TEST_CASE("params: a value outside the declared range is a located error", "[config][params]") {
+  auto doc = drive_doc("drive:\n  count: 9\n  mode: medium\n");
+  const ssdtwin::Params p(doc->root(), demo_section());
+  CHECK(error_of([&] { p.integer("count"); }) ==
+        "x.yaml:2:10: drive.count: expected an integer in [1, 8], got '9'");
+  CHECK(error_of([&] { p.choice("mode"); }).find("fast, slow") != std::string::npos);
+  CHECK(error_of([&] { p.time("wait"); }).find("drive.wait") != std::string::npos);
+}
+
+TEST_CASE("params: reading an undeclared key, or with the wrong kind, is a programming error",
+          "[config][params]") {
+  auto doc = drive_doc("drive:\n  size: 1KiB\n");
+  const ssdtwin::Params p(doc->root(), demo_section());
+  CHECK_THROWS_AS(p.bytes("sise"), std::logic_error);
+  CHECK_THROWS_AS(p.time("size"), std::logic_error);
+  // A computed default is given by the reader, and only for keys declaring one.
+  CHECK_THROWS_AS(p.real("share"), std::logic_error);
+  CHECK_THROWS_AS(p.bytes("size", 1), std::logic_error);
+}
+
+TEST_CASE("params: sub-maps are read through their own section", "[config][params]") {
+  using namespace ssdtwin;
+  static const ParamSection kInner{"drive.demo.inner", "", {param::flag("on", "false", "a flag")}};
+  auto doc = drive_doc("drive:\n  inner:\n    on: true\n");
+  const Params p(doc->root(), demo_section());
+  CHECK(p.child("inner", kInner).flag("on"));
+  doc->check_unused();
+}
+
+TEST_CASE("params: a default that does not parse as its kind is reported", "[config][params]") {
+  using namespace ssdtwin;
+  const ParamSection bad{"drive.bad", "", {param::time("t", "5 parsecs", "a time")}};
+  const ParamSection twice{
+      "drive.twice", "", {param::flag("a", "true", "one"), param::flag("a", "false", "two")}};
+  const ParamSection range{"drive.range", "", {param::integer("n", "0", 1, 4, "", "a count")}};
+  CHECK(check_declarations({&demo_section()}).empty());
+  CHECK(check_declarations({&bad}) == "drive.bad.t: default '5 parsecs' is not a valid time");
+  CHECK(check_declarations({&twice}) == "drive.twice.a: declared twice");
+  CHECK(check_declarations({&range}).find("drive.range.n") == 0);
+  const std::string listing = params_listing({&demo_section()}, "drive.demo.c");
+  CHECK(listing.rfind("drive.demo.count  (integer [1..8 things])  default 3\n", 0) == 0);
 }
