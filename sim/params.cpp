@@ -358,6 +358,16 @@ std::vector<Params> Params::children(const char* key, const ParamSection& sectio
   return out;
 }
 
+ConfigNode Params::map(const char* key) const {
+  declared(key, ParamKind::kMap, false);
+  return node_.child(key);
+}
+
+std::vector<ConfigNode> Params::maps(const char* key) const {
+  declared(key, ParamKind::kMaps, false);
+  return node_.children(key);
+}
+
 namespace {
 
 // Sections merged by path, in first-seen order.

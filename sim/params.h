@@ -121,6 +121,10 @@ class Params {
   // A sub-map or a list of maps, read through its own section.
   Params child(const char* key, const ParamSection& section) const;
   std::vector<Params> children(const char* key, const ParamSection& section) const;
+  // The same, handed to another model that reads it through its section
+  // (e.g. `MapCacheConfig::from_config(p.map("map_cache"), ...)`).
+  ConfigNode map(const char* key) const;
+  std::vector<ConfigNode> maps(const char* key) const;
 
   bool has(const char* key) const { return node_.has(key); }
   const ConfigNode& node() const { return node_; }

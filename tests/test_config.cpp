@@ -846,6 +846,8 @@ TEST_CASE("params: sub-maps are read through their own section", "[config][param
   auto doc = drive_doc("drive:\n  inner:\n    on: true\n");
   const Params p(doc->root(), demo_section());
   CHECK(p.child("inner", kInner).flag("on"));
+  CHECK(Params(p.map("inner"), kInner).flag("on"));
+  CHECK_THROWS_AS(p.map("size"), std::logic_error);
   doc->check_unused();
 }
 
