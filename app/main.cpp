@@ -35,6 +35,7 @@
 #include "ftl/slc_policy.h"
 #include "host/arbitration.h"
 #include "host/protocol.h"
+#include "host/trace/trace_formats.h"
 #include "host/workload/workload.h"
 #include "nand/error_model.h"
 #include "sim/chart.h"
@@ -351,6 +352,8 @@ int main(int argc, char** argv) {
         std::printf("host.interface %-16s %s\n", p.name, p.description);
       for (const auto& p : arbiters())
         std::printf("host.nvme.arbitration %-9s %s\n", p.name, p.description);
+      for (const auto& f : trace_formats())
+        std::printf("trace.format %-17s %s\n", f.name, f.columns);
       return 0;
     }
     if (a.command != "run" && a.command != "check") {

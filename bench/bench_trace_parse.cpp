@@ -59,12 +59,12 @@ std::vector<Case> cases() {
     append(o, "%" PRIu64 ",%s,%" PRIu64 ",4096\n", ns, rd ? "read" : "write", p * 4096);
   };
   std::vector<Case> v = {
-      {"msr", TraceFormat::kMsr, "",
+      {"msr", trace_format("msr"), "",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t ns, bool rd) {
          append(o, "%" PRIu64 ",hm,%d,%s,%" PRIu64 ",4096,%d\n", 128166372000000000 + ns / 100,
                 static_cast<int>(p & 1), rd ? "Read" : "Write", p * 4096, 1234);
        }},
-      {"blkparse (Q D C)", TraceFormat::kBlkparse, "",
+      {"blkparse (Q D C)", trace_format("blkparse"), "",
        [](std::string& o, std::uint64_t i, std::uint64_t p, std::uint64_t ns, bool rd) {
          const char* rwbs = rd ? "R" : "WS";
          const std::uint64_t s = ns / 1000000000, f = ns % 1000000000;
@@ -75,31 +75,31 @@ std::vector<Case> cases() {
                   static_cast<int>(i % 4), i, s, f, a, rwbs, p * 8);
        },
        3},
-      {"fio v2", TraceFormat::kFio, "fio version 2 iolog\n/dev/nvme0n1 add\n/dev/nvme0n1 open\n",
+      {"fio v2", trace_format("fio"), "fio version 2 iolog\n/dev/nvme0n1 add\n/dev/nvme0n1 open\n",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t, bool rd) {
          append(o, "/dev/nvme0n1 %s %" PRIu64 " 4096\n", rd ? "read" : "write", p * 4096);
        }},
-      {"fio v3", TraceFormat::kFio,
+      {"fio v3", trace_format("fio"),
        "fio version 3 iolog\n0 /dev/nvme0n1 add\n0 /dev/nvme0n1 open\n",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t ns, bool rd) {
          append(o, "%" PRIu64 " /dev/nvme0n1 %s %" PRIu64 " 4096\n", ns / 1000,
                 rd ? "read" : "write", p * 4096);
        }},
-      {"disksim", TraceFormat::kDiskSim, "",
+      {"disksim", trace_format("disksim"), "",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t ns, bool rd) {
          append(o, "%.6f 0 %" PRIu64 " 8 %x\n", static_cast<double>(ns) / 1e6, p * 8, rd ? 1u : 0u);
        }},
-      {"mqsim", TraceFormat::kMqsim, "",
+      {"mqsim", trace_format("mqsim"), "",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t ns, bool rd) {
          append(o, "%" PRIu64 " 0 %" PRIu64 " 8 %d\n", ns, p * 8, rd ? 1 : 0);
        }},
-      {"spc", TraceFormat::kSpc, "",
+      {"spc", trace_format("spc"), "",
        [](std::string& o, std::uint64_t, std::uint64_t p, std::uint64_t ns, bool rd) {
          append(o, "0,%" PRIu64 ",4096,%c,%.6f\n", p * 8, rd ? 'r' : 'w',
                 static_cast<double>(ns) / 1e9);
        }},
       {"native",
-       TraceFormat::kNative,
+       trace_format("native"),
        "time_ns,op,offset_bytes,length_bytes\n",
        native,
        1,
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases()) {
     const std::string text = generate(c, lines);
     write_trace_file(path, text, Compression::kNone);
-    if (c.format == TraceFormat::kNative) {
+    if (c.format == trace_format("native")) {
       // The floor: lines split from the buffer, nothing parsed.
       const auto t0 = std::chrono::steady_clock::now();
       TraceInput in(path);

@@ -4,14 +4,15 @@
 // blank lines skipped), so parser state across lines (headers, fio's files
 // and clock, blkparse's summary block) is exercised too:
 //
-//   first byte % 8:  0 msr       1 blkparse (action D)  2 blkparse (action Q)
-//                    3 fio (v2 or v3, by its header)    4 disksim
-//                    5 mqsim     6 spc                  7 native
+//   first byte % grammars: the formats in table order (host/trace/
+//   trace_formats.cpp), blkparse twice (action D, then Q): today 0 msr,
+//   1 blkparse D, 2 blkparse Q, 3 fio, 4 disksim, 5 mqsim, 6 spc, 7 native
 //
 // A LineError is the parser's documented answer to a bad line. Beyond "no
 // crash", what a parser returns for an IO line is checked: a known op, and
 // a flush with no address or length.
 #include <string_view>
+#include <vector>
 
 #include "fuzz/fuzz_support.h"
 #include "host/trace/trace_formats.h"
@@ -25,11 +26,16 @@ struct Grammar {
   char blkparse_action;
 };
 
-constexpr Grammar kGrammars[8] = {
-    {TraceFormat::kMsr, 'D'}, {TraceFormat::kBlkparse, 'D'}, {TraceFormat::kBlkparse, 'Q'},
-    {TraceFormat::kFio, 'D'}, {TraceFormat::kDiskSim, 'D'},  {TraceFormat::kMqsim, 'D'},
-    {TraceFormat::kSpc, 'D'}, {TraceFormat::kNative, 'D'},
-};
+// Every format of the table, blkparse once per action it reads.
+std::vector<Grammar> grammars() {
+  std::vector<Grammar> out;
+  for (std::size_t i = 0; i < trace_formats().size(); ++i) {
+    const TraceFormat f(static_cast<std::uint8_t>(i));
+    out.push_back({f, 'D'});
+    if (std::string_view(trace_formats()[i].name) == "blkparse") out.push_back({f, 'Q'});
+  }
+  return out;
+}
 
 bool blank(std::string_view line) {
   for (const char c : line)
@@ -55,7 +61,8 @@ void check(const ParsedIo& io) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const Grammar g = kGrammars[data[0] % 8];
+  static const std::vector<Grammar> kGrammars = grammars();
+  const Grammar g = kGrammars[data[0] % kGrammars.size()];
   TraceReadOptions opt;
   opt.blkparse_action = g.blkparse_action;
   const auto parser = make_line_parser(g.format, opt);

@@ -100,15 +100,15 @@ std::string read_error(const std::string& path, std::optional<TraceFormat> forma
 
 // The committed sample traces (traces/README.md) and their formats.
 const std::vector<std::pair<const char*, TraceFormat>> kSamples = {
-    {"traces/msr_sample.csv", TraceFormat::kMsr},
-    {"traces/blkparse_sample.txt", TraceFormat::kBlkparse},
-    {"traces/fio_v2_sample.log", TraceFormat::kFio},
-    {"traces/fio_v3_sample.log", TraceFormat::kFio},
-    {"traces/disksim_sample.trace", TraceFormat::kDiskSim},
-    {"traces/mqsim_sample.trace", TraceFormat::kMqsim},
-    {"traces/spc_sample.csv", TraceFormat::kSpc},
-    {"traces/native_sample.csv", TraceFormat::kNative},
-    {"traces/native_sample.csv.gz", TraceFormat::kNative}};
+    {"traces/msr_sample.csv", trace_format("msr")},
+    {"traces/blkparse_sample.txt", trace_format("blkparse")},
+    {"traces/fio_v2_sample.log", trace_format("fio")},
+    {"traces/fio_v3_sample.log", trace_format("fio")},
+    {"traces/disksim_sample.trace", trace_format("disksim")},
+    {"traces/mqsim_sample.trace", trace_format("mqsim")},
+    {"traces/spc_sample.csv", trace_format("spc")},
+    {"traces/native_sample.csv", trace_format("native")},
+    {"traces/native_sample.csv.gz", trace_format("native")}};
 
 constexpr TraceOp R = TraceOp::kRead, W = TraceOp::kWrite, T = TraceOp::kTrim, F = TraceOp::kFlush;
 
@@ -126,7 +126,7 @@ struct ReplayRun {
 };
 
 std::unique_ptr<ReplayRun> replay(const std::string& trace, const TraceReplaySpec& spec,
-                                  std::optional<TraceFormat> format = TraceFormat::kNative,
+                                  std::optional<TraceFormat> format = trace_format("native"),
                                   const std::string& drive = kTlc) {
   auto t = make_drive(drive);
   Drive& d = *t.drive;
@@ -168,10 +168,10 @@ TEST_CASE("MSR CSV: filetime ticks become ns from the first record and the heade
       "128166372003072000,hm,1,write,7,4096,100\r\n";
   const std::vector<Want> want = {
       {0, R, 3154509824, 32768, 1}, {37100, W, 512, 1536, 0}, {1037100, W, 7, 4096, 1}};
-  check_records(read_all(write_trace("msr.csv", body), TraceFormat::kMsr), want);
+  check_records(read_all(write_trace("msr.csv", body), trace_format("msr")), want);
   const std::string header = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\r\n";
   TraceStats st;
-  check_records(read_all(write_trace("msr_h.csv", header + body), TraceFormat::kMsr, {}, &st),
+  check_records(read_all(write_trace("msr_h.csv", header + body), trace_format("msr"), {}, &st),
                 want);
   CHECK(st.other_lines == 1);
   CHECK(st.records[1] == 2);
@@ -200,7 +200,7 @@ TEST_CASE("blkparse: events of the chosen action in 512 B sectors with RWBS deci
       "Events (8,16): 10 entries\n";
   const std::string path = write_trace("blk.txt", text);
   TraceStats st;
-  check_records(read_all(path, TraceFormat::kBlkparse, {}, &st),
+  check_records(read_all(path, trace_format("blkparse"), {}, &st),
                 {{0, R, 2048 * 512, 8 * 512, kBlkDev},
                  {98500, W, 4096 * 512, 16 * 512, kBlkDev},
                  {198500, T, 8192 * 512, 2048 * 512, kBlkDev},
@@ -211,12 +211,12 @@ TEST_CASE("blkparse: events of the chosen action in 512 B sectors with RWBS deci
 
   TraceReadOptions queued;
   queued.blkparse_action = 'Q';
-  check_records(read_all(path, TraceFormat::kBlkparse, queued),
+  check_records(read_all(path, trace_format("blkparse"), queued),
                 {{0, R, 2048 * 512, 8 * 512, kBlkDev}});
 
   TraceReadOptions bad;
   bad.blkparse_action = 'C';
-  CHECK_THAT(read_error(path, TraceFormat::kBlkparse, bad), Contains("D (issue) or Q (queue)"));
+  CHECK_THAT(read_error(path, trace_format("blkparse"), bad), Contains("D (issue) or Q (queue)"));
 }
 
 TEST_CASE(
@@ -235,11 +235,11 @@ TEST_CASE(
                                        "/dev/sda trim 1048576 65536\n"
                                        "/dev/sdb datasync 0 0\n"
                                        "/dev/sda close\n");
-  check_records(read_all(path, TraceFormat::kFio), {{0, W, 0, 4096, 0},
-                                                    {1500_us, R, 8192, 4096, 1},
-                                                    {1500_us, F, 0, 0, 0},
-                                                    {1750_us, T, 1048576, 65536, 0},
-                                                    {1750_us, F, 0, 0, 1}});
+  check_records(read_all(path, trace_format("fio")), {{0, W, 0, 4096, 0},
+                                                      {1500_us, R, 8192, 4096, 1},
+                                                      {1500_us, F, 0, 0, 0},
+                                                      {1750_us, T, 1048576, 65536, 0},
+                                                      {1750_us, F, 0, 0, 1}});
 }
 
 TEST_CASE("fio iolog v3: timestamps are microseconds from the start of the job") {
@@ -251,7 +251,7 @@ TEST_CASE("fio iolog v3: timestamps are microseconds from the start of the job")
                                        "350 /dev/nvme0n1 read 0 131072\n"
                                        "1000 /dev/nvme0n1 trim 8192 4096\n"
                                        "1200 /dev/nvme0n1 close\n");
-  check_records(read_all(path, TraceFormat::kFio),
+  check_records(read_all(path, trace_format("fio")),
                 {{0, W, 4096, 4096}, {250_us, R, 0, 131072}, {900_us, T, 8192, 4096}});
 }
 
@@ -262,16 +262,16 @@ TEST_CASE("DiskSim ASCII: float milliseconds and 512 B sectors with flag bit 0x1
                                        "2.0000005 0 24 8 0x3\n"
                                        "3 1 32 1 10\n"
                                        "4.5e0 0 40 8 1\n");
-  check_records(read_all(path, TraceFormat::kDiskSim), {{0, R, 16 * 512, 8 * 512, 0},
-                                                        {750000, W, 100 * 512, 16 * 512, 2},
-                                                        {1500000, R, 24 * 512, 8 * 512, 0},
-                                                        {2500000, W, 32 * 512, 512, 1},
-                                                        {4000000, R, 40 * 512, 8 * 512, 0}});
+  check_records(read_all(path, trace_format("disksim")), {{0, R, 16 * 512, 8 * 512, 0},
+                                                          {750000, W, 100 * 512, 16 * 512, 2},
+                                                          {1500000, R, 24 * 512, 8 * 512, 0},
+                                                          {2500000, W, 32 * 512, 512, 1},
+                                                          {4000000, R, 40 * 512, 8 * 512, 0}});
 }
 
 TEST_CASE("MQSim ASCII: integer nanoseconds and op 1 for read and 0 for write") {
   const std::string path = write_trace("m.trace", "1000 0 16 8 1\n2500 3 100 16 0\n");
-  check_records(read_all(path, TraceFormat::kMqsim),
+  check_records(read_all(path, trace_format("mqsim")),
                 {{0, R, 16 * 512, 8 * 512, 0}, {1500, W, 100 * 512, 16 * 512, 3}});
 }
 
@@ -280,9 +280,9 @@ TEST_CASE("SPC: LBA in sectors and size in bytes at times in seconds") {
                                        "0,303567,3584,w,0.000000\n"
                                        "1,100,512,R,0.026214\n"
                                        "0,8,4096,r,1.5,extra,fields\n");
-  check_records(read_all(path, TraceFormat::kSpc), {{0, W, 303567 * 512, 3584, 0},
-                                                    {26214000, R, 100 * 512, 512, 1},
-                                                    {1500000000, R, 8 * 512, 4096, 0}});
+  check_records(read_all(path, trace_format("spc")), {{0, W, 303567 * 512, 3584, 0},
+                                                      {26214000, R, 100 * 512, 512, 1},
+                                                      {1500000000, R, 8 * 512, 4096, 0}});
 }
 
 TEST_CASE("native CSV: ns times and byte addresses with or without its header") {
@@ -290,9 +290,9 @@ TEST_CASE("native CSV: ns times and byte addresses with or without its header") 
       "1000,read,0,4096\n2000,write,4096,8192\n3000,trim,0,1048576\n4000,flush,0,0\n";
   const std::vector<Want> want = {
       {0, R, 0, 4096}, {1000, W, 4096, 8192}, {2000, T, 0, 1048576}, {3000, F, 0, 0}};
-  check_records(read_all(write_trace("n.csv", body), TraceFormat::kNative), want);
+  check_records(read_all(write_trace("n.csv", body), trace_format("native")), want);
   check_records(read_all(write_trace("nh.csv", "time_ns,op,offset_bytes,length_bytes\n" + body),
-                         TraceFormat::kNative),
+                         trace_format("native")),
                 want);
 }
 
@@ -300,7 +300,7 @@ TEST_CASE("native CSV: ns times and byte addresses with or without its header") 
 
 TEST_CASE("detection names each sample trace's format") {
   for (const auto& [file, format] : kSamples) {
-    if (format == TraceFormat::kDiskSim || format == TraceFormat::kMqsim)
+    if (format == trace_format("disksim") || format == trace_format("mqsim"))
       continue;  // never guessed
     INFO(file);
     CHECK(std::string(trace_format_name(detect_trace_format(source_path(file)))) ==
@@ -316,10 +316,11 @@ TEST_CASE("detection refuses to choose between DiskSim and MQSim ASCII and says 
     CHECK_THAT(msg, Contains("name the format: disksim or mqsim"));
   }
   // Named, both read.
-  CHECK(scan_trace(source_path("traces/disksim_sample.trace"), TraceFormat::kDiskSim)
+  CHECK(scan_trace(source_path("traces/disksim_sample.trace"), trace_format("disksim"))
             .total_records() == 300);
-  CHECK(scan_trace(source_path("traces/mqsim_sample.trace"), TraceFormat::kMqsim).total_records() ==
-        300);
+  CHECK(
+      scan_trace(source_path("traces/mqsim_sample.trace"), trace_format("mqsim")).total_records() ==
+      300);
 }
 
 TEST_CASE("detection of an unknown or empty file says what it saw and lists the formats") {
@@ -352,28 +353,32 @@ TEST_CASE("a malformed line stops the read with file:line and what was wrong in 
     const char* what;
   };
   const std::vector<Case> cases = {
-      {TraceFormat::kMsr, "1,h,0,Read,0,4096,5\n2,h,0,Read,abc,4096,5\n", 2,
+      {trace_format("msr"), "1,h,0,Read,0,4096,5\n2,h,0,Read,abc,4096,5\n", 2,
        "Offset 'abc' is not a whole number"},
-      {TraceFormat::kMsr, "1,h,0,Read,0,4096\n", 1, "expected 7 comma-separated fields"},
-      {TraceFormat::kBlkparse, "  8,16 0 1 0.1 1 D R 8 + 8 [x]\ngarbage here\n", 2,
+      {trace_format("msr"), "1,h,0,Read,0,4096\n", 1, "expected 7 comma-separated fields"},
+      {trace_format("blkparse"), "  8,16 0 1 0.1 1 D R 8 + 8 [x]\ngarbage here\n", 2,
        "not a blkparse event line"},
-      {TraceFormat::kBlkparse, "  8,16 0 1 0.1 1 D R 8 8 [x]\n", 1, "expected 'SECTOR + SECTORS'"},
-      {TraceFormat::kBlkparse, "  8,16 0 1 x.1 1 D R 8 + 8 [x]\n", 1, "time 'x.1'"},
-      {TraceFormat::kFio, "/dev/sda add\n", 1, "expected the header 'fio version 2 iolog'"},
-      {TraceFormat::kFio, "fio version 3 iolog\n0 f add\n5 f wait 10 0\n", 3,
+      {trace_format("blkparse"), "  8,16 0 1 0.1 1 D R 8 8 [x]\n", 1,
+       "expected 'SECTOR + SECTORS'"},
+      {trace_format("blkparse"), "  8,16 0 1 x.1 1 D R 8 + 8 [x]\n", 1, "time 'x.1'"},
+      {trace_format("fio"), "/dev/sda add\n", 1, "expected the header 'fio version 2 iolog'"},
+      {trace_format("fio"), "fio version 3 iolog\n0 f add\n5 f wait 10 0\n", 3,
        "'wait' is not allowed"},
-      {TraceFormat::kFio, "fio version 2 iolog\nf add\ng read 0 4096\n", 3,
+      {trace_format("fio"), "fio version 2 iolog\nf add\ng read 0 4096\n", 3,
        "file 'g' has no 'add' line"},
-      {TraceFormat::kFio, "fio version 2 iolog\nf add\nf read 0\n", 3, "FILE ACTION OFFSET LENGTH"},
-      {TraceFormat::kDiskSim, "0.5 0 8 8 zz\n", 1, "flags 'zz' are not hexadecimal"},
-      {TraceFormat::kDiskSim, "0.5 0 8 8\n", 1, "expected 5 fields"},
-      {TraceFormat::kMqsim, "5 0 8 8 1\n1.5 0 8 8 1\n", 2, "time (ns) '1.5' is not a whole number"},
-      {TraceFormat::kSpc, "0,8,4096,r\n", 1, "expected 5 comma-separated fields"},
-      {TraceFormat::kSpc, "0,8,4096,r,-1\n", 1, "Timestamp (s) '-1' is not a non-negative decimal"},
-      {TraceFormat::kNative, "time_ns,op,offset_bytes,length_bytes\n10,read,0\n", 2,
+      {trace_format("fio"), "fio version 2 iolog\nf add\nf read 0\n", 3,
+       "FILE ACTION OFFSET LENGTH"},
+      {trace_format("disksim"), "0.5 0 8 8 zz\n", 1, "flags 'zz' are not hexadecimal"},
+      {trace_format("disksim"), "0.5 0 8 8\n", 1, "expected 5 fields"},
+      {trace_format("mqsim"), "5 0 8 8 1\n1.5 0 8 8 1\n", 2,
+       "time (ns) '1.5' is not a whole number"},
+      {trace_format("spc"), "0,8,4096,r\n", 1, "expected 5 comma-separated fields"},
+      {trace_format("spc"), "0,8,4096,r,-1\n", 1,
+       "Timestamp (s) '-1' is not a non-negative decimal"},
+      {trace_format("native"), "time_ns,op,offset_bytes,length_bytes\n10,read,0\n", 2,
        "expected 4 or 5 comma-separated fields (time_ns,op,offset_bytes,length_bytes[,stream]), "
        "found 3"},
-      {TraceFormat::kNative, "10,read,99999999999999999999,4096\n", 1, "is not a whole number"},
+      {trace_format("native"), "10,read,99999999999999999999,4096\n", 1, "is not a whole number"},
   };
   for (const Case& c : cases) {
     INFO(trace_format_name(c.format) << ": " << c.text);
@@ -386,12 +391,12 @@ TEST_CASE("a malformed line stops the read with file:line and what was wrong in 
 
 TEST_CASE("a zero-length IO is an error naming its line") {
   const std::string native = write_trace("z.csv", "0,write,0,4096\n10,write,4096,0\n");
-  CHECK_THAT(read_error(native, TraceFormat::kNative),
+  CHECK_THAT(read_error(native, trace_format("native")),
              Contains(native + ":2: zero-length write at byte offset 4096"));
   const std::string blk = write_trace("z.txt", "  8,16 0 1 0.1 1 D R 8 + 0 [x]\n");
-  CHECK_THAT(read_error(blk, TraceFormat::kBlkparse), Contains(blk + ":1: zero-length read"));
+  CHECK_THAT(read_error(blk, trace_format("blkparse")), Contains(blk + ":1: zero-length read"));
   const std::string msr = write_trace("z_msr.csv", "1,h,0,Read,0,0,5\n");
-  CHECK_THAT(read_error(msr, TraceFormat::kMsr), Contains(msr + ":1: zero-length read"));
+  CHECK_THAT(read_error(msr, trace_format("msr")), Contains(msr + ":1: zero-length read"));
 }
 
 TEST_CASE("an unknown op is an error naming its line and the ops expected") {
@@ -401,13 +406,14 @@ TEST_CASE("an unknown op is an error naming its line and the ops expected") {
     const char* what;
   };
   const std::vector<Case> cases = {
-      {TraceFormat::kNative, "0,erase,0,4096\n",
+      {trace_format("native"), "0,erase,0,4096\n",
        "unknown op 'erase' (expected read, write, trim or flush)"},
-      {TraceFormat::kMsr, "1,h,0,Erase,0,4096,5\n", "unknown op 'Erase' (expected Read or Write)"},
-      {TraceFormat::kMqsim, "5 0 8 8 2\n", "unknown op '2' (expected 1 (read) or 0 (write))"},
-      {TraceFormat::kSpc, "0,8,4096,x,0.1\n", "unknown op 'x' (expected r or w)"},
-      {TraceFormat::kFio, "fio version 2 iolog\nf add\nf punch 0 4096\n", "unknown op 'punch'"},
-      {TraceFormat::kBlkparse, "  8,16 0 1 0.1 1 D WZ 8 + 8 [x]\n",
+      {trace_format("msr"), "1,h,0,Erase,0,4096,5\n",
+       "unknown op 'Erase' (expected Read or Write)"},
+      {trace_format("mqsim"), "5 0 8 8 2\n", "unknown op '2' (expected 1 (read) or 0 (write))"},
+      {trace_format("spc"), "0,8,4096,x,0.1\n", "unknown op 'x' (expected r or w)"},
+      {trace_format("fio"), "fio version 2 iolog\nf add\nf punch 0 4096\n", "unknown op 'punch'"},
+      {trace_format("blkparse"), "  8,16 0 1 0.1 1 D WZ 8 + 8 [x]\n",
        "write-zeroes (WZ) is not modelled"},
   };
   for (const Case& c : cases) {
@@ -428,7 +434,7 @@ TEST_CASE("skip_bad_lines counts bad lines by kind and keeps the first message")
   TraceReadOptions opt;
   opt.skip_bad_lines = true;
   TraceStats st;
-  check_records(read_all(path, TraceFormat::kNative, opt, &st),
+  check_records(read_all(path, trace_format("native"), opt, &st),
                 {{0, R, 0, 4096}, {5, W, 8192, 4096}});
   CHECK(st.bad[static_cast<int>(BadLine::kMalformed)] == 2);
   CHECK(st.bad[static_cast<int>(BadLine::kZeroLength)] == 1);
@@ -440,7 +446,7 @@ TEST_CASE("skip_bad_lines counts bad lines by kind and keeps the first message")
 
 TEST_CASE("a trace error is a ConfigError so the CLI reports bad input with exit status 2") {
   STATIC_REQUIRE(std::is_base_of<ConfigError, TraceError>::value);
-  CHECK_THAT(trace_error([] { open_trace(temp_dir() + "/missing.csv", TraceFormat::kNative); }),
+  CHECK_THAT(trace_error([] { open_trace(temp_dir() + "/missing.csv", trace_format("native")); }),
              Contains("missing.csv: cannot open the trace"));
 }
 
@@ -448,7 +454,7 @@ TEST_CASE("a trace error is a ConfigError so the CLI reports bad input with exit
 
 TEST_CASE("gzip zstd and xz traces read back the same records as plain text") {
   const std::string text = native_trace(2000, 1000);
-  const auto plain = read_all(write_trace("plain.csv", text), TraceFormat::kNative);
+  const auto plain = read_all(write_trace("plain.csv", text), trace_format("native"));
   REQUIRE(plain.size() == 2000);
   for (const Compression c : {Compression::kGzip, Compression::kZstd, Compression::kXz}) {
     INFO(compression_name(c));
@@ -471,7 +477,7 @@ TEST_CASE("a truncated compressed trace is an error and not a short trace") {
     INFO(compression_name(c));
     const std::string path = write_trace(std::string("cut.") + compression_name(c), text, c);
     fs::resize_file(path, fs::file_size(path) / 2);
-    CHECK_THAT(read_error(path, TraceFormat::kNative), Contains("truncated"));
+    CHECK_THAT(read_error(path, trace_format("native")), Contains("truncated"));
   }
 }
 
@@ -480,7 +486,7 @@ TEST_CASE("lines are read whole across read-buffer boundaries in a multi-MiB tra
   const int n = 100000;
   const std::string text = native_trace(n, 7, 4096 * 3);
   TraceStats st;
-  const auto got = read_all(write_trace("big.csv", text), TraceFormat::kNative, {}, &st);
+  const auto got = read_all(write_trace("big.csv", text), trace_format("native"), {}, &st);
   REQUIRE(got.size() == static_cast<std::size_t>(n));
   CHECK(got.back().time == static_cast<Tick>(n - 1) * 7);
   CHECK(got.back().offset == static_cast<std::uint64_t>(n - 1) * 4096 * 3);
@@ -491,7 +497,7 @@ TEST_CASE("lines are read whole across read-buffer boundaries in a multi-MiB tra
 TEST_CASE("a line longer than the read buffer is an error") {
   const std::string path = write_trace(
       "long.csv", "0,read,0,4096\n" + std::string(TraceInput::kMaxLine + 10, '1') + "\n");
-  CHECK_THAT(read_error(path, TraceFormat::kNative), Contains(path + ":2: line longer than"));
+  CHECK_THAT(read_error(path, trace_format("native")), Contains(path + ":2: line longer than"));
 }
 
 // ---- time ---------------------------------------------------------------------
@@ -501,7 +507,7 @@ TEST_CASE("out-of-order timestamps keep the trace order at the latest time and a
       "ooo.csv",
       "1000,read,0,4096\n1100,read,0,4096\n1050,read,0,4096\n900,read,0,4096\n1300,read,0,4096\n");
   TraceStats st;
-  const auto got = read_all(path, TraceFormat::kNative, {}, &st);
+  const auto got = read_all(path, trace_format("native"), {}, &st);
   REQUIRE(got.size() == 5);
   CHECK(got[0].time == 0);
   CHECK(got[1].time == 100);
@@ -522,10 +528,10 @@ TEST_CASE("device selection keeps one device and times count from its first reco
   TraceReadOptions opt;
   opt.device = 1;
   TraceStats st;
-  check_records(read_all(path, TraceFormat::kMsr, opt, &st),
+  check_records(read_all(path, trace_format("msr"), opt, &st),
                 {{0, W, 4096, 4096, 1}, {200000, R, 12288, 4096, 1}});
   CHECK(st.other_device == 2);
-  CHECK(read_all(path, TraceFormat::kMsr).size() == 4);  // all devices merged
+  CHECK(read_all(path, trace_format("msr")).size() == 4);  // all devices merged
 }
 
 // ---- the record cache of one run ---------------------------------------------
@@ -564,18 +570,18 @@ TEST_CASE("a trace read to its end is kept and read again from memory with the f
   TraceReadOptions opt;
   opt.skip_bad_lines = true;
   TraceStats file_stats;
-  const std::vector<TraceRecord> file = read_all(path, TraceFormat::kNative, opt, &file_stats);
+  const std::vector<TraceRecord> file = read_all(path, trace_format("native"), opt, &file_stats);
   REQUIRE(file.size() == 3);
   REQUIRE(file_stats.backsteps == 1);
 
   TraceRecordCache cache;
   {
-    const auto first = cache.open(path, TraceFormat::kNative, opt);
+    const auto first = cache.open(path, trace_format("native"), opt);
     check_same(drain(*first), file);
   }
   CHECK(cache.kept() == 1);
   fs::remove(path);  // the second reader never opens the file
-  const auto again = cache.open(path, TraceFormat::kNative, opt);
+  const auto again = cache.open(path, trace_format("native"), opt);
   CHECK(again->progress() == 0.0);
   check_same(drain(*again), file);
   CHECK(again->progress() == 1.0);
@@ -587,8 +593,8 @@ TEST_CASE("a trace read to its end is kept and read again from memory with the f
   CHECK(st.first_bad == file_stats.first_bad);
   CHECK(st.max_end == file_stats.max_end);
   CHECK(again->source() == path);
-  CHECK(again->format() == TraceFormat::kNative);
-  CHECK(cache.scan(path, TraceFormat::kNative, opt).max_end == file_stats.max_end);
+  CHECK(again->format() == trace_format("native"));
+  CHECK(cache.scan(path, trace_format("native"), opt).max_end == file_stats.max_end);
 }
 
 TEST_CASE("the cache keeps a trace per format and read options, and not one read only in part") {
@@ -600,42 +606,42 @@ TEST_CASE("the cache keeps a trace per format and read options, and not one read
   TraceReadOptions dev1;
   dev1.device = 1;
   {
-    const auto part = cache.open(path, TraceFormat::kMsr, {});
+    const auto part = cache.open(path, trace_format("msr"), {});
     TraceRecord r;
     CHECK(part->next(r));  // abandoned after one record
   }
   CHECK(cache.kept() == 0);
-  const auto all = cache.open(path, TraceFormat::kMsr, {});
+  const auto all = cache.open(path, trace_format("msr"), {});
   CHECK(drain(*all).size() == 3);
-  const auto one = cache.open(path, TraceFormat::kMsr, dev1);
+  const auto one = cache.open(path, trace_format("msr"), dev1);
   CHECK(drain(*one).size() == 2);
   CHECK(cache.kept() == 2);
   fs::remove(path);
-  CHECK(drain(*cache.open(path, TraceFormat::kMsr, dev1)).size() == 2);
-  CHECK(drain(*cache.open(path, TraceFormat::kMsr, {})).size() == 3);
+  CHECK(drain(*cache.open(path, trace_format("msr"), dev1)).size() == 2);
+  CHECK(drain(*cache.open(path, trace_format("msr"), {})).size() == 3);
   // A scan of a trace not kept reads it, and keeps it for the replay.
   const std::string other = write_trace("cache_scan.csv", native_trace(4, 1000));
-  CHECK(cache.scan(other, TraceFormat::kNative, {}).total_records() == 4);
+  CHECK(cache.scan(other, trace_format("native"), {}).total_records() == 4);
   CHECK(cache.kept() == 3);
 }
 
 TEST_CASE("a trace past the cache's limit, on all the traces it keeps, is streamed from the file") {
   const std::string path = write_trace("cache_long.csv", native_trace(5, 1000));
   TraceRecordCache cache(4);
-  CHECK(drain(*cache.open(path, TraceFormat::kNative, {})).size() == 5);
+  CHECK(drain(*cache.open(path, trace_format("native"), {})).size() == 5);
   CHECK(cache.kept() == 0);
-  check_same(drain(*cache.open(path, TraceFormat::kNative, {})),
-             read_all(path, TraceFormat::kNative));
+  check_same(drain(*cache.open(path, trace_format("native"), {})),
+             read_all(path, trace_format("native")));
   fs::remove(path);
-  CHECK_THROWS_AS(cache.open(path, TraceFormat::kNative, {}), TraceError);
+  CHECK_THROWS_AS(cache.open(path, trace_format("native"), {}), TraceError);
   // The limit is on all the traces kept: 3 records fit, then 2 more do not.
   const std::string three = write_trace("cache_three.csv", native_trace(3, 1000));
   const std::string two = write_trace("cache_two.csv", native_trace(2, 1000));
-  drain(*cache.open(three, TraceFormat::kNative, {}));
-  drain(*cache.open(two, TraceFormat::kNative, {}));
+  drain(*cache.open(three, trace_format("native"), {}));
+  drain(*cache.open(two, trace_format("native"), {}));
   CHECK(cache.kept() == 1);
   fs::remove(three);
-  CHECK(drain(*cache.open(three, TraceFormat::kNative, {})).size() == 3);
+  CHECK(drain(*cache.open(three, trace_format("native"), {})).size() == 3);
 }
 
 // ---- mapping and splitting ----------------------------------------------------
@@ -928,19 +934,19 @@ TEST_CASE("a trace's stream field (or device number) is its writes' placement id
   TraceReplaySpec spec;
   spec.placement = TracePlacement::kStream;
   spec.placement_handles = 4;
-  const auto run = replay(write_trace("streams.csv", trace), spec, TraceFormat::kNative, fdp);
+  const auto run = replay(write_trace("streams.csv", trace), spec, trace_format("native"), fdp);
   for (int h = 0; h < 4; ++h) CHECK(run->ftl.fdp_host_slots[h] == 10);
   // Without placement every write takes identifier 0.
   const auto none =
-      replay(write_trace("streams.csv", trace), TraceReplaySpec{}, TraceFormat::kNative, fdp);
+      replay(write_trace("streams.csv", trace), TraceReplaySpec{}, trace_format("native"), fdp);
   CHECK(none->ftl.fdp_host_slots[0] == 40);
   // An identifier the namespace lacks stops the replay at its line.
   const std::string bad = write_trace("bad_stream.csv", "0,write,0,4096,1\n10,write,4096,4096,4\n");
   CHECK_THAT(
-      trace_error([&] { replay(bad, spec, TraceFormat::kNative, fdp); }),
+      trace_error([&] { replay(bad, spec, trace_format("native"), fdp); }),
       Contains(bad + ":2: stream 4 as a placement identifier") && Contains("expected one below 4"));
   const std::string huge = write_trace("huge_stream.csv", "0,write,0,4096,70000\n");
-  CHECK_THAT(trace_error([&] { replay(huge, spec, TraceFormat::kNative, fdp); }),
+  CHECK_THAT(trace_error([&] { replay(huge, spec, trace_format("native"), fdp); }),
              Contains(huge + ":1:") && Contains("stream: expected at most 65535"));
 }
 
@@ -950,7 +956,7 @@ TEST_CASE("every sample trace replays end to end on the test drive") {
     const std::string path = source_path(file);
     const TraceStats st = scan_trace(path, format);
     CHECK(st.bad_lines() == 0);
-    CHECK(st.total_records() == (format == TraceFormat::kBlkparse ? 100u : 300u));
+    CHECK(st.total_records() == (format == trace_format("blkparse") ? 100u : 300u));
     TraceReplaySpec spec;
     spec.mode = ReplayMode::kClosed;
     spec.iodepth = 16;
@@ -973,8 +979,8 @@ TEST_CASE("the real ext4 blkparse capture reads its D events and replays") {
     return;
   }
   TraceStats st;
-  const auto got = read_all(path, TraceFormat::kBlkparse, {}, &st);
-  CHECK(detect_trace_format(path) == TraceFormat::kBlkparse);
+  const auto got = read_all(path, trace_format("blkparse"), {}, &st);
+  CHECK(detect_trace_format(path) == trace_format("blkparse"));
   CHECK(st.records[static_cast<int>(TraceOp::kRead)] == 161);
   CHECK(st.records[static_cast<int>(TraceOp::kWrite)] == 512);
   CHECK(st.records[static_cast<int>(TraceOp::kFlush)] == 0);
@@ -989,7 +995,7 @@ TEST_CASE("the real ext4 blkparse capture reads its D events and replays") {
   TraceReplaySpec spec;
   spec.mode = ReplayMode::kClosed;
   spec.iodepth = 32;
-  const auto run = replay(path, spec, TraceFormat::kBlkparse);
+  const auto run = replay(path, spec, trace_format("blkparse"));
   CHECK(run->stats.commands[static_cast<int>(IoOp::kRead)] == 161);
   CHECK(run->stats.commands[static_cast<int>(IoOp::kWrite)] ==
         1024);  // 256 KiB in two 128 KiB commands
@@ -1004,7 +1010,7 @@ TEST_CASE("a partial-page write reads the old data of its partial pages first") 
         write_trace("rmw.csv", "0,write,0,1048576\n100000000," + second + "\n");
     auto t = make_drive(kTlc);
     Drive& d = *t.drive;
-    const auto reader = open_trace(path, TraceFormat::kNative);
+    const auto reader = open_trace(path, trace_format("native"));
     PhaseResult result;
     TraceReplayStats stats;
     TraceReplay rp(d.engine, d.hif, TraceReplaySpec{}, *reader, d.user_bytes(), 1'000'000'000, 0,
@@ -1030,19 +1036,19 @@ TEST_CASE("a UTF-8 byte-order mark at the start of a trace is skipped") {
   const std::string path = write_trace("bom.csv",
                                        "\xEF\xBB\xBF"
                                        "time_ns,op,offset_bytes,length_bytes\n0,write,0,4096\n");
-  CHECK(detect_trace_format(path) == TraceFormat::kNative);
-  check_records(read_all(path, TraceFormat::kNative), {{0, W, 0, 4096}});
+  CHECK(detect_trace_format(path) == trace_format("native"));
+  check_records(read_all(path, trace_format("native")), {{0, W, 0, 4096}});
   // Only at the start: the same bytes later are a malformed line.
   const std::string later = write_trace("bom2.csv",
                                         "0,write,0,4096\n\xEF\xBB\xBF"
                                         "5,read,0,4096\n");
-  CHECK_THAT(read_error(later, TraceFormat::kNative), Contains("bom2.csv:2:"));
+  CHECK_THAT(read_error(later, trace_format("native")), Contains("bom2.csv:2:"));
 }
 
 TEST_CASE("control bytes of a bad trace line are escaped in its message, NUL included") {
   const std::string path =
       write_trace("ctl.csv", std::string("0,write,0,4096\n5,wr\x01it\0e,0,4096\n", 31));
-  const std::string msg = read_error(path, TraceFormat::kNative);
+  const std::string msg = read_error(path, trace_format("native"));
   CHECK_THAT(msg, Contains("ctl.csv:2: unknown op 'wr\\x01it\\x00e'"));
   CHECK(msg.find('\0') == std::string::npos);
   const std::string junk = write_trace("junk.bin", std::string("\x7f"
@@ -1059,7 +1065,7 @@ TEST_CASE("records of devices a filter leaves out are counted per device") {
   TraceReadOptions opt;
   opt.device = 0;
   TraceStats stats;
-  CHECK(read_all(path, TraceFormat::kMsr, opt, &stats).size() == 1);
+  CHECK(read_all(path, trace_format("msr"), opt, &stats).size() == 1);
   CHECK(stats.other_device == 3);
   CHECK(stats.other_devices == std::map<std::uint32_t, std::uint64_t>{{2, 2}, {5, 1}});
 }
@@ -1067,7 +1073,7 @@ TEST_CASE("records of devices a filter leaves out are counted per device") {
 TEST_CASE("a trace phase that would replay nothing is an error unless it allows it") {
   TracePhaseSpec t;
   t.file = write_trace("header_only.csv", "time_ns,op,offset_bytes,length_bytes\n");
-  t.format = TraceFormat::kNative;
+  t.format = trace_format("native");
   CHECK_THAT(
       trace_error([&] { check_trace_phase(t, "replay", kGiB); }),
       Contains("header_only.csv: phase 'replay' would replay nothing (1 lines, 0 records)") &&
@@ -1078,14 +1084,14 @@ TEST_CASE("a trace phase that would replay nothing is an error unless it allows 
   // A device the trace does not hold: the message lists the ones it does.
   TracePhaseSpec other;
   other.file = write_trace("two_devs.csv", "0,h,1,Read,0,4096,1\n1,h,2,Write,0,4096,1\n");
-  other.format = TraceFormat::kMsr;
+  other.format = trace_format("msr");
   other.read.device = 7;
   CHECK_THAT(trace_error([&] { check_trace_phase(other, "r", kGiB); }),
              Contains("0 records of device 7; other devices: 1 (1) 2 (1)"));
   // Nothing but flushes issues nothing either.
   TracePhaseSpec flushes;
   flushes.file = write_trace("flushes.csv", "0,flush,0,0\n5,flush,0,0\n");
-  flushes.format = TraceFormat::kNative;
+  flushes.format = trace_format("native");
   CHECK_THAT(trace_error([&] { check_trace_phase(flushes, "f", kGiB); }),
              Contains("replay nothing"));
 }
@@ -1093,7 +1099,7 @@ TEST_CASE("a trace phase that would replay nothing is an error unless it allows 
 TEST_CASE(
     "checking a trace phase reads the whole trace and stops at its first fault with its line") {
   TracePhaseSpec t;
-  t.format = TraceFormat::kNative;
+  t.format = trace_format("native");
   std::string ok;
   for (int i = 0; i < 5000; ++i)
     ok += std::to_string(i) + ",write," + std::to_string(i * 4096) + ",4096\n";

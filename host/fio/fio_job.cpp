@@ -1045,7 +1045,7 @@ Mapped map_job(const FioSection& sec, const Job& job, const std::vector<std::uin
       fail_opt(*o, "cannot read the iolog (looked in the working folder and beside the job file)");
     p.rw = RwKind::kTrace;
     p.trace.file = file;
-    p.trace.format = TraceFormat::kFio;
+    p.trace.format = trace_format("fio");
     p.trace.replay.mode = r.flag({"replay_no_stall"}) ? ReplayMode::kClosed : ReplayMode::kOpen;
     p.trace.replay.iodepth = p.iodepth;
     p.trace.replay.map.mode = MapMode::kError;

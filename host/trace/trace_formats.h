@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "host/trace/trace_reader.h"
 
@@ -42,6 +43,23 @@ class LineParser {
   // clock, blkparse's summary block).
   virtual LineKind parse(std::string_view line, ParsedIo& io) = 0;
 };
+
+// One row per format: a new format is one file in host/trace/formats/ and
+// one line in the table (host/trace/trace_formats.cpp).
+struct TraceFormatInfo {
+  const char* name;
+  const char* columns;  // a line's layout, for listings and messages
+  std::unique_ptr<LineParser> (*make)(const TraceReadOptions& opt);
+  // False for formats whose lines are valid lines of another format read
+  // differently (DiskSim and MQSim ASCII differ only in units): detection
+  // never picks them, the workload names them.
+  bool detected;
+  // How messages write a device number (nullptr: in decimal).
+  std::string (*device_name)(std::uint32_t device);
+};
+const std::vector<TraceFormatInfo>& trace_formats();
+const TraceFormatInfo& trace_format_info(TraceFormat format);
+std::string trace_device_name(std::uint32_t device, TraceFormat format);
 
 std::unique_ptr<LineParser> make_line_parser(TraceFormat format, const TraceReadOptions& opt);
 

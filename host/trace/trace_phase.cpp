@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 
+#include "host/trace/trace_formats.h"
 #include "nand/geometry.h"
 #include "sim/config.h"
 #include "sim/timeseries.h"
@@ -76,11 +77,9 @@ void TracePhaseSpec::limit_times(Tick interval) {
 
 namespace {
 
-// A device number as the trace writes it: blkparse's "MAJ,MIN", else a number.
+// A device number as the trace writes it (blkparse: "MAJ,MIN").
 std::string device_name(std::uint32_t device, TraceFormat format) {
-  if (format == TraceFormat::kBlkparse)
-    return std::to_string(device >> 20) + "," + std::to_string(device & ((1u << 20) - 1));
-  return std::to_string(device);
+  return trace_device_name(device, format);
 }
 
 }  // namespace
@@ -91,11 +90,11 @@ void check_replay_not_empty(const TracePhaseSpec& t, const std::string& phase,
   std::string held =
       std::to_string(read.lines) + " lines, " + std::to_string(read.total_records()) + " records";
   if (t.read.device)
-    held += " of device " + device_name(*t.read.device, t.format.value_or(TraceFormat::kNative));
+    held += " of device " + device_name(*t.read.device, t.format.value_or(trace_format("native")));
   if (!read.other_devices.empty()) {
     held += "; other devices:";
     for (const auto& [dev, n] : read.other_devices)
-      held += " " + device_name(dev, t.format.value_or(TraceFormat::kNative)) + " (" +
+      held += " " + device_name(dev, t.format.value_or(trace_format("native"))) + " (" +
               std::to_string(n) + ")";
   }
   throw TraceError(t.file + ": phase '" + phase + "' would replay nothing (" + held +

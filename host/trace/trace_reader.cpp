@@ -10,10 +10,6 @@ namespace ssdtwin {
 
 namespace {
 
-constexpr std::array<TraceFormat, 7> kFormats = {
-    TraceFormat::kMsr,   TraceFormat::kBlkparse, TraceFormat::kFio,   TraceFormat::kDiskSim,
-    TraceFormat::kMqsim, TraceFormat::kSpc,      TraceFormat::kNative};
-
 bool blank(std::string_view line) {
   for (const char c : line)
     if (c != ' ' && c != '\t') return false;
@@ -148,41 +144,6 @@ const char* trace_op_name(TraceOp op) {
   return "?";
 }
 
-const char* trace_format_name(TraceFormat f) {
-  switch (f) {
-    case TraceFormat::kMsr:
-      return "msr";
-    case TraceFormat::kBlkparse:
-      return "blkparse";
-    case TraceFormat::kFio:
-      return "fio";
-    case TraceFormat::kDiskSim:
-      return "disksim";
-    case TraceFormat::kMqsim:
-      return "mqsim";
-    case TraceFormat::kSpc:
-      return "spc";
-    case TraceFormat::kNative:
-      return "native";
-  }
-  return "?";
-}
-
-const std::vector<std::string>& trace_format_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v;
-    for (const TraceFormat f : kFormats) v.emplace_back(trace_format_name(f));
-    return v;
-  }();
-  return names;
-}
-
-std::optional<TraceFormat> parse_trace_format(std::string_view name) {
-  for (const TraceFormat f : kFormats)
-    if (name == trace_format_name(f)) return f;
-  return std::nullopt;
-}
-
 const char* bad_line_name(BadLine b) {
   switch (b) {
     case BadLine::kMalformed:
@@ -221,8 +182,13 @@ TraceFormat detect_trace_format(const std::string& path, const TraceReadOptions&
   if (sample.empty())
     throw TraceError(path + ": the trace is empty, so its format cannot be detected");
 
+  // The detected formats that read every sampled line; the others (never
+  // guessed) that would.
   std::vector<TraceFormat> fits;
-  for (const TraceFormat f : kFormats) {
+  bool undetected_fit = false;
+  const auto& formats = trace_formats();
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    const TraceFormat f(static_cast<std::uint8_t>(i));
     const auto parser = make_line_parser(f, opt);
     ParsedIo io;
     bool ok = true;
@@ -240,15 +206,23 @@ TraceFormat detect_trace_format(const std::string& path, const TraceReadOptions&
         }
       }
     }
-    if (ok && parsed > 0) fits.push_back(f);
+    if (!ok || parsed == 0) continue;
+    if (formats[i].detected) {
+      fits.push_back(f);
+    } else {
+      undetected_fit = true;
+    }
   }
-  auto fit = [&](TraceFormat f) { return std::find(fits.begin(), fits.end(), f) != fits.end(); };
-  if (fit(TraceFormat::kDiskSim) || fit(TraceFormat::kMqsim))
-    throw TraceError(
-        path +
-        ": the lines have the five columns of the DiskSim ASCII format (time_ms "
-        "devno blkno bcount hex-flags) and of the MQSim ASCII format (time_ns devno lba "
-        "sectors op), which differ only in units; name the format: disksim or mqsim");
+  if (undetected_fit) {
+    std::string layouts, names;
+    for (const TraceFormatInfo& f : formats) {
+      if (f.detected) continue;
+      layouts += std::string(layouts.empty() ? "" : "; ") + f.name + ": " + f.columns;
+      names += std::string(names.empty() ? "" : " or ") + f.name;
+    }
+    throw TraceError(path + ": the lines have the columns of formats that differ only in units (" +
+                     layouts + "), which are never guessed; name the format: " + names);
+  }
   std::string names;
   for (const TraceFormat f : fits)
     names += std::string(names.empty() ? "" : ", ") + trace_format_name(f);

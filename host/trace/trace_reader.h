@@ -1,20 +1,7 @@
-// Block traces as a stream of IO records, from the formats people have:
-//
-//   msr       MSR Cambridge / SNIA IOTTA CSV: Timestamp,Hostname,DiskNumber,
-//             Type,Offset,Size,ResponseTime (Windows filetime, 100 ns ticks;
-//             byte offsets and sizes; the header row is optional)
-//   blkparse  blkparse's default text output: the events of one action
-//             (`D` issue by default, or `Q`), 512-byte sectors, the RWBS
-//             field giving read/write/discard/flush
-//   fio       fio iolog version 2 or 3 (the version from the header line)
-//   disksim   DiskSim ASCII: time_ms devno blkno bcount flags (float ms,
-//             512-byte sectors, hex flags, bit 0x1 = read)
-//   mqsim     MQSim/SSDsim ASCII: time_ns devno lba sectors op (integer ns,
-//             512-byte sectors, op 1 = read, 0 = write)
-//   spc       SPC: ASU,LBA,Size,Opcode,Timestamp (LBA in 512-byte sectors,
-//             size in bytes, r/w, seconds)
-//   native    time_ns,op,offset_bytes,length_bytes (op read, write, trim or
-//             flush; the header row is optional)
+// Block traces as a stream of IO records, from the formats people have
+// (MSR Cambridge, blkparse, fio iologs, DiskSim, MQSim, SPC and a native
+// CSV): one parser per format in host/trace/formats/, listed in the table
+// of host/trace/trace_formats.cpp (`ssdtwin policies` prints it).
 //
 // A reader streams: memory does not grow with the trace. Record times are
 // nanoseconds from the first record returned and never decrease; a record
@@ -53,10 +40,24 @@ struct TraceRecord {
   std::uint64_t line = 0;    // line in the trace file, for messages
 };
 
-enum class TraceFormat : std::uint8_t { kMsr, kBlkparse, kFio, kDiskSim, kMqsim, kSpc, kNative };
+// A trace format: its row in the format table (host/trace/trace_formats.h).
+class TraceFormat {
+ public:
+  TraceFormat() = default;  // the table's first row
+  explicit TraceFormat(std::uint8_t row) : row_(row) {}
+  std::uint8_t row() const { return row_; }
+  friend bool operator==(TraceFormat a, TraceFormat b) { return a.row_ == b.row_; }
+  friend bool operator!=(TraceFormat a, TraceFormat b) { return a.row_ != b.row_; }
+
+ private:
+  std::uint8_t row_ = 0;
+};
 const char* trace_format_name(TraceFormat f);
 std::optional<TraceFormat> parse_trace_format(std::string_view name);
-// Every format name, in the order above (for config enums and messages).
+// The format of that name, for code that names one (std::invalid_argument
+// when no row has it: a programming error, not bad input).
+TraceFormat trace_format(std::string_view name);
+// Every format name, in table order (for config enums and messages).
 const std::vector<std::string>& trace_format_names();
 
 struct TraceReadOptions {
