@@ -112,39 +112,21 @@ MapCache::MapCache(const MapCacheConfig& cfg, std::uint64_t logical_pages)
   segments_ = static_cast<std::uint32_t>(segments);
   capacity_ =
       static_cast<std::uint32_t>(std::max<std::uint64_t>(1, cfg.size_bytes / cfg.segment_bytes));
-  // The direct index when it is small: no more than the hash would take
-  // (16 B per slot: twice the slots, 8 B a bucket) or 4 MiB (page-sized
-  // segments of a 4 TB drive), a sliver of the mapping tables' 2 MiB per
-  // GiB. Per-entry segments of a large drive take the hash.
-  constexpr std::uint64_t kDirectBytes = std::uint64_t{4} << 20;
-  if (std::uint64_t{segments_} * 4 <= std::max<std::uint64_t>(16ull * capacity_, kDirectBytes))
-    direct_ = ZeroArray<std::uint32_t>(segments_);
-  // else the hash, grown by doubling as segments come: a cache the workload
-  // fills in part (a trace's few thousand segments of a 2 MiB per-entry
-  // cache) keeps a small table that stays in the CPU's caches, and the
-  // empty buckets of a full-size one are never written.
-  std::fill(std::begin(pending_), std::end(pending_), kNone);
-  // (Block starts are 32-bit offsets into dense_.)
-  if (!direct_.size())
-    dense_max_ = static_cast<std::uint32_t>(
-        std::min<std::uint64_t>(2 * std::uint64_t{capacity_ / segs_per_tpage_} + 2,
-                                (UINT32_MAX - segs_per_tpage_) / segs_per_tpage_));
+  index_ = MapCacheIndex(segments_, capacity_, tpage_shift_);
   slots_ = ZeroArray<Slot>(capacity_, ZeroArray<Slot>::Fill::kFromFront);
-  tpages_ = ZeroArray<Tpage>((segments + segs_per_tpage_ - 1) / segs_per_tpage_);
   policy_ = make_map_eviction(cfg.policy, capacity_);
 }
 
 void MapCache::set_dirty(std::uint32_t seg) {
   if (whole_) return;
-  set_mark(slots_[*slot_of(seg)], true);
+  set_mark(slots_[*index_.find(seg)], true);
 }
 
 MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
   Evicted ev;
   if (whole_) return ev;
-  const std::uint32_t* held = seg == missed_ ? nullptr : slot_of(seg);
-  missed_ = kNone;  // inserted below
-  if (held) {       // a write's lookup has just missed it
+  if (const std::uint32_t* held = index_.find_before_insert(seg)) {
+    // a write's lookup has just missed it
     if (dirty) set_mark(slots_[*held], true);
     return ev;
   }
@@ -159,12 +141,11 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     ev.dirty = is_dirty(v);
     // (The new segment is counted before the victim is erased: a page's
     // dense block goes back only when no segment of it is left.)
-    index_insert(seg, slot);
-    ++tpages_[tpage_of_segment(seg)].count;
+    index_.insert(seg, slot);
+    ++index_.page(tpage_of_segment(seg)).count;
     policy_->replaced(slot);
-    --tpages_[tpage_of_segment(v.seg)].count;
-    index_erase(ev.seg);
-    if (ev.seg == last_seg_) last_seg_ = kNone;
+    --index_.page(tpage_of_segment(v.seg)).count;
+    index_.erase(ev.seg);
     prefetch_victims();
     v.seg = seg;
     set_mark(v, dirty);
@@ -176,37 +157,14 @@ MapCache::Evicted MapCache::insert(std::uint32_t seg, bool dirty) {
     slot = free_slots_.back();
     free_slots_.pop_back();
   }
-  index_insert(seg, slot);
+  index_.insert(seg, slot);
   Slot& s = slots_[slot];
   s.seg = seg;
-  ++tpages_[tpage_of_segment(seg)].count;
+  ++index_.page(tpage_of_segment(seg)).count;
   set_mark(s, dirty);
   policy_->inserted(slot);
   ++used_;
   return ev;
-}
-
-void MapCache::hash_insert(std::uint32_t seg, std::uint32_t slot) {
-  if (erase_pending(seg)) {  // back before its entry went: reuse it
-    for (std::uint32_t& p : pending_) p = p == seg ? kNone : p;
-    *slot_of_.find(seg) = slot;
-  } else {
-    slot_of_.insert(seg, slot);
-  }
-}
-
-std::uint32_t MapCache::take_dense(std::uint32_t seg) {
-  const std::uint32_t tpage = tpage_of_segment(seg);
-  if (tpage == 0 || tpages_[tpage - 1].count != segs_per_tpage_) return 0;
-  if (!free_dense_.empty()) {
-    const std::uint32_t b = free_dense_.back();
-    free_dense_.pop_back();
-    return b;
-  }
-  if (dense_blocks_ == dense_max_) return 0;
-  ++dense_blocks_;
-  dense_.resize(dense_.size() + segs_per_tpage_, 0);
-  return static_cast<std::uint32_t>(dense_.size() - segs_per_tpage_ + 1);
 }
 
 void MapCache::prefetch_victims() const {
@@ -214,32 +172,16 @@ void MapCache::prefetch_victims() const {
   // segment is at hand to prefetch the index entry its eviction erases.
   const std::uint32_t next = policy_->victim();
   if (next == kNone) return;
-  // (Not a dense page's cell: the run that filled the block wrote it in
-  // order, and evictions read it in the same order.)
-  const std::uint32_t seg = slots_[next].seg;
-  if (direct_.size() || tpages_[tpage_of_segment(seg)].dense == 0) prefetch(seg);
+  index_.prefetch_erase_of(slots_[next].seg);
   const std::uint32_t then = policy_->after(next);
   if (then == kNone) return;
   prefetch_line(&slots_[then]);
   policy_->prefetch(then);
 }
 
-void MapCache::erase_pending_entries() {
-  // Newest first: an LRU cache evicts a sequential run in key order, and
-  // a backward-shift erase walks to the end of its probe run, so erasing
-  // a group's last key first leaves a hole where each earlier one stops.
-  for (std::uint32_t i = kEraseBatch; i-- > 0;) {
-    std::uint32_t& seg = pending_[i];
-    if (seg != kNone) slot_of_.erase(seg);
-    seg = kNone;
-  }
-  pending_count_ = 0;
-  pending_bits_ = 0;
-}
-
 void MapCache::clean_tpage(std::uint32_t tpage) {
   if (whole_) return;
-  ++tpages_[tpage].gen;
+  ++index_.page(tpage).gen;
 }
 
 bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
@@ -247,25 +189,15 @@ bool MapCache::tpage_fully_resident(std::uint32_t tpage) const {
   const std::uint64_t first = std::uint64_t{tpage} * segs_per_tpage_;
   if (first >= segments_) return true;
   const std::uint64_t end = std::min<std::uint64_t>(first + segs_per_tpage_, segments_);
-  return tpages_[tpage].count == end - first;
+  return index_.page(tpage).count == end - first;
 }
 
 void MapCache::rebuild() {
-  slot_of_.clear();
-  std::fill(std::begin(pending_), std::end(pending_), kNone);
-  pending_count_ = 0;
-  pending_bits_ = 0;
-  direct_.clear();
-  last_seg_ = kNone;
-  missed_ = kNone;
-  tpages_.clear();
-  dense_.clear();
-  free_dense_.clear();
-  dense_blocks_ = 0;
+  index_.clear();
   for (std::uint32_t slot = 0; slot < fresh_; ++slot) {
     if (slots_[slot].seg == kNone) continue;
-    index_insert(slots_[slot].seg, slot);
-    ++tpages_[tpage_of_segment(slots_[slot].seg)].count;
+    index_.insert(slots_[slot].seg, slot);
+    ++index_.page(tpage_of_segment(slots_[slot].seg)).count;
   }
 }
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ftl/address.h"
-#include "sim/flat_map.h"
+#include "ftl/map_cache_index.h"
 #include "sim/policy_table.h"
 #include "sim/prefetch.h"
 #include "sim/time.h"
@@ -94,16 +94,11 @@ class MapCache {
   std::uint32_t segments() const { return segments_; }
   Lpn first_lpn(std::uint32_t seg) const { return seg << segment_shift_; }
 
-  bool resident(std::uint32_t seg) const {
-    if (whole_) return true;
-    if (direct_.size()) return direct_[seg] != 0;
-    if (const std::uint32_t b = tpages_[tpage_of_segment(seg)].dense) return dense_at(b, seg) != 0;
-    return slot_of_.find(seg) != nullptr && !erase_pending(seg);
-  }
+  bool resident(std::uint32_t seg) const { return whole_ || index_.holds(seg); }
   // A lookup: true on a hit (and the policy hears of it).
   bool lookup(std::uint32_t seg) {
     if (whole_) return true;
-    const std::uint32_t* slot = slot_of(seg);
+    const std::uint32_t* slot = index_.find(seg);
     if (!slot) return false;
     policy_->hit(*slot);
     return true;
@@ -120,13 +115,7 @@ class MapCache {
   // Loads the index entries lookups of segments [first, last] will read (a
   // command's segments are known before its pages are mapped).
   void prefetch(std::uint32_t first, std::uint32_t last) const {
-    if (whole_) return;
-    if (direct_.size()) {
-      prefetch_line(&direct_[first]);
-      prefetch_line(&direct_[last]);
-    } else {
-      slot_of_.prefetch(first, last);
-    }
+    if (!whole_) index_.prefetch(first, last);
   }
   void prefetch(std::uint32_t seg) const { prefetch(seg, seg); }
   // The translation page is being written back: its resident segments are clean.
@@ -136,9 +125,7 @@ class MapCache {
   std::uint32_t capacity_segments() const { return capacity_; }
   std::uint32_t resident_segments() const { return used_; }
   // Translation pages whose segments are indexed by a dense block (tests).
-  std::uint32_t dense_pages() const {
-    return dense_blocks_ - static_cast<std::uint32_t>(free_dense_.size());
-  }
+  std::uint32_t dense_pages() const { return index_.dense_pages(); }
   void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
 
  private:
@@ -153,116 +140,15 @@ class MapCache {
     std::uint32_t seg;  // kNone: free
     std::uint32_t mark;
   };
-  struct Tpage {
-    std::uint32_t gen;    // write-backs so far (wrapping)
-    std::uint32_t count;  // resident segments
-    std::uint32_t
-        dense;  // where its dense block starts in dense_, plus one (0: none, it is in the hash)
-  };
-  bool is_dirty(const Slot& s) const { return s.mark == tpages_[tpage_of_segment(s.seg)].gen; }
+  bool is_dirty(const Slot& s) const { return s.mark == index_.page(tpage_of_segment(s.seg)).gen; }
   void set_mark(Slot& s, bool dirty) {
-    const std::uint32_t gen = tpages_[tpage_of_segment(s.seg)].gen;
+    const std::uint32_t gen = index_.page(tpage_of_segment(s.seg)).gen;
     s.mark = dirty ? gen : gen - 1;
   }
   // After an eviction: the state the next two evictions will touch.
   void prefetch_victims() const;
   // After a snapshot load: the index and the per-page counts, from the slots.
   void rebuild();
-  // The slot of a resident segment, or nullptr. The last segment found is
-  // remembered: a write looks its segment up and then dirties it, and with
-  // page-sized segments a sequential run stays on one, so most calls skip
-  // the hash (as cheap as the per-segment array was).
-  // With few segments (page-sized ones: 4 B per 4 MiB of user space) a
-  // direct index (slot plus one, 0: not resident) is smaller than the
-  // cache's own state and an array read is cheaper than a probe.
-  const std::uint32_t* slot_of(std::uint32_t seg) {
-    if (seg == last_seg_) return &last_slot_;
-    if (direct_.size()) {
-      const std::uint32_t v = direct_[seg];
-      if (v == 0) return nullptr;
-      last_seg_ = seg, last_slot_ = v - 1;
-      return &last_slot_;
-    }
-    if (const std::uint32_t b = tpages_[tpage_of_segment(seg)].dense) {
-      const std::uint32_t v = dense_at(b, seg);
-      if (v == 0) {
-        missed_ = seg;
-        return nullptr;
-      }
-      last_seg_ = seg, last_slot_ = v - 1;
-      return &last_slot_;
-    }
-    const std::uint32_t* slot = slot_of_.find(seg);
-    if (!slot || erase_pending(seg)) return nullptr;
-    last_seg_ = seg, last_slot_ = *slot;
-    return slot;
-  }
-  // A segment's cell (slot plus one, 0: not resident) in its page's dense
-  // block (the page's `dense` field).
-  std::uint32_t& dense_at(std::uint32_t block, std::uint32_t seg) {
-    return dense_[block - 1 + (seg & (segs_per_tpage_ - 1))];
-  }
-  std::uint32_t dense_at(std::uint32_t block, std::uint32_t seg) const {
-    return dense_[block - 1 + (seg & (segs_per_tpage_ - 1))];
-  }
-  // A page with no resident segment gets a dense block when a sequential
-  // run enters it: its first segment comes while the page before is wholly
-  // resident (random access almost never does that).
-  std::uint32_t take_dense(std::uint32_t seg);
-  void index_insert(std::uint32_t seg, std::uint32_t slot) {
-    if (direct_.size()) {
-      direct_[seg] = slot + 1;
-      return;
-    }
-    Tpage& tp = tpages_[tpage_of_segment(seg)];
-    if (tp.dense == 0 && tp.count == 0 && (seg & (segs_per_tpage_ - 1)) == 0)
-      tp.dense = take_dense(seg);
-    if (tp.dense) {
-      dense_at(tp.dense, seg) = slot + 1;
-    } else {
-      hash_insert(seg, slot);
-    }
-  }
-  void hash_insert(std::uint32_t seg, std::uint32_t slot);
-  // An evicted segment's hash entry is erased later, with others: erasing
-  // probes the entry's line, which an LRU victim has left cold; loaded on
-  // eviction and erased a batch later, the line has had time to arrive
-  // (and a batch's misses overlap). Until then the entry is stale: finds
-  // check the batch.
-  // (Called after the page's count has dropped: its dense block, if any,
-  // goes back when the page holds no segment.)
-  void index_erase(std::uint32_t seg) {
-    if (direct_.size()) {
-      direct_[seg] = 0;
-      return;
-    }
-    Tpage& tp = tpages_[tpage_of_segment(seg)];
-    if (tp.dense) {
-      dense_at(tp.dense, seg) = 0;
-      if (tp.count == 0) {
-        free_dense_.push_back(tp.dense);
-        tp.dense = 0;
-      }
-      return;
-    }
-    slot_of_.prefetch_erase(seg);
-    pending_bits_ |= pending_bit(seg);
-    pending_[pending_count_++] = seg;
-    if (pending_count_ == kEraseBatch) erase_pending_entries();
-  }
-  // One bit per hash of a pending segment: a clear bit rules the batch out
-  // at the cost of a multiply (every insert asks, and its answer is nearly
-  // always no); a set bit, about one time in five with a full batch, scans.
-  static std::uint64_t pending_bit(std::uint32_t seg) {
-    return std::uint64_t{1} << ((std::uint64_t{seg} * 0x9E3779B97F4A7C15ull) >> 58);
-  }
-  bool erase_pending(std::uint32_t seg) const {
-    if ((pending_bits_ & pending_bit(seg)) == 0) return false;
-    bool found = false;
-    for (const std::uint32_t p : pending_) found |= p == seg;  // branch-free: vectorized
-    return found;
-  }
-  void erase_pending_entries();
 
   bool whole_;
   std::uint32_t per_segment_;
@@ -272,19 +158,9 @@ class MapCache {
   std::uint32_t segments_ = 0;
   std::uint32_t capacity_ = 0;
   std::uint32_t used_ = 0;
-  // Everything below is sized by the cache, not by the drive (a per-entry
-  // cache over 4 TB has 2^30 segments): the resident segments' slots by
-  // hash, and per slot its segment and dirt.
-  FlatMap<std::uint32_t> slot_of_;  // segment -> slot, resident segments only
-  static constexpr std::uint32_t kEraseBatch = 16;
-  std::uint32_t pending_[kEraseBatch];  // segments whose entries await erasure (kNone: none)
-  std::uint32_t pending_count_ = 0;
-  std::uint64_t pending_bits_ = 0;   // pending_bit() of each pending segment
-  ZeroArray<std::uint32_t> direct_;  // or, with few segments, segment -> slot + 1
-  std::uint32_t last_seg_ = kNone, last_slot_ = kNone;  // slot_of()'s memo
-  // A segment slot_of() found absent from a dense block, until it is
-  // inserted: insert() then skips looking again (the hash keeps its own).
-  std::uint32_t missed_ = kNone;
+  // Everything below is sized by the cache, not by the drive: which slot
+  // holds a segment, and per slot its segment and dirt.
+  MapCacheIndex index_;
   // Slots are handed out from 0 up (fresh_: the first never used), so the
   // array is written from the front and a partly used cache leaves the rest
   // untouched zero pages, never read. free_slots_: slots to take before
@@ -292,19 +168,6 @@ class MapCache {
   ZeroArray<Slot> slots_;
   std::uint32_t fresh_ = 0;
   std::vector<std::uint32_t> free_slots_;
-  // Per translation page (4 MiB of user space): untouched zero pages except
-  // where a page has been cached.
-  ZeroArray<Tpage> tpages_;
-  // Segments of pages a sequential run fills are indexed by position in a
-  // block per page instead of by hash (a sequential fill through a
-  // per-entry cache inserts and evicts every segment, and the hash's
-  // probes and erasures dominated the cache's work). Blocks are taken from
-  // the front, reused from free_dense_, and at most dense_max_ (twice the
-  // pages the cache can hold whole), so they cost at most twice the
-  // cache's entries.
-  std::vector<std::uint32_t> dense_;
-  std::vector<std::uint32_t> free_dense_;
-  std::uint32_t dense_blocks_ = 0, dense_max_ = 0;
   std::unique_ptr<MapEvictionPolicy> policy_;
 };
 

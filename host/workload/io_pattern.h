@@ -73,7 +73,7 @@ class IoPattern {
   Io next() {
     // The common case, uniform random IOs of one size over the whole range
     // (no zones, runs, map or mix of sizes), without the general path's
-    // branches: the same draw (a fast phase spends a tenth of its time here).
+    // branches: the same draw (a fast phase spends much of its time here).
     if (plain_fits_ != 0)
       return Io{plain_op_, spec_.offset + rng_.below(plain_fits_) * plain_align_, spec_.bs};
     return next_general();
