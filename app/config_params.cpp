@@ -1,6 +1,10 @@
 #include "app/config_params.h"
 
+#include "ftl/controller.h"
+#include "ftl/ftl_config.h"
 #include "ftl/map_cache.h"
+#include "ftl/namespaces.h"
+#include "ftl/power_loss.h"
 
 namespace ssdtwin {
 
@@ -11,7 +15,11 @@ const std::vector<const ParamSection*>& config_sections() {
     const auto add = [&](const std::vector<const ParamSection*>& part) {
       all.insert(all.end(), part.begin(), part.end());
     };
+    add({&ControllerConfig::params()});
+    add(FtlConfig::params());
     add({&MapCacheConfig::params()});
+    add({&PowerLossConfig::params()});
+    add(Namespaces::params());
     return all;
   }();
   return kSections;

@@ -3,24 +3,56 @@
 #include <algorithm>
 
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
-ControllerConfig ControllerConfig::from_config(const ConfigNode& ctrl) {
+const ParamSection& ControllerConfig::params() {
+  static const ParamSection kSection{
+      "drive.controller",
+      "The controller: firmware cores and the firmware time of commands, pages, NAND operations "
+      "and GC moves, the ECC decode, and the write buffer.",
+      {
+          param::integer("cores", "1", 1, 64, "cores", "firmware cores; a command occupies one"),
+          param::time("command_time", nullptr, "firmware time per command on one core"),
+          param::time("write_command_time", "(command_time)",
+                      "firmware time per write command (buffer allocation, map update, program "
+                      "scheduling); cores / write_command_time caps random writes"),
+          param::time("flash_op_time", "0",
+                      "firmware time per NAND operation (issue and completion) on the same "
+                      "cores, so flash traffic delays queued host commands"),
+          param::time("gc_move_time", "0",
+                      "firmware time per 4KiB slot that GC or folding moves (validity check, map "
+                      "update, program queueing) on the same cores"),
+          param::time("page_time", "0",
+                      "firmware time per 4KiB page of a command (FTL lookups and updates)"),
+          param::time("ecc_decode", "0",
+                      "ECC (LDPC) decode latency per flash read, before its data can leave"),
+          param::bytes("write_buffer", nullptr,
+                       "controller memory holding host data until it is programmed; at least "
+                       "two program units"),
+          param::bytes("write_chunk", "(the smaller of 128KiB and write_buffer)",
+                       "write data enters the buffer in chunks of this size as space frees (a "
+                       "command larger than the buffer streams through it); whole 4KiB pages"),
+      }};
+  return kSection;
+}
+
+ControllerConfig ControllerConfig::from_config(const ConfigNode& node) {
+  const Params p(node, params());
   ControllerConfig c;
-  c.cores = static_cast<std::uint32_t>(ctrl.get_int("cores", 1, 1, 64));
-  c.command_time = ctrl.get_time("command_time");
-  c.write_command_time = ctrl.get_time("write_command_time", c.command_time);
-  c.flash_op_time = ctrl.get_time("flash_op_time", 0);
-  c.gc_move_time = ctrl.get_time("gc_move_time", 0);
-  c.page_time = ctrl.get_time("page_time", 0);
-  c.ecc_decode = ctrl.get_time("ecc_decode", 0);
-  const std::uint64_t buffer = ctrl.get_bytes("write_buffer");
-  const std::uint64_t chunk =
-      ctrl.get_bytes("write_chunk", std::min<std::uint64_t>(128 * 1024, buffer));
+  c.cores = static_cast<std::uint32_t>(p.integer("cores"));
+  c.command_time = p.time("command_time");
+  c.write_command_time = p.time("write_command_time", c.command_time);
+  c.flash_op_time = p.time("flash_op_time");
+  c.gc_move_time = p.time("gc_move_time");
+  c.page_time = p.time("page_time");
+  c.ecc_decode = p.time("ecc_decode");
+  const std::uint64_t buffer = p.bytes("write_buffer");
+  const std::uint64_t chunk = p.bytes("write_chunk", std::min<std::uint64_t>(128 * 1024, buffer));
   if (chunk < kSectorBytes || chunk % kSectorBytes != 0)
-    ctrl.fail("write_chunk", "expected a whole number of 4 KiB pages");
-  if (chunk > buffer) ctrl.fail("write_chunk", "expected at most write_buffer");
+    p.fail("write_chunk", "expected a whole number of 4 KiB pages");
+  if (chunk > buffer) p.fail("write_chunk", "expected at most write_buffer");
   c.write_chunk_pages = static_cast<std::uint32_t>(chunk / kSectorBytes);
   return c;
 }

@@ -22,6 +22,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 // What the controller needs from the host interface.
 class HostPort {
@@ -66,6 +67,7 @@ struct ControllerConfig {
   // space frees, so a command larger than the buffer streams through it.
   std::uint32_t write_chunk_pages = 32;
   static ControllerConfig from_config(const ConfigNode& controller);
+  static const ParamSection& params();  // its keys, declared (sim/params.h)
 };
 
 class Controller : public EventTarget, public FtlListener, public NandObserver {

@@ -13,6 +13,7 @@ namespace ssdtwin {
 
 class ConfigNode;
 struct Geometry;
+struct ParamSection;
 
 // The SLC write cache: blocks of the native part programmed one bit per cell
 // (fast program, a fraction of the capacity), later folded into native mode.
@@ -177,6 +178,9 @@ struct FtlConfig {
   // `hmb_round_trip`: time to fetch a map entry over the host link (0: no HMB possible).
   static FtlConfig from_config(const ConfigNode& drive, const Geometry& geo,
                                bool slc_timing_present, Tick hmb_round_trip);
+  // Its keys, declared (sim/params.h): the drive's top-level ones, the
+  // controller's ECC, the NAND's bad blocks and ftl.* but the map cache.
+  static std::vector<const ParamSection*> params();
 };
 
 }  // namespace ssdtwin

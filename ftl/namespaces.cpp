@@ -4,6 +4,7 @@
 
 #include "ftl/ftl_stats.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -22,26 +23,60 @@ void Namespaces::index() {
   for (std::size_t i = 0; i < list_.size(); ++i) by_id_[list_[i].id] = static_cast<int>(i);
 }
 
-Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_bytes,
+namespace {
+
+const ParamSection kNamespacesSection{
+    "drive",
+    "",
+    {
+        param::maps("namespaces",
+                    "NVMe namespaces, at most 16, whose ranges may not overlap (absent: one "
+                    "namespace, id 1, of the whole user capacity)"),
+    }};
+
+const ParamSection kNamespaceSection{
+    "drive.namespaces[]",
+    "One NVMe namespace: a range of the drive's logical pages, and the reclaim unit handles "
+    "its placement identifiers select.",
+    {
+        param::integer("id", nullptr, 1, 1024, "", "NVMe namespace id, unique"),
+        param::bytes("size", nullptr, "size of the namespace, a positive multiple of 4KiB"),
+        param::bytes("offset", "(where the previous namespace ends)",
+                     "where the namespace starts in the user capacity, a multiple of 4KiB"),
+        // The reader takes every handle when the key is absent; the declared
+        // 0 is never used (a list's default cannot be computed).
+        param::int_list("placement_handles", "0", 0, 65535, "",
+                        "the FDP reclaim unit handles its placement identifiers 0, 1, ... "
+                        "select; absent: every handle of ftl.fdp"),
+    }};
+
+}  // namespace
+
+std::vector<const ParamSection*> Namespaces::params() {
+  return {&kNamespacesSection, &kNamespaceSection};
+}
+
+Namespaces Namespaces::from_config(const ConfigNode& drive_node, std::uint64_t user_bytes,
                                    std::uint32_t handles) {
+  const Params drive(drive_node, kNamespacesSection);
   if (!drive.has("namespaces")) return Namespaces(user_bytes, handles);
   Namespaces ns;
   const std::uint64_t capacity = user_bytes / kSectorBytes;
   std::uint64_t next = 0;
-  const std::vector<ConfigNode> nodes = drive.children("namespaces");
+  const std::vector<Params> nodes = drive.children("namespaces", kNamespaceSection);
   if (nodes.size() > FtlStats::kMaxNamespaces)
     drive.fail("namespaces", "expected at most " + std::to_string(FtlStats::kMaxNamespaces) +
                                  " namespaces (their flash writes are counted apart)");
-  for (const ConfigNode& n : nodes) {
+  for (const Params& n : nodes) {
     Namespace s;
     // NVMe namespace ids run from 1; a config this large is a mistake.
-    s.id = static_cast<std::uint32_t>(n.get_int("id", 1, 1024));
+    s.id = static_cast<std::uint32_t>(n.integer("id"));
     if (ns.find(s.id) != nullptr) n.fail("id", "expected an id no other namespace has");
-    const std::uint64_t bytes = n.get_bytes("size");
+    const std::uint64_t bytes = n.bytes("size");
     if (bytes == 0 || bytes % kSectorBytes != 0)
       n.fail("size", "expected a positive multiple of 4KiB");
     s.pages = bytes / kSectorBytes;
-    const std::uint64_t offset = n.get_bytes("offset", next * kSectorBytes);
+    const std::uint64_t offset = n.bytes("offset", next * kSectorBytes);
     if (offset % kSectorBytes != 0) n.fail("offset", "expected a multiple of 4KiB");
     s.first = offset / kSectorBytes;
     if (s.first + s.pages > capacity)
@@ -56,7 +91,7 @@ Namespaces Namespaces::from_config(const ConfigNode& drive, std::uint64_t user_b
     // Without a list, every handle (a namespace created with all of them).
     std::vector<std::int64_t> h;
     if (n.has("placement_handles"))
-      h = n.get_int_list("placement_handles", 0, 0, 65535);
+      h = n.int_list("placement_handles");
     else
       for (std::uint32_t k = 0; k < handles; ++k) h.push_back(k);
     s.handles.clear();

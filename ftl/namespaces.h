@@ -23,6 +23,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct Namespace {
   std::uint32_t id = 1;
@@ -41,6 +42,7 @@ class Namespaces {
   // reclaim unit handles the FTL has (placement handles must be below).
   static Namespaces from_config(const ConfigNode& drive, std::uint64_t user_bytes,
                                 std::uint32_t handles);
+  static std::vector<const ParamSection*> params();  // its keys, declared (sim/params.h)
 
   std::size_t size() const { return list_.size(); }
   const std::vector<Namespace>& list() const { return list_; }

@@ -47,6 +47,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct PowerLossConfig {
   bool protection = false;  // capacitors (PLP)
@@ -61,6 +62,7 @@ struct PowerLossConfig {
 
   // ftl.power_loss
   static PowerLossConfig from_config(const ConfigNode& node);
+  static const ParamSection& params();  // its keys, declared (sim/params.h)
 };
 
 // The model's own accounting of a cut: what it loses and why.
