@@ -278,27 +278,6 @@ std::string format_number(double v) {
   return os.str();
 }
 
-// A range that depends on other keys or on the geometry, checked after the
-// declared one, with the message a range check gives.
-void check_range(const Params& p, const char* key, std::int64_t v, std::int64_t lo,
-                 std::int64_t hi) {
-  if (v < lo || v > hi)
-    p.fail(key, "expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                    "], got '" + std::to_string(v) + "'");
-}
-
-std::string shortest(double v) {
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
-
-void check_range(const Params& p, const char* key, double v, double lo, double hi) {
-  if (!(v >= lo && v <= hi))
-    p.fail(key, "expected a number in [" + shortest(lo) + ", " + shortest(hi) + "], got '" +
-                    shortest(v) + "'");
-}
-
 SlcCacheConfig read_slc(const Params& p, const Geometry& geo, bool slc_timing_present) {
   SlcCacheConfig s;
   if (!p.has("static") && !p.has("dynamic")) {
@@ -352,8 +331,8 @@ ReadRecoveryConfig read_recovery(const Params& ecc, const Params& rain, const Pa
   r.xor_bytes_per_s = rain.real("xor_rate");
   r.die_rebuilds_in_flight = static_cast<std::uint32_t>(rain.integer("rebuild_in_flight"));
   r.reclaim_reads = static_cast<std::uint32_t>(reclaim.integer("reads"));
-  const std::int64_t retry_step = reclaim.integer("retry_step");
-  check_range(reclaim, "retry_step", retry_step, 0, static_cast<std::int64_t>(r.retry.size()));
+  const std::int64_t retry_step =
+      reclaim.integer_within("retry_step", 0, static_cast<std::int64_t>(r.retry.size()));
   r.reclaim_retry_step = static_cast<std::uint32_t>(retry_step);
   return r;
 }
@@ -431,17 +410,14 @@ ZonedConfig read_zoned(const Params& p, const Params& drive, std::uint64_t user_
     drive.fail("user_capacity", "expected a whole number of zones (ftl.zoned.zone_size " +
                                     std::to_string(z.zone_slots * kSectorBytes) + " bytes)");
   z.zones = static_cast<std::uint32_t>(user_slots / z.zone_slots);
-  const std::int64_t stripe_dies = p.integer("stripe_dies");
-  check_range(p, "stripe_dies", stripe_dies, 1, geo.dies());
+  const std::int64_t stripe_dies = p.integer_within("stripe_dies", 1, geo.dies());
   z.stripe_dies = static_cast<std::uint32_t>(stripe_dies);
   if (geo.dies() % z.stripe_dies != 0)
     p.fail("stripe_dies",
            "expected a divisor of the drive's " + std::to_string(geo.dies()) + " dies");
-  const std::int64_t max_active = p.integer("max_active_zones");
-  check_range(p, "max_active_zones", max_active, 1, z.zones);
+  const std::int64_t max_active = p.integer_within("max_active_zones", 1, z.zones);
   z.max_active = static_cast<std::uint32_t>(max_active);
-  const std::int64_t max_open = p.integer("max_open_zones", z.max_active);
-  check_range(p, "max_open_zones", max_open, 1, z.max_active);
+  const std::int64_t max_open = p.integer_within("max_open_zones", z.max_active, 1, z.max_active);
   z.max_open = static_cast<std::uint32_t>(max_open);
   const std::uint64_t stripe_slots = std::uint64_t{z.stripe_dies} * geo.slots_per_die_block();
   z.blocks_per_die =
@@ -522,9 +498,8 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive_node, const Geometry& g
       gc.fail("urgency", "urgency levels scale proportional pacing: set gc.pacing: proportional");
     for (const Params& lvl : gc.children("urgency", kUrgencySection)) {
       FtlConfig::GcUrgency u;
-      u.free_below = lvl.real("free_below");
-      check_range(lvl, "free_below", u.free_below, static_cast<double>(c.gc_reserved_blocks),
-                  static_cast<double>(c.gc_trigger_free_blocks));
+      u.free_below = lvl.real_within("free_below", static_cast<double>(c.gc_reserved_blocks),
+                                     static_cast<double>(c.gc_trigger_free_blocks));
       u.host_share = lvl.real("host_share");
       if (!c.gc_urgency.empty() && u.free_below >= c.gc_urgency.back().free_below)
         lvl.fail("free_below", "expected levels in falling order of free_below (this one below " +
@@ -554,8 +529,7 @@ FtlConfig FtlConfig::from_config(const ConfigNode& drive_node, const Geometry& g
   c.bad_blocks.erase_fail_rate = bad.real("erase_fail");
   c.bad_blocks.program_fail_rate = bad.real("program_fail");
   c.bad_blocks.seed = static_cast<std::uint64_t>(bad.integer("seed"));
-  const std::int64_t reserve = ftl.integer("bad_block_reserve");
-  check_range(ftl, "bad_block_reserve", reserve, 0, geo.blocks_per_plane / 2);
+  const std::int64_t reserve = ftl.integer_within("bad_block_reserve", 0, geo.blocks_per_plane / 2);
   c.bad_blocks.reserve_per_die = static_cast<std::uint32_t>(reserve);
   c.power_loss = PowerLossConfig::from_config(ftl.map("power_loss"));
   c.recovery = read_recovery(ctrl.child("ecc", kEccSection), rain,

@@ -43,11 +43,9 @@ const ParamSection kNamespaceSection{
         param::bytes("size", nullptr, "size of the namespace, a positive multiple of 4KiB"),
         param::bytes("offset", "(where the previous namespace ends)",
                      "where the namespace starts in the user capacity, a multiple of 4KiB"),
-        // The reader takes every handle when the key is absent; the declared
-        // 0 is never used (a list's default cannot be computed).
-        param::int_list("placement_handles", "0", 0, 65535, "",
+        param::int_list("placement_handles", "(every handle of ftl.fdp)", 0, 65535, "",
                         "the FDP reclaim unit handles its placement identifiers 0, 1, ... "
-                        "select; absent: every handle of ftl.fdp"),
+                        "select"),
     }};
 
 }  // namespace
@@ -89,11 +87,9 @@ Namespaces Namespaces::from_config(const ConfigNode& drive_node, std::uint64_t u
                    std::to_string(o.id) + " holds bytes " + std::to_string(o.first * kSectorBytes) +
                    " to " + std::to_string((o.first + o.pages) * kSectorBytes) + ")");
     // Without a list, every handle (a namespace created with all of them).
-    std::vector<std::int64_t> h;
-    if (n.has("placement_handles"))
-      h = n.int_list("placement_handles");
-    else
-      for (std::uint32_t k = 0; k < handles; ++k) h.push_back(k);
+    std::vector<std::int64_t> every;
+    for (std::uint32_t k = 0; k < handles; ++k) every.push_back(k);
+    const std::vector<std::int64_t> h = n.int_list("placement_handles", every);
     s.handles.clear();
     for (std::int64_t v : h) {
       if (v >= static_cast<std::int64_t>(handles))

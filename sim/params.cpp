@@ -346,6 +346,46 @@ Amount Params::amount(const char* key, const Amount& computed) const {
   return node_.get_amount(key, computed);
 }
 
+namespace {
+// The narrower of the declared and the given range.
+template <typename T>
+std::pair<T, T> narrowed(T declared_lo, T declared_hi, T lo, T hi) {
+  return {std::max(declared_lo, lo), std::min(declared_hi, hi)};
+}
+}  // namespace
+
+std::int64_t Params::integer_within(const char* key, std::int64_t lo, std::int64_t hi) const {
+  const Param& p = declared(key, ParamKind::kInt, false);
+  const auto [a, b] = narrowed(p.imin, p.imax, lo, hi);
+  if (p.required()) return node_.get_int(key, a, b);
+  return node_.get_int(key, parsed(parse_int(p.def), p), a, b);
+}
+std::int64_t Params::integer_within(const char* key, std::int64_t computed, std::int64_t lo,
+                                    std::int64_t hi) const {
+  const Param& p = declared(key, ParamKind::kInt, true);
+  const auto [a, b] = narrowed(p.imin, p.imax, lo, hi);
+  return node_.get_int(key, computed, a, b);
+}
+double Params::real_within(const char* key, double lo, double hi) const {
+  const Param& p = declared(key, ParamKind::kReal, false);
+  const bool any = p.dmin == 0 && p.dmax == 0;
+  const auto [a, b] = any ? std::pair<double, double>{lo, hi} : narrowed(p.dmin, p.dmax, lo, hi);
+  if (p.required()) return node_.get_double(key, a, b);
+  return node_.get_double(key, parsed(parse_double(p.def), p), a, b);
+}
+double Params::real_within(const char* key, double computed, double lo, double hi) const {
+  const Param& p = declared(key, ParamKind::kReal, true);
+  const bool any = p.dmin == 0 && p.dmax == 0;
+  const auto [a, b] = any ? std::pair<double, double>{lo, hi} : narrowed(p.dmin, p.dmax, lo, hi);
+  return node_.get_double(key, computed, a, b);
+}
+std::vector<std::int64_t> Params::int_list(const char* key,
+                                           const std::vector<std::int64_t>& computed) const {
+  const Param& p = declared(key, ParamKind::kIntList, true);
+  if (!node_.has(key)) return computed;
+  return node_.get_int_list(key, 0, p.imin, p.imax);
+}
+
 Params Params::child(const char* key, const ParamSection& section) const {
   declared(key, ParamKind::kMap, false);
   return Params(node_.child(key), section);

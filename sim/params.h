@@ -118,6 +118,18 @@ class Params {
   std::string choice(const char* key, const std::string& computed) const;
   Amount amount(const char* key, const Amount& computed) const;
 
+  // Keys whose range depends on other keys or on the geometry: the
+  // declared range bounds what any drive allows, [lo, hi] what this one
+  // does (the error names the narrower range).
+  std::int64_t integer_within(const char* key, std::int64_t lo, std::int64_t hi) const;
+  std::int64_t integer_within(const char* key, std::int64_t computed, std::int64_t lo,
+                              std::int64_t hi) const;
+  double real_within(const char* key, double lo, double hi) const;
+  double real_within(const char* key, double computed, double lo, double hi) const;
+  // A list whose default is computed (e.g. every handle), absent -> `computed`.
+  std::vector<std::int64_t> int_list(const char* key,
+                                     const std::vector<std::int64_t>& computed) const;
+
   // A sub-map or a list of maps, read through its own section.
   Params child(const char* key, const ParamSection& section) const;
   std::vector<Params> children(const char* key, const ParamSection& section) const;

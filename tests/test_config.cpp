@@ -829,6 +829,16 @@ TEST_CASE("params: a value outside the declared range is a located error", "[con
   CHECK(error_of([&] { p.time("wait"); }).find("drive.wait") != std::string::npos);
 }
 
+TEST_CASE("params: a range that depends on the drive narrows the declared one",
+          "[config][params]") {
+  auto doc = drive_doc("drive:\n  count: 6\n");
+  const ssdtwin::Params p(doc->root(), demo_section());
+  CHECK(p.integer_within("count", 1, 6) == 6);
+  CHECK(error_of([&] { p.integer_within("count", 0, 4); }) ==
+        "x.yaml:2:10: drive.count: expected an integer in [1, 4], got '6'");
+  CHECK(p.real_within("share", 0.5, 0, 0.75) == 0.5);  // computed default, absent
+}
+
 TEST_CASE("params: reading an undeclared key, or with the wrong kind, is a programming error",
           "[config][params]") {
   auto doc = drive_doc("drive:\n  size: 1KiB\n");
