@@ -1,6 +1,12 @@
 #include "app/config_params.h"
 
+#include "app/drive.h"
+#include "app/sweep.h"
 #include "ftl/map_cache.h"
+#include "nand/error_model.h"
+#include "nand/geometry.h"
+#include "nand/timing.h"
+#include "power/power_config.h"
 
 namespace ssdtwin {
 
@@ -11,7 +17,13 @@ const std::vector<const ParamSection*>& config_sections() {
     const auto add = [&](const std::vector<const ParamSection*>& part) {
       all.insert(all.end(), part.begin(), part.end());
     };
+    add({&Drive::params()});
+    add({&Geometry::params()});
+    add(NandTiming::params());
+    add(error_model_params());
     add({&MapCacheConfig::params()});
+    add(PowerConfig::params());
+    add(sweep_param_sections());
     return all;
   }();
   return kSections;
