@@ -1,10 +1,16 @@
 #include "app/config_params.h"
 
+#include "app/drive.h"
+#include "app/sweep.h"
 #include "ftl/controller.h"
 #include "ftl/ftl_config.h"
 #include "ftl/map_cache.h"
 #include "ftl/namespaces.h"
 #include "ftl/power_loss.h"
+#include "nand/error_model.h"
+#include "nand/geometry.h"
+#include "nand/timing.h"
+#include "power/power_config.h"
 
 namespace ssdtwin {
 
@@ -15,11 +21,17 @@ const std::vector<const ParamSection*>& config_sections() {
     const auto add = [&](const std::vector<const ParamSection*>& part) {
       all.insert(all.end(), part.begin(), part.end());
     };
+    add({&Drive::params()});
+    add({&Geometry::params()});
+    add(NandTiming::params());
+    add(error_model_params());
     add({&ControllerConfig::params()});
     add(FtlConfig::params());
     add({&MapCacheConfig::params()});
     add({&PowerLossConfig::params()});
     add(Namespaces::params());
+    add(PowerConfig::params());
+    add(sweep_param_sections());
     return all;
   }();
   return kSections;

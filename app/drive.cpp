@@ -8,28 +8,58 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ftl/ftl_kinds.h"
 #include "ftl/snapshot.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
+const ParamSection& Drive::params() {
+  static const ParamSection kSection{
+      "drive",
+      "A drive: its name, the capacity it offers the host, and one map per part (NAND, host "
+      "interface, controller, FTL, namespaces, power).",
+      {
+          param::text("name", nullptr, "the drive's name, as results name it"),
+          param::bytes("user_capacity", nullptr,
+                       "capacity the host sees, rounded down to whole 4KiB logical pages; less "
+                       "than 8TiB (16TiB zoned) and, with the spare area GC needs, less than the "
+                       "raw flash"),
+          param::map("nand", "the NAND flash: geometry, timings, errors and bad blocks"),
+          param::map("host", "the host interface: NVMe over PCIe or SATA, queues and link"),
+          param::map("controller", "the controller: firmware cores and times, write buffer, ECC"),
+          param::map("ftl", "the flash translation layer: mapping, GC, caches, RAIN, power loss"),
+          param::maps("namespaces",
+                      "NVMe namespaces, at most 16, whose ranges may not overlap (absent: one "
+                      "namespace, id 1, of the whole user "
+                      "capacity)"),
+          param::map("power",
+                     "the power model: what each part draws and the drive's power "
+                     "states (absent: none)"),
+      }};
+  return kSection;
+}
+
 Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> given_errors)
-    : name(root.get_string("name")),
-      geo(Geometry::from_config(root.child("nand"))),
-      timing(NandTiming::from_config(root.child("nand"), geo)),
+    : Drive(Params(root, params()), verify, std::move(given_errors)) {}
+
+Drive::Drive(const Params& root, bool verify, std::unique_ptr<ErrorModel> given_errors)
+    : name(root.text("name")),
+      geo(Geometry::from_config(root.map("nand"))),
+      timing(NandTiming::from_config(root.map("nand"), geo)),
       nand(engine, geo, timing),
-      errors(given_errors ? std::move(given_errors)
-                          : make_error_model(root.child("nand").child("errors"))),
-      hif_cfg(HostIfConfig::from_config(root.child("host"))),
+      errors(given_errors ? std::move(given_errors) : make_error_model(root.map("nand"))),
+      hif_cfg(HostIfConfig::from_config(root.map("host"))),
       ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
                                      hif_cfg.hmb_round_trip)),
       translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
       ftl(page_mapped(*translation)),
       namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, ftl_cfg.fdp.handles())),
-      ctrl_cfg(ControllerConfig::from_config(root.child("controller"))),
+      ctrl_cfg(ControllerConfig::from_config(root.map("controller"))),
       controller(engine, *translation, ctrl_cfg),
       hif(engine, hif_cfg, controller) {
   nand.add_observer(&controller);
@@ -37,14 +67,16 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
   // Zones are an NVMe command set (ZNS); SATA's zoned commands (ZAC) are
   // not modelled.
   if (translation->zoned() && std::strcmp(hif_cfg.protocol->name(), "nvme") != 0)
-    root.child("host").fail(
+    root.map("host").fail(
         "interface", "expected nvme with ftl.kind zoned (the NVMe Zoned Namespace command set)");
   if (ftl)
     ftl->count_by_namespace(namespaces);
   else if (namespaces.size() > 1)
     root.fail("namespaces", "expected none with ftl.kind " + ftl_cfg.kind +
                                 " (its zones span the drive's one namespace)");
-  if (auto pc = PowerConfig::from_config(root)) {
+  std::optional<PowerConfig> pc;
+  if (root.has("power")) pc = PowerConfig::from_config(root.map("power"));
+  if (pc) {
     power_cfg = std::make_unique<PowerConfig>(std::move(*pc));
     power_meter =
         std::make_unique<PowerMeter>(engine, *power_cfg, geo.dies(), timing.bus_bytes_per_s);
@@ -63,12 +95,12 @@ Drive::Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> gi
   // unit more must fit for any zone to reach a whole one.
   if (translation->zoned() &&
       ftl_cfg.write_buffer_slots < (ftl_cfg.zoned.max_active + 1ull) * unit_bytes / kSectorBytes)
-    root.child("controller")
+    root.map("controller")
         .fail("write_buffer", "expected at least a program unit per active zone and one more (" +
                                   std::to_string((ftl_cfg.zoned.max_active + 1ull) * unit_bytes) +
                                   " bytes, ftl.zoned.max_active_zones + 1 units)");
   if (ftl_cfg.write_buffer_slots < 2 * unit_bytes / kSectorBytes)
-    root.child("controller")
+    root.map("controller")
         .fail("write_buffer",
               "expected at least two program units (" + std::to_string(2 * unit_bytes) + " bytes)");
 }

@@ -20,6 +20,8 @@ namespace ssdtwin {
 
 class ConfigNode;
 class OutputFile;
+class Params;
+struct ParamSection;
 
 // What a drive-state snapshot stands for (its file header): a state is
 // only ever used by a drive and preconditioning that would have made it.
@@ -39,6 +41,8 @@ class Drive {
   // `root` is the `drive` node of a drive config. `errors`, when given,
   // replaces the error model the config names (tests inject faults so).
   Drive(const ConfigNode& root, bool verify, std::unique_ptr<ErrorModel> errors = nullptr);
+  // The drive file's top-level keys, declared (sim/params.h).
+  static const ParamSection& params();
 
   std::string name;
   EventEngine engine;
@@ -78,6 +82,7 @@ class Drive {
   std::string geometry_text() const;
 
  private:
+  Drive(const Params& root, bool verify, std::unique_ptr<ErrorModel> errors);
   void archive_state(StateArchive& ar, Rng& rng);
 };
 

@@ -31,6 +31,7 @@
 #include "sim/config.h"
 #include "sim/csv.h"
 #include "sim/output_file.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 namespace {
@@ -39,6 +40,113 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 constexpr int kExitBadInput = 2;
+
+// A list read only when given: `absent` says in words what its absence
+// means (param::values declares no default).
+Param optional_values(const char* key, const char* absent, const char* doc) {
+  Param p = param::values(key, doc);
+  p.def = absent;
+  return p;
+}
+
+const ParamSection kSweepSection{
+    "sweep",
+    "A parameter study: one whole run of a drive and a workload per point, the axes' values "
+    "given as --set overrides (docs/SWEEPS.md).",
+    {
+        param::text("name", "(the sweep file's name without its extension)",
+                    "the study's name, on its charts"),
+        param::text("drive", "(none: a drive axis gives the drives)",
+                    "the drive file, relative to the sweep file's folder"),
+        param::text("workload", "(none: a workload axis gives the workloads)",
+                    "the workload file, relative to the sweep file's folder"),
+        optional_values("set", "none",
+                        "fixed overrides for every point, as --set takes them "
+                        "(drive.a.b=value, workload.a.b=value)"),
+        param::maps("axes", "the axes, each a key and its values"),
+        param::choice("combine", "grid", "grid|zip",
+                      "grid: every combination of the axes' values (the last axis fastest); "
+                      "zip: the i-th values of every axis together"),
+        optional_values("phases", "every phase", "the phases whose rows results.csv keeps"),
+        optional_values("metrics", "every metric but the wall times",
+                        "the metrics in results.csv, names from 'ssdtwin metrics'"),
+        param::maps("charts",
+                    "charts of one metric against an axis, one line per value of another"),
+        param::flag("share_preconditioning", "true",
+                    "points whose drive and preconditioning agree run the preconditioning once "
+                    "and start from its saved state"),
+        param::choice("point_charts", "script", "png|script|none",
+                      "each point's own charts (run --charts): gnuplot scripts, PNGs, or none"),
+        param::map("slurm", "sbatch options for --backend slurm"),
+    }};
+
+const ParamSection kAxisSection{
+    "sweep.axes[]",
+    "One axis of the study: a key and its values, given as a list or as a numeric range.",
+    {
+        param::text("key", nullptr,
+                    "drive or workload (files as values), or a key path as --set takes it "
+                    "(drive.ftl.gc.policy, workload.phases.2.iodepth)"),
+        optional_values("values", "none (give range)",
+                        "the axis's values, as --set takes them; exactly one of values and range"),
+        param::map("range", "the values as a numeric range, instead of values"),
+        param::text("name", "", "a short label for the axis on charts (empty: its key)"),
+        param::maps("with",
+                    "other keys set with this one, one value per value of the axis (one study "
+                    "variable several keys express)"),
+    }};
+
+const ParamSection kRangeSection{
+    "sweep.axes[].range",
+    "An axis's values as a numeric range: from, from + step, from + 2 step, ... or from, from x "
+    "mul, from x mul^2, ... up to to (at most 10000 values).",
+    {
+        param::real("from", nullptr, -1e18, 1e18, "", "the first value"),
+        param::real("to", nullptr, -1e18, 1e18, "", "the values go up to this, at least from"),
+        param::real("step", "0", 0, 1e18, "",
+                    "added to each value to make the next; exactly one of step and mul"),
+        param::real("mul", "0", 0, 1e18, "",
+                    "each value times this makes the next, above 1 (from above 0)"),
+        param::text("unit", "", "appended to every value (KiB: 4 becomes 4KiB)"),
+    }};
+
+const ParamSection kWithSection{
+    "sweep.axes[].with[]",
+    "A key set together with its axis.",
+    {
+        param::text("key", nullptr,
+                    "a key path as --set takes it, starting with drive. or workload."),
+        param::values("values",
+                      "its values, as many as the axis has, the i-th with the axis's i-th"),
+    }};
+
+const ParamSection kChartSection{
+    "sweep.charts[]",
+    "One chart of the study's results: a metric (or several of one unit) against an axis.",
+    {
+        param::text("metric", nullptr, "the metric drawn (required unless metrics is given)"),
+        optional_values("metrics", "none (give metric)",
+                        "several metrics of one unit on one chart, a line per metric and value"),
+        param::text("x", nullptr, "the key of the axis on the x axis"),
+        param::text("lines", "",
+                    "the key of another axis, one line per value (empty: one line; axes on "
+                    "neither make a line per combination)"),
+        param::text("phase", "",
+                    "the phase whose rows it draws (empty: the last phase of the first point)"),
+        param::text("title", "", "the chart's title (empty: the sweep's name, metrics and phase)"),
+        param::text("file", "",
+                    "the PNG's name in the sweep's folder, ending in .png (empty: chart_K.png)"),
+    }};
+
+const ParamSection kSlurmSection{
+    "sweep.slurm",
+    "sbatch options for --backend slurm, each an #SBATCH line of sweep.sbatch.",
+    {
+        param::text("partition", "", "the partition (empty: the cluster's default)"),
+        param::text("time", "", "the time limit per point, as sbatch takes it (\"01:00:00\")"),
+        param::text("account", "", "the account to charge"),
+        optional_values("extra", "none", "further sbatch options (\"--mem=4G\")"),
+    }};
 
 std::string point_dir(const std::string& dir, std::size_t i) {
   char name[32];
@@ -157,20 +265,25 @@ Json point_json(const SweepPlan& plan, std::size_t i) {
 
 }  // namespace
 
+std::vector<const ParamSection*> sweep_param_sections() {
+  return {&kSweepSection, &kAxisSection,  &kRangeSection,
+          &kWithSection,  &kChartSection, &kSlurmSection};
+}
+
 SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
   auto doc = ConfigDoc::load(sweep_file, "sweep", {});
-  const ConfigNode root = doc->root();
+  const Params root(doc->root(), kSweepSection);
   SweepPlan plan;
   plan.file = fs::absolute(sweep_file).lexically_normal().string();
   const std::string base = fs::path(plan.file).parent_path().string();
-  plan.name = root.get_string("name", fs::path(sweep_file).stem().string());
+  plan.name = root.text("name", fs::path(sweep_file).stem().string());
   const std::string base_drive =
-      root.has("drive") ? resolve_path(base, root.get_string("drive")) : "";
+      root.has("drive") ? resolve_path(base, root.text("drive", "")) : "";
   const std::string base_workload =
-      root.has("workload") ? resolve_path(base, root.get_string("workload")) : "";
+      root.has("workload") ? resolve_path(base, root.text("workload", "")) : "";
   std::vector<std::string> fixed;
   if (root.has("set"))
-    for (const std::string& s : root.get_value_texts("set")) {
+    for (const std::string& s : root.values("set")) {
       if (s.find('=') == std::string::npos ||
           (s.rfind("drive.", 0) != 0 && s.rfind("workload.", 0) != 0))
         root.fail("set", "expected overrides such as drive.a.b=value or workload.a.b=value, got '" +
@@ -178,12 +291,12 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       fixed.push_back(s);
     }
 
-  const auto axis_nodes = root.children("axes");
+  const auto axis_nodes = root.children("axes", kAxisSection);
   if (axis_nodes.empty()) root.fail("axes", "expected at least one axis");
   std::set<std::string> keys;
-  for (const ConfigNode& n : axis_nodes) {
+  for (const Params& n : axis_nodes) {
     SweepAxis a;
-    a.key = n.get_string("key");
+    a.key = n.text("key");
     const bool file_axis = a.key == "drive" || a.key == "workload";
     if (!file_axis && ((a.key.rfind("drive.", 0) != 0 && a.key.rfind("workload.", 0) != 0) ||
                        a.key.find('=') != std::string::npos))
@@ -191,30 +304,30 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
     if (!keys.insert(a.key).second) n.fail("key", "expected each key on one axis only");
     if (n.has("values") == n.has("range")) n.fail("values", "expected either values or range");
     if (n.has("values")) {
-      a.values = n.get_value_texts("values");
+      a.values = n.values("values");
     } else {
-      const ConfigNode r = n.child("range");
-      const double from = r.get_double("from", -1e18, 1e18), to = r.get_double("to", -1e18, 1e18);
-      const double step = r.get_double("step", 0, 0, 1e18), mul = r.get_double("mul", 0, 0, 1e18);
+      const Params r = n.child("range", kRangeSection);
+      const double from = r.real("from"), to = r.real("to");
+      const double step = r.real("step"), mul = r.real("mul");
       try {
-        a.values = range_values(from, to, step, mul, r.get_string("unit", ""));
+        a.values = range_values(from, to, step, mul, r.text("unit"));
       } catch (const std::invalid_argument& e) {
         n.fail("range", e.what());
       }
     }
     if (file_axis)
       for (std::string& v : a.values) v = resolve_path(base, v);
-    a.name = n.get_string("name", "");
+    a.name = n.text("name");
     if (n.has("with")) {
       if (file_axis)
         n.fail("with", "expected a key path axis (a drive or workload axis sets no other key)");
-      for (const ConfigNode& w : n.children("with")) {
-        const std::string k = w.get_string("key");
+      for (const Params& w : n.children("with", kWithSection)) {
+        const std::string k = w.text("key");
         if ((k.rfind("drive.", 0) != 0 && k.rfind("workload.", 0) != 0) ||
             k.find('=') != std::string::npos)
           w.fail("key", "expected a key path starting with drive. or workload.");
         if (!keys.insert(k).second) w.fail("key", "expected each key on one axis only");
-        std::vector<std::string> vs = w.get_value_texts("values");
+        std::vector<std::string> vs = w.values("values");
         if (vs.size() != a.values.size())
           w.fail("values",
                  "expected as many values as the axis (" + std::to_string(a.values.size()) + ")");
@@ -230,7 +343,7 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
 
   std::vector<std::size_t> sizes;
   for (const SweepAxis& a : plan.axes) sizes.push_back(a.values.size());
-  const std::string how = root.get_enum("combine", {"grid", "zip"}, "grid");
+  const std::string how = root.choice("combine");
   if (how == "zip" && zip_mismatch(sizes) < sizes.size())
     axis_nodes[zip_mismatch(sizes)].fail("values", "expected as many values as the first axis (" +
                                                        std::to_string(sizes[0]) + ") to zip them");
@@ -262,7 +375,7 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
   }
 
   if (root.has("metrics")) {
-    for (const std::string& m : root.get_value_texts("metrics")) {
+    for (const std::string& m : root.values("metrics")) {
       const PhaseMetric* def = find_phase_metric(m);
       if (!def || !in_metrics_csv(*def))
         root.fail("metrics", "expected metric names from 'ssdtwin metrics', got '" + m + "'");
@@ -274,18 +387,18 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
     for (const PhaseMetric& m : phase_metrics())
       if (in_metrics_csv(m) && !m.wall) plan.metrics.push_back(m.name);
   }
-  if (root.has("phases")) plan.phases = root.get_value_texts("phases");
-  plan.point_charts = root.get_enum("point_charts", {"png", "script", "none"}, "script");
-  std::vector<ConfigNode> chart_nodes;
+  if (root.has("phases")) plan.phases = root.values("phases");
+  plan.point_charts = root.choice("point_charts");
+  std::vector<Params> chart_nodes;
   if (root.has("charts")) {
-    chart_nodes = root.children("charts");
-    for (const ConfigNode& c : chart_nodes) {
+    chart_nodes = root.children("charts", kChartSection);
+    for (const Params& c : chart_nodes) {
       SweepChart ch;
       if (c.has("metrics")) {
         if (c.has("metric")) c.fail("metric", "expected `metric:` or `metrics:`, not both");
-        ch.metrics = c.get_value_texts("metrics");
+        ch.metrics = c.values("metrics");
       } else {
-        ch.metrics = {c.get_string("metric")};
+        ch.metrics = {c.text("metric")};
       }
       const std::string key = c.has("metrics") ? "metrics" : "metric";
       for (const std::string& m : ch.metrics) {
@@ -296,18 +409,18 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
           c.fail(key, "expected metrics of one unit on one chart, got '" + m + "' in " + def->unit +
                           " beside " + find_phase_metric(ch.metrics.front())->unit);
       }
-      ch.x = c.get_string("x");
+      ch.x = c.text("x");
       const auto is_axis = [&](const std::string& k) {
         return std::any_of(plan.axes.begin(), plan.axes.end(),
                            [&](const SweepAxis& a) { return a.key == k; });
       };
       if (!is_axis(ch.x)) c.fail("x", "expected the key of one of the axes");
-      ch.lines = c.get_string("lines", "");
+      ch.lines = c.text("lines");
       if (!ch.lines.empty() && (!is_axis(ch.lines) || ch.lines == ch.x))
         c.fail("lines", "expected the key of another axis");
-      ch.phase = c.get_string("phase", "");
-      ch.title = c.get_string("title", "");
-      ch.file = c.get_string("file", "");
+      ch.phase = c.text("phase");
+      ch.title = c.text("title");
+      ch.file = c.text("file");
       if (!ch.file.empty() &&
           (ch.file.find('/') != std::string::npos || fs::path(ch.file).extension() != ".png"))
         c.fail("file",
@@ -316,18 +429,18 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
       plan.charts.push_back(std::move(ch));
     }
   }
-  const ConfigNode slurm = root.child("slurm");
-  plan.slurm.partition = slurm.get_string("partition", "");
-  plan.slurm.time = slurm.get_string("time", "");
-  plan.slurm.account = slurm.get_string("account", "");
-  if (slurm.has("extra")) plan.slurm.extra = slurm.get_value_texts("extra");
-  const bool share = root.get_bool("share_preconditioning", true);
+  const Params slurm = root.child("slurm", kSlurmSection);
+  plan.slurm.partition = slurm.text("partition");
+  plan.slurm.time = slurm.text("time");
+  plan.slurm.account = slurm.text("account");
+  if (slurm.has("extra")) plan.slurm.extra = slurm.values("extra");
+  const bool share = root.flag("share_preconditioning");
   doc->check_unused();
   for (const SweepPoint& p : plan.points)
     for (const std::string& f : {p.drive, p.workload})
       if (!fs::is_regular_file(f)) throw ConfigError(sweep_file + ": " + f + ": no such file");
   const std::set<std::string> phase_names = check_points(plan, sweep_file);
-  auto check_phase = [&](const ConfigNode& node, const std::string& key, const std::string& name) {
+  auto check_phase = [&](const Params& node, const std::string& key, const std::string& name) {
     if (phase_names.count(name)) return;
     std::string known;
     for (const std::string& n : phase_names) known += (known.empty() ? "" : ", ") + n;

@@ -21,6 +21,8 @@
 
 namespace ssdtwin {
 
+struct ParamSection;
+
 struct SweepAxis {
   std::string key;  // "drive", "workload" (files) or a key path "drive.a.b" / "workload.a.b"
   std::vector<std::string> values;
@@ -82,6 +84,8 @@ inline constexpr std::size_t kMaxSweepPoints = 100000;
 // refusing one of more than `max_points` points (the fuzz target plans
 // with far fewer: each point's drive is built to check it).
 SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points = kMaxSweepPoints);
+// The sweep file's keys, declared (sim/params.h).
+std::vector<const ParamSection*> sweep_param_sections();
 
 // The plan as DIR/sweep.json, and back.
 void write_plan(const SweepPlan& plan, const std::string& dir);

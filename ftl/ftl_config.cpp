@@ -26,20 +26,6 @@ constexpr std::int64_t kMaxReserve = (1 << 20) / 2;
 constexpr std::int64_t kMaxZones = 0xFFFFFFFF;
 
 // The drive's top-level keys the FTL reads.
-const ParamSection kDriveSection{
-    "drive",
-    "A drive: its name, the capacity it offers the host, and one map per part (NAND, host "
-    "interface, controller, FTL, power).",
-    {
-        param::bytes("user_capacity", nullptr,
-                     "capacity the host sees, rounded down to whole 4KiB logical pages; less than "
-                     "8TiB (16TiB zoned) and, with the spare area GC needs, less than the raw "
-                     "flash"),
-        param::map("controller", "the controller: firmware cores and times, write buffer, ECC"),
-        param::map("nand", "the NAND flash: geometry, timings, errors and bad blocks"),
-        param::map("ftl", "the flash translation layer: mapping, GC, caches, RAIN, power loss"),
-    }};
-
 const ParamSection kNandSection{
     "drive.nand", "", {param::map("bad_blocks", "blocks bad from the factory or failing in use")}};
 
@@ -436,16 +422,15 @@ ZonedConfig read_zoned(const Params& p, const Params& drive, std::uint64_t user_
 }  // namespace
 
 std::vector<const ParamSection*> FtlConfig::params() {
-  return {&kDriveSection,       &kControllerSection, &kEccSection,          &kRetrySection,
-          &kNandSection,        &kBadBlocksSection,  &kFtlSection,          &kGcSection,
-          &kUrgencySection,     &kBackgroundSection, &kWearLevelingSection, &kRainSection,
-          &kReadReclaimSection, &kSlcSection,        &kSlcDynamicSection,   &kSlcFoldSection,
-          &kFdpSection,         &kZonedSection};
+  return {&kControllerSection, &kEccSection,          &kRetrySection,   &kNandSection,
+          &kBadBlocksSection,  &kFtlSection,          &kGcSection,      &kUrgencySection,
+          &kBackgroundSection, &kWearLevelingSection, &kRainSection,    &kReadReclaimSection,
+          &kSlcSection,        &kSlcDynamicSection,   &kSlcFoldSection, &kFdpSection,
+          &kZonedSection};
 }
 
-FtlConfig FtlConfig::from_config(const ConfigNode& drive_node, const Geometry& geo,
-                                 bool slc_timing_present, Tick hmb_round_trip) {
-  const Params drive(drive_node, kDriveSection);
+FtlConfig FtlConfig::from_config(const Params& drive, const Geometry& geo, bool slc_timing_present,
+                                 Tick hmb_round_trip) {
   FtlConfig c;
   // Drives sell decimal capacities; the host sees whole 4 KiB logical pages.
   c.user_bytes = drive.bytes("user_capacity") / kSectorBytes * kSectorBytes;

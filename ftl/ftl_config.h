@@ -14,6 +14,7 @@ namespace ssdtwin {
 class ConfigNode;
 struct Geometry;
 struct ParamSection;
+class Params;
 
 // The SLC write cache: blocks of the native part programmed one bit per cell
 // (fast program, a fraction of the capacity), later folded into native mode.
@@ -173,13 +174,14 @@ struct FtlConfig {
   PowerLossConfig power_loss;
   ZonedConfig zoned;  // kind zoned only
 
-  // `drive` is the drive root node; reads user_capacity, controller.* and
-  // ftl.*; `slc_timing_present`: whether nand.timing has an slc block.
+  // `drive` is the drive root, read through its section (the drive's,
+  // app/drive.cpp); reads user_capacity, controller.* and ftl.*;
+  // `slc_timing_present`: whether nand.timing has an slc block.
   // `hmb_round_trip`: time to fetch a map entry over the host link (0: no HMB possible).
-  static FtlConfig from_config(const ConfigNode& drive, const Geometry& geo,
-                               bool slc_timing_present, Tick hmb_round_trip);
-  // Its keys, declared (sim/params.h): the drive's top-level ones, the
-  // controller's ECC, the NAND's bad blocks and ftl.* but the map cache.
+  static FtlConfig from_config(const Params& drive, const Geometry& geo, bool slc_timing_present,
+                               Tick hmb_round_trip);
+  // Its keys, declared (sim/params.h): the controller's ECC, the NAND's bad blocks and ftl.* but
+  // the map cache.
   static std::vector<const ParamSection*> params();
 };
 

@@ -25,15 +25,6 @@ void Namespaces::index() {
 
 namespace {
 
-const ParamSection kNamespacesSection{
-    "drive",
-    "",
-    {
-        param::maps("namespaces",
-                    "NVMe namespaces, at most 16, whose ranges may not overlap (absent: one "
-                    "namespace, id 1, of the whole user capacity)"),
-    }};
-
 const ParamSection kNamespaceSection{
     "drive.namespaces[]",
     "One NVMe namespace: a range of the drive's logical pages, and the reclaim unit handles "
@@ -50,13 +41,10 @@ const ParamSection kNamespaceSection{
 
 }  // namespace
 
-std::vector<const ParamSection*> Namespaces::params() {
-  return {&kNamespacesSection, &kNamespaceSection};
-}
+std::vector<const ParamSection*> Namespaces::params() { return {&kNamespaceSection}; }
 
-Namespaces Namespaces::from_config(const ConfigNode& drive_node, std::uint64_t user_bytes,
+Namespaces Namespaces::from_config(const Params& drive, std::uint64_t user_bytes,
                                    std::uint32_t handles) {
-  const Params drive(drive_node, kNamespacesSection);
   if (!drive.has("namespaces")) return Namespaces(user_bytes, handles);
   Namespaces ns;
   const std::uint64_t capacity = user_bytes / kSectorBytes;

@@ -24,6 +24,7 @@ namespace ssdtwin {
 
 class ConfigNode;
 struct ParamSection;
+class Params;
 
 struct Namespace {
   std::uint32_t id = 1;
@@ -40,7 +41,7 @@ class Namespaces {
   explicit Namespaces(std::uint64_t user_bytes, std::uint32_t handles = 1);
   // `drive.namespaces` (absent: one of the whole capacity); `handles`: the
   // reclaim unit handles the FTL has (placement handles must be below).
-  static Namespaces from_config(const ConfigNode& drive, std::uint64_t user_bytes,
+  static Namespaces from_config(const Params& drive, std::uint64_t user_bytes,
                                 std::uint32_t handles);
   static std::vector<const ParamSection*> params();  // its keys, declared (sim/params.h)
 

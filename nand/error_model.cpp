@@ -4,6 +4,7 @@
 
 #include "nand/impl/error_models.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -23,8 +24,60 @@ std::vector<std::string> error_model_names() {
   return names;
 }
 
-std::unique_ptr<ErrorModel> make_error_model(const ConfigNode& errors) {
-  const std::string name = errors.get_enum("model", error_model_names(), "none");
+namespace {
+
+const ParamSection kNandSection{
+    "drive.nand",
+    "",
+    {
+        param::map("errors",
+                   "raw bit errors of the flash: the model of the RBER reads see "
+                   "(absent: none)"),
+    }};
+
+// The models' maps come from the table, so a model added there is declared.
+const ParamSection& errors_section() {
+  static const ParamSection kSection = [] {
+    ParamSection s{
+        "drive.nand.errors",
+        "Raw bit errors: the model of the raw bit error rate (RBER) a read sees from the wear "
+        "and age of its block. Each model's coefficients sit in a map named after it, checked "
+        "whether or not the model is selected.",
+        {
+            param::choice("model", "none", &error_model_names,
+                          "the RBER model (none: reads never see errors)"),
+            param::integer("seed", "1", 0, INT64_MAX, "",
+                           "seed of the error draws, a random stream of their own: turning "
+                           "errors on moves no other random choice"),
+            param::map("age", "wear every block starts with (e.g. end of life)"),
+        }};
+    for (const ErrorModelInfo& m : error_models())
+      s.params.push_back(param::map(m.name, m.description));
+    return s;
+  }();
+  return kSection;
+}
+
+const ParamSection kAgeSection{
+    "drive.nand.errors.age",
+    "Wear every block starts with: a run may start at end of life without simulating years of "
+    "writes.",
+    {
+        param::integer("pe_cycles", "0", 0, 1000000, "P/E cycles",
+                       "program/erase cycles added to every block's own"),
+        param::real("retention_days", "0", 0, 1e5, "days",
+                    "retention time added to every block's own"),
+    }};
+
+}  // namespace
+
+std::vector<const ParamSection*> error_model_params() {
+  return {&kNandSection, &errors_section(), &kAgeSection, &power_law_error_params()};
+}
+
+std::unique_ptr<ErrorModel> make_error_model(const ConfigNode& nand) {
+  const Params errors = Params(nand, kNandSection).child("errors", errors_section());
+  const std::string name = errors.choice("model");
   // Each model's coefficients sit in a map named after it, checked whether
   // or not the model is selected: a drive config can carry its part's
   // characterisation while the reference runs use `none`, and
@@ -32,14 +85,14 @@ std::unique_ptr<ErrorModel> make_error_model(const ConfigNode& errors) {
   std::unique_ptr<ErrorModel> model;
   for (const auto& m : error_models()) {
     if (!errors.has(m.name) && name != m.name) continue;
-    auto built = m.make(errors.child(m.name));
+    auto built = m.make(errors.map(m.name));
     if (name == m.name) model = std::move(built);
   }
   if (!model) return nullptr;
-  model->seed = static_cast<std::uint64_t>(errors.get_int("seed", 1, 0, INT64_MAX));
-  const ConfigNode age = errors.child("age");
-  model->age_pe_cycles = static_cast<double>(age.get_int("pe_cycles", 0, 0, 1000000));
-  model->age_retention_days = age.get_double("retention_days", 0, 0, 1e5);
+  model->seed = static_cast<std::uint64_t>(errors.integer("seed"));
+  const Params age = errors.child("age", kAgeSection);
+  model->age_pe_cycles = static_cast<double>(age.integer("pe_cycles"));
+  model->age_retention_days = age.real("retention_days");
   return model;
 }
 

@@ -15,6 +15,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 // What a read's error rate depends on.
 struct CellWear {
@@ -46,7 +47,10 @@ const std::vector<ErrorModelInfo>& error_models();
 std::vector<std::string> error_model_names();
 
 // The model `nand.errors.model` names, configured from the map of the same
-// name; nullptr for `none` (the default: reads never see errors).
-std::unique_ptr<ErrorModel> make_error_model(const ConfigNode& errors);
+// name; nullptr for `none` (the default: reads never see errors). `nand`
+// is the drive's nand map.
+std::unique_ptr<ErrorModel> make_error_model(const ConfigNode& nand);
+// Its keys (nand.errors and each model's map), declared (sim/params.h).
+std::vector<const ParamSection*> error_model_params();
 
 }  // namespace ssdtwin

@@ -15,6 +15,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 enum class CellMode : std::uint8_t { kSlc = 1, kMlc = 2, kTlc = 3, kQlc = 4 };
 
@@ -33,6 +34,7 @@ struct Geometry {
   std::uint32_t page_size = 16384;    // bytes per plane page
   CellMode native_mode = CellMode::kTlc;
 
+  static const ParamSection& params();  // its keys of drive.nand, declared (sim/params.h)
   static Geometry from_config(const ConfigNode& nand);
 
   std::uint32_t dies() const { return channels * dies_per_channel; }

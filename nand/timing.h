@@ -11,6 +11,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct ModeTiming {
   bool present = false;
@@ -55,6 +56,8 @@ struct NandTiming {
   bool cache_program = false;
   SuspendTiming suspend;
 
+  // Its keys of drive.nand and the maps below it, declared (sim/params.h).
+  static std::vector<const ParamSection*> params();
   static NandTiming from_config(const ConfigNode& nand, const Geometry& geo);
 
   const ModeTiming& of(CellMode m) const { return mode[bits_per_cell(m)]; }

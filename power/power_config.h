@@ -16,6 +16,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct PowerStateSpec {
   std::string name;
@@ -62,8 +63,10 @@ struct PowerConfig {
   double die_active_w() const;
   std::size_t find(const std::string& name) const;  // npos when absent
 
-  // `drive` is the config's `drive` node; nullopt without a power model.
-  static std::optional<PowerConfig> from_config(const ConfigNode& drive);
+  // `power` is the drive config's `power` map; nullopt with `enabled: false`.
+  static std::optional<PowerConfig> from_config(const ConfigNode& power);
+  // Its keys, declared (sim/params.h).
+  static std::vector<const ParamSection*> params();
 };
 
 // "2.5W", "25mW", "3.3V", "25mA", "10uA": the value in W, V or A, or

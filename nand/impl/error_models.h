@@ -8,5 +8,6 @@
 namespace ssdtwin {
 
 std::unique_ptr<ErrorModel> make_power_law_errors(const ConfigNode& node);
+const ParamSection& power_law_error_params();
 
 }  // namespace ssdtwin

@@ -15,6 +15,7 @@
 
 #include "nand/impl/error_models.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -22,17 +23,17 @@ namespace {
 
 class PowerLawErrors : public ErrorModel {
  public:
-  explicit PowerLawErrors(const ConfigNode& n)
-      : epsilon_(n.get_double("epsilon", 0, 1)),
-        alpha_(n.get_double("alpha", 0, 0, 1)),
-        k_(n.get_double("k", 0, 0, 10)),
-        beta_(n.get_double("beta", 0, 0, 1)),
-        m_(n.get_double("m", 0, 0, 10)),
-        n_(n.get_double("n", 0, 0, 10)),
-        gamma_(n.get_double("gamma", 0, 0, 1)),
-        p_(n.get_double("p", 0, 0, 10)),
-        q_(n.get_double("q", 1, 0, 10)),
-        slc_scale_(n.get_double("slc_scale", 1, 0, 1)) {}
+  explicit PowerLawErrors(const Params& n)
+      : epsilon_(n.real("epsilon")),
+        alpha_(n.real("alpha")),
+        k_(n.real("k")),
+        beta_(n.real("beta")),
+        m_(n.real("m")),
+        n_(n.real("n")),
+        gamma_(n.real("gamma")),
+        p_(n.real("p")),
+        q_(n.real("q")),
+        slc_scale_(n.real("slc_scale")) {}
 
   double rber(const CellWear& w) const override {
     const double N = w.pe_cycles + age_pe_cycles;
@@ -51,8 +52,31 @@ class PowerLawErrors : public ErrorModel {
 
 }  // namespace
 
+const ParamSection& power_law_error_params() {
+  static const ParamSection kSection{
+      "drive.nand.errors.power_law",
+      "The power_law model's coefficients: RBER = epsilon + alpha*N^k + beta*N^m*t^n + "
+      "gamma*N^p*R^q, with N the P/E cycles, t the retention in days and R the reads since the "
+      "block's erase.",
+      {
+          param::real("epsilon", nullptr, 0, 1, "", "RBER of a fresh block (the floor)"),
+          param::real("alpha", "0", 0, 1, "", "wear term's coefficient"),
+          param::real("k", "0", 0, 10, "", "wear term's exponent of N"),
+          param::real("beta", "0", 0, 1, "", "retention term's coefficient"),
+          param::real("m", "0", 0, 10, "", "retention term's exponent of N"),
+          param::real("n", "0", 0, 10, "", "retention term's exponent of t"),
+          param::real("gamma", "0", 0, 1, "", "read-disturb term's coefficient"),
+          param::real("p", "0", 0, 10, "", "read-disturb term's exponent of N"),
+          param::real("q", "1", 0, 10, "", "read-disturb term's exponent of R"),
+          param::real("slc_scale", "1", 0, 1, "",
+                      "factor on the RBER of SLC-mode blocks, whose two states keep a wider "
+                      "margin"),
+      }};
+  return kSection;
+}
+
 std::unique_ptr<ErrorModel> make_power_law_errors(const ConfigNode& node) {
-  return std::make_unique<PowerLawErrors>(node);
+  return std::make_unique<PowerLawErrors>(Params(node, power_law_error_params()));
 }
 
 }  // namespace ssdtwin
