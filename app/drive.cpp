@@ -35,8 +35,7 @@ const ParamSection& Drive::params() {
           param::map("ftl", "the flash translation layer: mapping, GC, caches, RAIN, power loss"),
           param::maps("namespaces",
                       "NVMe namespaces, at most 16, whose ranges may not overlap (absent: one "
-                      "namespace, id 1, of the whole user "
-                      "capacity)"),
+                      "namespace, id 1, of the whole user capacity)"),
           param::map("power",
                      "the power model: what each part draws and the drive's power "
                      "states (absent: none)"),
