@@ -11,7 +11,7 @@
 #include <optional>
 
 #include "ftl/ftl_kinds.h"
-#include "ftl/snapshot.h"
+#include "ftl/state/snapshot.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 #include "sim/params.h"

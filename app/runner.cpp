@@ -11,8 +11,8 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "ftl/drive_failure.h"
-#include "ftl/snapshot.h"
+#include "ftl/recovery/drive_failure.h"
+#include "ftl/state/snapshot.h"
 #include "ftl/zoned_ftl.h"
 #include "host/trace/trace_cache.h"
 #include "host/trace/trace_reader.h"

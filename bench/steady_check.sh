@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the steady-state mode (fast: steady, ftl/steady_layout.h) against
+# Checks the steady-state mode (fast: steady, ftl/state/steady_layout.h) against
 # the exact fast path on whole drives: bench/workloads/steady_check.yaml
 # (a fast sequential fill, two full random overwrites, then two minutes of
 # timed 4 KiB QD32 random writes) with the overwrites exact, then steady.

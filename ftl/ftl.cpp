@@ -4,13 +4,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "ftl/drive_failure.h"
-#include "ftl/fast_writer.h"
 #include "ftl/ftl_kinds.h"
-#include "ftl/garbage_collector.h"
-#include "ftl/relocation_engine.h"
-#include "ftl/slc_cache.h"
-#include "ftl/steady_layout.h"
+#include "ftl/gc/garbage_collector.h"
+#include "ftl/gc/relocation_engine.h"
+#include "ftl/recovery/drive_failure.h"
+#include "ftl/slc/slc_cache.h"
+#include "ftl/state/fast_writer.h"
+#include "ftl/state/steady_layout.h"
 
 namespace ssdtwin {
 

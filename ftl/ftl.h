@@ -16,8 +16,8 @@
 
 #include "ftl/ftl_core.h"
 #include "ftl/namespaces.h"
-#include "ftl/power_loss.h"
-#include "ftl/read_recovery.h"
+#include "ftl/recovery/power_loss.h"
+#include "ftl/recovery/read_recovery.h"
 #include "ftl/translation.h"
 #include "ftl/write_buffer.h"
 #include "sim/flat_map.h"
@@ -111,7 +111,7 @@ class Ftl final : public FlashTranslation,
   // segment touched is updated once, as firmware marks a range.
   void trim(Lpn first, std::uint32_t count) override;
 
-  // Fast preconditioning (ftl/fast_writer.h). While the FTL is quiescent
+  // Fast preconditioning (ftl/state/fast_writer.h). While the FTL is quiescent
   // (nothing buffered, no NAND operation or relocation in flight), writes
   // and trims may be applied to its state alone, taking no simulated time;
   // end_fast() closes the open units, leaving the FTL quiescent (a snapshot
@@ -120,7 +120,7 @@ class Ftl final : public FlashTranslation,
   bool quiescent() const override;
   void fast_write(Lpn lpn, PlacementHandle handle = 0);
   void fast_trim(Lpn lpn);
-  // Steady-state mode (fast: steady, ftl/steady_layout.h): a 4 KiB write
+  // Steady-state mode (fast: steady, ftl/state/steady_layout.h): a 4 KiB write
   // to a uniformly drawn page, on block counts alone. steady_blocker says
   // why the state does not allow it (empty: it does).
   std::string steady_blocker() const;
@@ -141,13 +141,13 @@ class Ftl final : public FlashTranslation,
   // the next write); false when nothing waits. For settling a drive that
   // nothing else will write to (app/runner.cpp).
   bool flush_stranded() override;
-  // Power loss (ftl/power_loss.h): the flash as a cut now would leave it,
+  // Power loss (ftl/recovery/power_loss.h): the flash as a cut now would leave it,
   // with the model's account of what the cut loses (needs verification
   // mode); and, on a freshly built drive, the mapping rebuilt from such an
   // image, checked against every accepted write.
   DurableImage power_cut() const;
   RecoveryReport recover(const DurableImage& image);
-  // Drive-state snapshots (ftl/snapshot.h): unlike a power cut, the whole
+  // Drive-state snapshots (ftl/state/snapshot.h): unlike a power cut, the whole
   // state of a quiescent FTL, volatile parts included, so that a drive
   // built anew and given it runs on exactly as this one would. After
   // loading, with the clock set, rearm_timers() schedules the idle timers
@@ -172,7 +172,7 @@ class Ftl final : public FlashTranslation,
   void check_rebuild_fits(std::uint32_t die) const;
   // Every die has failed: nothing can be read or written any more.
   bool all_dies_failed() const { return core_.stats.failed_dies >= core_.geo.dies(); }
-  // Injected read faults (ftl/read_recovery.h), and those not yet hit.
+  // Injected read faults (ftl/recovery/read_recovery.h), and those not yet hit.
   void inject_faults(ReadRecovery::Injected faults) { recovery_.inject(std::move(faults)); }
   const ReadRecovery::Injected& injected_faults() const { return recovery_.injected(); }
 

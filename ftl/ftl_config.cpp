@@ -7,9 +7,9 @@
 
 #include "ftl/controller.h"
 #include "ftl/ftl_kinds.h"
-#include "ftl/gc_policy.h"
-#include "ftl/mapping_table.h"
-#include "ftl/slc_policy.h"
+#include "ftl/gc/gc_policy.h"
+#include "ftl/mapping/mapping_table.h"
+#include "ftl/slc/slc_policy.h"
 #include "nand/geometry.h"
 #include "sim/config.h"
 #include "sim/params.h"
@@ -324,7 +324,7 @@ ReadRecoveryConfig read_recovery(const Params& ecc, const Params& rain, const Pa
 }
 
 // ftl.rain.span: dies. Super-blocks are allocated in lockstep over groups
-// of `stripe` dies (ftl/super_blocks.h); what that layout does not model is
+// of `stripe` dies (ftl/blocks/super_blocks.h); what that layout does not model is
 // refused here rather than simulated wrongly.
 void check_span_dies(const Params& rain, const FtlConfig& c, const Geometry& geo) {
   if (c.rain_stripe < 2)

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "ftl/map_cache.h"
-#include "ftl/power_loss.h"
+#include "ftl/mapping/map_cache.h"
+#include "ftl/recovery/power_loss.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -20,7 +20,7 @@ class Params;
 // (fast program, a fraction of the capacity), later folded into native mode.
 struct SlcCacheConfig {
   bool enabled = false;
-  std::string policy = "reclaim";  // ftl/slc_policy.h
+  std::string policy = "reclaim";  // ftl/slc/slc_policy.h
   std::uint64_t static_bytes = 0;  // SLC data capacity of dedicated blocks
   std::uint32_t static_blocks_per_die = 0;
   // Dynamic region: SLC capacity of up to `dynamic_share` of the free user
@@ -36,7 +36,7 @@ struct SlcCacheConfig {
 };
 
 // The controller's ECC and what the firmware does when a read fails it
-// (ftl/read_recovery.h). Only used when the drive has a NAND error model.
+// (ftl/recovery/read_recovery.h). Only used when the drive has a NAND error model.
 struct ReadRecoveryConfig {
   std::uint32_t codeword_bytes = 1024;  // data bytes per ECC codeword
   std::uint32_t correctable_bits = 40;  // bit errors a codeword's decode corrects
@@ -157,13 +157,13 @@ struct FtlConfig {
   std::uint32_t wl_threshold = 0;
   std::uint32_t wl_interval = 16;  // erases of a die between looks for a cold block
   // RAIN: the last of every `rain_stripe` program units of a block is their
-  // parity (0: none; ftl/rain_stripes.h). Parity pages hold no data, so they
+  // parity (0: none; ftl/blocks/rain_stripes.h). Parity pages hold no data, so they
   // shrink the spare area.
   std::uint32_t rain_stripe = 0;
   // Where a stripe's units lie (ftl.rain.span): `block` (0 here), the units
   // of one block; or `dies` (the stripe width here), unit k of one
   // super-block on each of `rain_stripe` consecutive dies, so that a stripe
-  // survives the loss of a whole die (ftl/super_blocks.h).
+  // survives the loss of a whole die (ftl/blocks/super_blocks.h).
   std::uint32_t rain_span_dies = 0;
   std::uint64_t seed = 1;
   SlcCacheConfig slc;

@@ -1,7 +1,7 @@
 // State the FTL's parts share: the mapping, the blocks, the map cache, the
 // GC pacing and RAIN counters, and the small rules on them that the write
-// buffer's flush, the relocator (ftl/garbage_collector.h), the SLC cache
-// (ftl/slc_cache.h) and fast preconditioning (ftl/fast_writer.h) all apply.
+// buffer's flush, the relocator (ftl/gc/garbage_collector.h), the SLC cache
+// (ftl/slc/slc_cache.h) and fast preconditioning (ftl/state/fast_writer.h) all apply.
 // The FTL facade (ftl/ftl.h) owns it.
 #pragma once
 
@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "ftl/address.h"
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
+#include "ftl/blocks/rain_stripes.h"
 #include "ftl/die_set.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
-#include "ftl/gc_pacing.h"
-#include "ftl/map_cache.h"
-#include "ftl/mapping_table.h"
-#include "ftl/rain_stripes.h"
+#include "ftl/gc/gc_pacing.h"
+#include "ftl/mapping/map_cache.h"
+#include "ftl/mapping/mapping_table.h"
 #include "ftl/translation.h"
 #include "ftl/verifier.h"
 #include "nand/flash_txn.h"
@@ -37,7 +37,7 @@ class MapUpdater {
 // State the FTL's parts share (the GC works on the same tables).
 //
 // Durable or volatile: what survives a power cut is the flash alone
-// (ftl/power_loss.h). [durable] marks state the flash holds, and a cut keeps
+// (ftl/recovery/power_loss.h). [durable] marks state the flash holds, and a cut keeps
 // it (blocks: erase counts, modes, programmed pages, retirement; the
 // out-of-band owner of each slot in `map`; the sequence numbers `verifier`
 // keeps per slot). [volatile] marks state held in controller memory, which
@@ -45,7 +45,7 @@ class MapUpdater {
 // comes from the config or the hardware.
 struct FtlCore {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
-  // Drive-state snapshots (ftl/snapshot.h): every [durable] and [volatile]
+  // Drive-state snapshots (ftl/state/snapshot.h): every [durable] and [volatile]
   // member, as a quiescent drive holds them.
   void archive(StateArchive& ar);
   EventEngine& engine;  // [fixed]
@@ -60,7 +60,7 @@ struct FtlCore {
   // Map entries changed by GC relocations, in bytes, not yet written. Firmware
   // journals them (logical page, new address) instead of rewriting one
   // translation page per moved page; GC writes the journal into its own
-  // program units (ftl/garbage_collector.cpp).
+  // program units (ftl/gc/garbage_collector.cpp).
   std::uint64_t map_journal_bytes = 0;  // [volatile]
   Verifier verifier;  // [durable] per-slot sequence numbers; [volatile] the host's truth
   TxnPool txns;       // [volatile]
@@ -195,8 +195,8 @@ struct FtlCore {
   void refresh_flush_ready() {
     for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
   }
-  GcPacing pacing;      // GC trigger and host pacing (ftl/gc_pacing.h)
-  RainStripes stripes;  // [fixed] RAIN stripe table (ftl/rain_stripes.h)
+  GcPacing pacing;      // GC trigger and host pacing (ftl/gc/gc_pacing.h)
+  RainStripes stripes;  // [fixed] RAIN stripe table (ftl/blocks/rain_stripes.h)
   Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
   // The fault stream's seed in power cycle `cycle`: after a cut, faults
   // draw on instead of replaying from the seed.
@@ -274,7 +274,7 @@ struct FtlCore {
   }
 
   // True when data unit `u`, just allocated in a block of `mode`, is followed
-  // by its stripe's parity unit (RAIN enabled, ftl/rain_stripes.h).
+  // by its stripe's parity unit (RAIN enabled, ftl/blocks/rain_stripes.h).
   bool rain_due(const ProgramUnit& u, CellMode mode) const {
     if (!stripes.enabled()) return false;
     const std::uint32_t units = geo.pages_in_mode(mode) / u.pages;

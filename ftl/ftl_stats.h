@@ -32,7 +32,7 @@ struct FtlStats {
   std::uint64_t map_merge_reads = 0;    // reads of a partly cached page before its write-back
   std::uint64_t map_memory_loads = 0;   // misses served from controller memory (no flash read)
   std::uint64_t map_journal_slots = 0;  // 4 KiB pages of GC map-update journal written
-  // Read recovery (ftl/read_recovery.h), with a NAND error model.
+  // Read recovery (ftl/recovery/read_recovery.h), with a NAND error model.
   static constexpr std::size_t kRetryBuckets = 16;
   std::uint64_t retry_reads_by_step[kRetryBuckets] = {};  // re-reads at step s (last: s >= 15)
   std::uint64_t reads_retried = 0;        // reads that needed at least one retry step

@@ -30,7 +30,7 @@ class Verifier {
   std::uint32_t expected(Lpn lpn) const { return expected_[lpn]; }
   void set_slot(Ppa p, std::uint32_t version) { slot_[p] = version; }
   std::uint32_t slot(Ppa p) const { return slot_[p]; }
-  // After a power cut: the versions the rebuilt drive holds (ftl/power_loss.h).
+  // After a power cut: the versions the rebuilt drive holds (ftl/recovery/power_loss.h).
   void restore(std::vector<std::uint32_t> expected, std::vector<std::uint32_t> slots,
                std::uint32_t last) {
     expected_ = std::move(expected);
@@ -41,7 +41,7 @@ class Verifier {
   std::uint32_t last() const { return last_; }
   const std::vector<std::uint32_t>& expected_all() const { return expected_; }
   const std::vector<std::uint32_t>& slots_all() const { return slot_; }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
   void erase(Ppa first, std::uint32_t count) {
     for (std::uint32_t i = 0; i < count; ++i) slot_[first + i] = kNone;
   }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ftl/address.h"
-#include "ftl/mapping_table.h"
+#include "ftl/mapping/mapping_table.h"
 
 namespace ssdtwin {
 
@@ -120,7 +120,7 @@ class WriteBuffer {
       --valid_;
     }
   }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
   std::uint32_t version_of(std::uint32_t ref) const {
     return versions_.empty() ? 0 : versions_[ref - kBufferBase];
   }

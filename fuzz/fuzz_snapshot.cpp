@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "app/drive.h"
-#include "ftl/snapshot.h"
+#include "ftl/state/snapshot.h"
 #include "fuzz/fuzz_support.h"
 #include "sim/config.h"
 #include "sim/output_file.h"

@@ -1,7 +1,7 @@
 // Raw bit errors of NAND cells: a named, pluggable model (nand.errors.model)
 // of the raw bit error rate (RBER) a read sees, from the wear and age of the
 // block it reads. What the controller does with those errors (ECC decode,
-// read retry, RAIN rebuild) is firmware: ftl/read_recovery.h.
+// read retry, RAIN rebuild) is firmware: ftl/recovery/read_recovery.h.
 #pragma once
 
 #include <cstdint>

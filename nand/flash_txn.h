@@ -18,7 +18,7 @@ enum class TxnOp : std::uint8_t { kRead, kProgram, kErase };
 // Who asked for the operation: decides priority on the die and where the
 // completion goes.
 // kRecovery: reads of a RAIN stripe's other members, rebuilding a page the
-// ECC could not correct (ftl/read_recovery.h).
+// ECC could not correct (ftl/recovery/read_recovery.h).
 enum class TxnSource : std::uint8_t { kHostRead, kHostWrite, kGc, kMapping, kRecovery };
 
 // What became of a read's data: decoded as read, after read-retry steps,

@@ -5,7 +5,7 @@
 // are the base size: a transparent huge page would zero 2 MiB on the first
 // touch of a 4 B entry, and a few thousand random writes to a 4 TB drive
 // then cost 2 GB of zeroing (measured: 7.6 s against 0.16 s). Tables that
-// need a non-zero "empty" value store it biased (see ftl/mapping_table.h).
+// need a non-zero "empty" value store it biased (see ftl/mapping/mapping_table.h).
 #pragma once
 
 #include <sys/mman.h>

@@ -10,7 +10,7 @@
 #include "app/drive.h"
 #include "app/report.h"
 #include "app/runner.h"
-#include "ftl/slc_cache.h"
+#include "ftl/slc/slc_cache.h"
 #include "host/host_link.h"
 #include "host/workload/workload.h"
 #include "sim/config.h"

@@ -18,7 +18,7 @@
 // Scores are compared exactly as fractions in integer arithmetic, so ties are
 // real ties and go to the lowest block index. A block with u = 1 has no
 // benefit; when no candidate has u < 1 the policy picks nothing.
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl/impl/gc_policies.h"
 
 namespace ssdtwin {

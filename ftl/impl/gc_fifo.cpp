@@ -1,7 +1,7 @@
 // FIFO victim choice: the block that was filled first, whatever its valid
 // count. A baseline: it ignores validity, so it moves more data than greedy
 // but spreads wear evenly.
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl/impl/gc_policies.h"
 
 namespace ssdtwin {

@@ -1,7 +1,7 @@
 // Greedy victim choice: the full block with the fewest valid pages, which
 // minimises the pages moved per block reclaimed (optimal for uniform random
 // writes). Ties go to the lowest block index, for determinism.
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl/impl/gc_policies.h"
 
 namespace ssdtwin {

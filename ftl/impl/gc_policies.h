@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "ftl/gc_policy.h"
+#include "ftl/gc/gc_policy.h"
 
 namespace ssdtwin {
 

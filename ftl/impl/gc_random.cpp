@@ -8,7 +8,7 @@
 // standard library).
 #include <vector>
 
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl/impl/gc_policies.h"
 
 namespace ssdtwin {

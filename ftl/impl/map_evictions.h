@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "ftl/map_cache.h"
+#include "ftl/mapping/map_cache.h"
 
 namespace ssdtwin {
 

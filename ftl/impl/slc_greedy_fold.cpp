@@ -9,7 +9,7 @@
 // time a fold completes.
 #include "ftl/impl/slc_idle_fold.h"
 #include "ftl/impl/slc_policies.h"
-#include "ftl/slc_cache.h"
+#include "ftl/slc/slc_cache.h"
 
 namespace ssdtwin {
 

@@ -2,7 +2,7 @@
 // other built-in policies extend: they share where host data goes.
 #pragma once
 
-#include "ftl/slc_policy.h"
+#include "ftl/slc/slc_policy.h"
 
 namespace ssdtwin {
 

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "ftl/slc_policy.h"
+#include "ftl/slc/slc_policy.h"
 
 namespace ssdtwin {
 

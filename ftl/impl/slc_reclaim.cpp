@@ -7,7 +7,7 @@
 // of invalid pages). Where host data goes and when to fold are idle_fold's.
 #include "ftl/impl/slc_idle_fold.h"
 #include "ftl/impl/slc_policies.h"
-#include "ftl/slc_cache.h"
+#include "ftl/slc/slc_cache.h"
 
 namespace ssdtwin {
 

@@ -8,7 +8,7 @@
 
 namespace ssdtwin {
 
-class StateArchive;  // ftl/snapshot.h
+class StateArchive;  // ftl/state/snapshot.h
 
 class SlotList {
  public:

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl_test_support.h"
 
 using namespace ssdtwin;

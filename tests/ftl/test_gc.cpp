@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "ftl/block_manager.h"
-#include "ftl/gc_policy.h"
-#include "ftl/mapping_table.h"
+#include "ftl/blocks/block_manager.h"
+#include "ftl/gc/gc_policy.h"
+#include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 #include "sim/rng.h"
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "ftl/block_manager.h"
-#include "ftl/gc_pacing.h"
-#include "ftl/gc_policy.h"
-#include "ftl/relocation_engine.h"
-#include "ftl/slc_cache.h"
+#include "ftl/blocks/block_manager.h"
+#include "ftl/gc/gc_pacing.h"
+#include "ftl/gc/gc_policy.h"
+#include "ftl/gc/relocation_engine.h"
+#include "ftl/slc/slc_cache.h"
 #include "ftl_test_support.h"
 
 using namespace ssdtwin;

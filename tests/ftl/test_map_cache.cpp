@@ -7,8 +7,8 @@
 #include <string>
 #include <utility>
 
-#include "ftl/map_cache.h"
-#include "ftl/mapping_table.h"
+#include "ftl/mapping/map_cache.h"
+#include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 #include "host/host_link.h"
 #include "sim/rng.h"

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ftl/address.h"
-#include "ftl/mapping_table.h"
+#include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 
 using namespace ssdtwin;

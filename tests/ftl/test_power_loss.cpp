@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl_test_support.h"
 #include "sim/rng.h"
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "ftl/block_manager.h"
-#include "ftl/mapping_table.h"
+#include "ftl/blocks/block_manager.h"
+#include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 
 using namespace ssdtwin;

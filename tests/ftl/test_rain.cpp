@@ -7,9 +7,9 @@
 #include <tuple>
 #include <vector>
 
-#include "ftl/block_manager.h"
-#include "ftl/rain_stripes.h"
-#include "ftl/super_blocks.h"
+#include "ftl/blocks/block_manager.h"
+#include "ftl/blocks/rain_stripes.h"
+#include "ftl/blocks/super_blocks.h"
 #include "ftl_test_support.h"
 
 using namespace ssdtwin;

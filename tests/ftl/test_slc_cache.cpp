@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "ftl/slc_cache.h"
-#include "ftl/slc_policy.h"
+#include "ftl/slc/slc_cache.h"
+#include "ftl/slc/slc_policy.h"
 #include "ftl_test_support.h"
 #include "sim/fill_curve.h"
 

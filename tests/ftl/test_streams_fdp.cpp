@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "ftl/block_manager.h"
+#include "ftl/blocks/block_manager.h"
 #include "ftl/ftl_kinds.h"
 #include "ftl/streams.h"
 #include "ftl_test_support.h"
