@@ -714,8 +714,8 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
   }
   if (kind == kDieFails) {
     const auto die = static_cast<std::uint32_t>(arg);
-    if (core_.die_offline[die]) return;
-    core_.die_offline[die] = 1;
+    if (core_.durable.die_offline[die]) return;
+    core_.durable.die_offline[die] = 1;
     core_.update_flush_ready(die);
     ++core_.stats.failed_dies;
     recovery_.note_failed_block();
@@ -796,12 +796,12 @@ void Ftl::on_txn_complete(FlashTxn* t) {
     if (!recovery_.on_read(t)) return;  // retried or being rebuilt: comes back later
   } else if (t->op == TxnOp::kProgram) {
     recovery_.on_programmed(*t);
-    core_.blocks.history(t->die, t->block).last_program = ++core_.program_seq;
+    core_.blocks.history(t->die, t->block).last_program = ++core_.durable.program_seq;
     const double fail = core_.cfg.bad_blocks.program_fail_rate;
     // A program the die was still working on when it failed holds nothing
     // readable, and the die's rebuild (listed at the failure) does not know
     // it: its data, still in controller memory, is written again elsewhere.
-    if (core_.die_offline[t->die])
+    if (core_.durable.die_offline[t->die])
       rewrite_program(*t, /*failed_page=*/false);
     else if (fail > 0 && core_.fault_rng.uniform() < fail)
       program_failed(*t);
@@ -852,7 +852,7 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
   }
   // A failed die's page moved off: members of its super-block may now
   // erase theirs (RelocationEngine::may_erase).
-  if (const std::uint32_t width = core_.cfg.rain_span_dies; width && core_.die_offline[die])
+  if (const std::uint32_t width = core_.cfg.rain_span_dies; width && core_.durable.die_offline[die])
     for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d) gc_->check(d);
 }
 
@@ -883,10 +883,10 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
   std::uint64_t least = UINT64_MAX;
   std::uint32_t live_dies = 0;
   for (std::uint32_t d = 0; d < bm.dies(); ++d) {
-    if (core_.die_offline[d]) continue;
+    if (core_.durable.die_offline[d]) continue;
     std::uint32_t live = 0;
     for (std::uint32_t m = d / width * width; m < (d / width + 1) * width; ++m)
-      live += core_.die_offline[m] ? 0 : 1;
+      live += core_.durable.die_offline[m] ? 0 : 1;
     std::uint32_t in_service = 0;
     for (std::uint32_t b = 0; b < bm.blocks_per_die(); ++b) {
       const BlockState st = bm.info(d, b).state;

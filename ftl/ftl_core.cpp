@@ -37,8 +37,8 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
       flush_ready(geo.dies()),
       pacing(cfg, blocks, unit_slots),
       stripes(c.rain_stripe),
-      fault_rng(fault_seed(0)),
-      die_offline(geo.dies(), 0) {
+      fault_rng(fault_seed(0)) {
+  durable.die_offline.assign(geo.dies(), 0);
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {
     StreamTable t;  // handle 0's four first: a drive with one handle writes as without FDP

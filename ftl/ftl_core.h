@@ -18,6 +18,7 @@
 #include "ftl/gc/gc_pacing.h"
 #include "ftl/mapping/map_cache.h"
 #include "ftl/mapping/mapping_table.h"
+#include "ftl/state/durable_state.h"
 #include "ftl/translation.h"
 #include "ftl/verifier.h"
 #include "nand/flash_txn.h"
@@ -165,6 +166,8 @@ struct FtlCore {
       victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << h);
     }
   }
+  // [durable] What firmware keeps in its system area (ftl/state/durable_state.h).
+  FtlDurable durable;
   Rng rng;  // [volatile]
   CellMode native;
   std::uint32_t pages_per_program;  // native mode, per plane
@@ -177,7 +180,7 @@ struct FtlCore {
   std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
   // Host programs submitted and not yet finished, per die; `flush_ready`
   // holds the dies that may take another (below ftl.programs_queued_per_die
-  // and not failed). Change host_programs and die_offline through the
+  // and not failed). Change host_programs and durable.die_offline through the
   // functions below, which keep the two in step.
   std::vector<std::uint32_t> host_programs;
   DieSet flush_ready;
@@ -190,7 +193,8 @@ struct FtlCore {
     update_flush_ready(die);
   }
   void update_flush_ready(std::uint32_t die) {
-    flush_ready.set(die, host_programs[die] < cfg.programs_queued_per_die && !die_offline[die]);
+    flush_ready.set(die,
+                    host_programs[die] < cfg.programs_queued_per_die && !durable.die_offline[die]);
   }
   void refresh_flush_ready() {
     for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
@@ -203,32 +207,23 @@ struct FtlCore {
   std::uint64_t fault_seed(std::uint32_t cycle) const {
     return cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{cycle} << 32);
   }
-  std::uint32_t power_cycles = 0;  // [durable] (SMART keeps it): seeds the fault streams anew
-  // Dies that stopped working (a workload fault) [durable]: no host data or
-  // relocation goes there any more; what they held is lost.
-  std::vector<std::uint8_t> die_offline;
   // A failed die's data is being rebuilt from stripes across dies
   // (ReadRecovery::rebuild_die) [volatile].
   bool die_rebuild_running = false;
-  // Logical pages whose data was lost (an uncorrectable read with no
-  // rebuild): reads of them fail until they are written again [durable:
-  // firmware records them]. A bitset, sized at the first loss.
-  std::vector<std::uint64_t> poisoned;
-  std::uint64_t poisoned_pages = 0;
   void poison(Lpn lpn) {
-    if (poisoned.empty()) poisoned.assign((map.logical_pages() + 63) / 64, 0);
-    std::uint64_t& w = poisoned[lpn >> 6];
+    if (durable.poisoned.empty()) durable.poisoned.assign((map.logical_pages() + 63) / 64, 0);
+    std::uint64_t& w = durable.poisoned[lpn >> 6];
     const std::uint64_t bit = std::uint64_t{1} << (lpn & 63);
-    if (!(w & bit)) ++poisoned_pages;
+    if (!(w & bit)) ++durable.poisoned_pages;
     w |= bit;
   }
   bool is_poisoned(Lpn lpn) const {
-    return !poisoned.empty() && (poisoned[lpn >> 6] >> (lpn & 63)) & 1;
+    return !durable.poisoned.empty() && (durable.poisoned[lpn >> 6] >> (lpn & 63)) & 1;
   }
   void clear_poison(Lpn lpn) {
     if (!is_poisoned(lpn)) return;
-    poisoned[lpn >> 6] &= ~(std::uint64_t{1} << (lpn & 63));
-    --poisoned_pages;
+    durable.poisoned[lpn >> 6] &= ~(std::uint64_t{1} << (lpn & 63));
+    --durable.poisoned_pages;
   }
   // Every logical page whose current copy is in die-page `page` of `block`.
   template <class F>
@@ -239,12 +234,9 @@ struct FtlCore {
       if (o != kUnmapped && !is_tpage(o) && map.location(o) == p) f(o);
     }
   }
-  // Map checkpoints (ftl.power_loss.map_checkpoint_every): programs so far
-  // and at the last checkpoint [durable]; translation pages changed since
-  // it, a bitset kept only with checkpoints [volatile].
-  std::uint32_t program_seq = 0;
-  std::uint32_t checkpoint_seq = 0;
-  bool checkpointed = false;
+  // Map checkpoints: host bytes since the last, and the translation pages
+  // changed since it, a bitset kept only with checkpoints [volatile]
+  // (the checkpoint's sequence numbers are in `durable`).
   std::uint64_t bytes_since_checkpoint = 0;
   std::vector<std::uint64_t> tpage_dirty;
   std::vector<std::uint32_t> dirty_list;  // the set bits, in order of change
@@ -260,8 +252,8 @@ struct FtlCore {
     }
     dirty_list.clear();
     bytes_since_checkpoint = 0;
-    checkpoint_seq = program_seq;
-    checkpointed = true;
+    durable.checkpoint_seq = durable.program_seq;
+    durable.checkpointed = true;
   }
   void note_map_change(Lpn lpn) {
     if (tpage_dirty.empty()) return;

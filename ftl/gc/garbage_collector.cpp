@@ -29,7 +29,7 @@ void GarbageCollector::reclaim(std::uint32_t die, std::uint32_t block, bool powe
 }
 
 void GarbageCollector::check(std::uint32_t die) {
-  if (core_.die_offline[die]) return;  // nothing on a failed die can be read or written
+  if (core_.durable.die_offline[die]) return;  // nothing on a failed die can be read or written
   DieGc& g = dies_[die];
   if (!engine_.collecting(die)) {
     // Nothing under way (no victim, no moves, nothing to erase) and nothing
@@ -119,7 +119,7 @@ void GarbageCollector::advance(std::uint32_t die) {
     for (std::uint32_t d = die / width * width; d < (die / width + 1) * width; ++d) {
       const DieGc& o = dies_[d];
       if (d != die && !o.erasing && !o.read_out.empty() && o.read_out.front() == block &&
-          !core_.die_offline[d])
+          !core_.durable.die_offline[d])
         advance(d);
     }
 }

@@ -46,7 +46,7 @@ bool RelocationEngine::take_pending(std::uint32_t die) {
     // Drop what every live member has taken up.
     std::uint64_t least = UINT64_MAX;
     for (std::uint32_t d = g * super_; d < (g + 1) * super_; ++d)
-      if (!core_.die_offline[d]) least = std::min(least, victim_cursor_[d]);
+      if (!core_.durable.die_offline[d]) least = std::min(least, victim_cursor_[d]);
     while (!q.empty() && group_base_[g] < least) {
       q.pop_front();
       ++group_base_[g];
@@ -67,7 +67,7 @@ bool RelocationEngine::super_empty(std::uint32_t die, std::uint32_t block) const
   const std::uint32_t first = die / super_ * super_;
   for (std::uint32_t d = first; d < first + super_; ++d)
     if (d != die && sb.member(d, block) && core_.blocks.info(d, block).valid > 0 &&
-        (!core_.die_offline[d] || core_.die_rebuild_running))
+        (!core_.durable.die_offline[d] || core_.die_rebuild_running))
       return false;
   return true;
 }

@@ -72,13 +72,11 @@ DurableImage Ftl::power_cut() const {
     o.last_program =
         core_.blocks.history(db / geo.blocks_per_plane, db % geo.blocks_per_plane).last_program;
   }
-  img.checkpointed = core_.checkpointed;
-  img.checkpoint_seq = core_.checkpoint_seq;
   img.owner.resize(geo.total_slots());
   for (Ppa p = 0; p < geo.total_slots(); ++p) img.owner[p] = core_.map.owner(p);
   img.version = v.slots_all();
-  img.poisoned = core_.poisoned;
-  img.die_offline = core_.die_offline;
+  img.core = core_.durable;
+  ++img.core.power_cycles;
   // A failed block reads as nothing.
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
     if (img.blocks[db].flags & BlockInfo::kFailed)
@@ -86,7 +84,6 @@ DurableImage Ftl::power_cut() const {
                 img.version.begin() + lay.first_slot(db, 0) + lay.slots_per_block(), 0u);
   img.accepted = v.expected_all();
   img.last_version = v.last();
-  img.power_cycles = core_.power_cycles + 1;
 
   // Protection: the programs under way finish, then the buffered data (and
   // programs still queued, whose data the buffer holds) and the map journal
@@ -203,7 +200,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     throw std::invalid_argument("power-loss image from a drive of another geometry");
   RecoveryReport rep;
   const NandTiming& timing = core_.nand.timing();
-  const bool checkpoint = core_.cfg.power_loss.checkpoint_every > 0 && img.checkpointed;
+  const bool checkpoint = core_.cfg.power_loss.checkpoint_every > 0 && img.core.checkpointed;
   std::vector<Tick> scan(geo.dies(), 0);
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db) {
     const std::uint32_t die = db / geo.blocks_per_plane;
@@ -227,7 +224,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     h.last_program = o.last_program;
     // The scan reads each programmed die-page's out-of-band bytes: of every
     // block, or with a checkpoint only of those programmed since.
-    if (checkpoint && o.last_program <= img.checkpoint_seq) continue;
+    if (checkpoint && o.last_program <= img.core.checkpoint_seq) continue;
     const ModeTiming& mt = timing.of(o.mode);
     for (std::uint32_t p = 0; p < o.programmed; ++p)
       scan[die] += timing.t_cmd + mt.read_time(p) + timing.bus_time(8ull * lay.slots_per_page());
@@ -281,26 +278,20 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
   }
   core_.blocks.rebuild_pools();
   core_.note_write_points_reopened();
-  core_.poisoned = img.poisoned;
-  core_.die_offline = img.die_offline;
+  core_.durable = img.core;
   core_.refresh_flush_ready();
-  core_.poisoned_pages = 0;
-  for (const std::uint64_t w : core_.poisoned)
-    core_.poisoned_pages += static_cast<std::uint64_t>(__builtin_popcountll(w));
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
     if (img.blocks[db].flags & BlockInfo::kFailed) recovery_.note_failed_block();
   // Faults after power-on draw on from where the last boot left off, not
   // from the seed again.
-  core_.power_cycles = img.power_cycles;
-  core_.program_seq = 0;
+  core_.durable.program_seq = 0;
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)
-    core_.program_seq = std::max(core_.program_seq, img.blocks[db].last_program);
+    core_.durable.program_seq = std::max(core_.durable.program_seq, img.blocks[db].last_program);
   // The rebuilt map counts as the next checkpoint (firmware writes one at
   // power-on; that write is not simulated).
-  core_.checkpoint_seq = core_.program_seq;
-  core_.checkpointed = img.checkpointed;
-  core_.fault_rng.reseed(core_.fault_seed(img.power_cycles));
-  recovery_.reseed(img.power_cycles);
+  core_.durable.checkpoint_seq = core_.durable.program_seq;
+  core_.fault_rng.reseed(core_.fault_seed(img.core.power_cycles));
+  recovery_.reseed(img.core.power_cycles);
   core_.verifier.restore(std::move(expected), img.version, img.last_version);
 
   // Power-loss protection dumped the buffer: written again at power-on.
@@ -318,7 +309,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     const BlockInfo& b = core_.blocks.info(die, blk);
     if ((img.blocks[db].flags & BlockInfo::kRetire) && img.blocks[db].programmed > 0) {
       reclaim_on(die, blk);
-    } else if (b.state == BlockState::kFull && !core_.die_offline[die] &&
+    } else if (b.state == BlockState::kFull && !core_.durable.die_offline[die] &&
                (b.programmed < core_.blocks.pages_in(b) || b.valid == 0)) {
       reclaim_on(die, blk, /*power_on=*/true);
       ++rep.blocks_reclaimed;

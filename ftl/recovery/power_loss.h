@@ -42,6 +42,7 @@
 #include "ftl/address.h"
 #include "ftl/blocks/block_manager.h"
 #include "ftl/mapping/mapping_table.h"
+#include "ftl/state/durable_state.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -92,13 +93,10 @@ struct DurableImage {
   std::vector<Owner> owner;            // per slot: out-of-band logical page
   std::vector<std::uint32_t> version;  // per slot: sequence number, 0 = none or unreadable
   std::vector<std::pair<Owner, std::uint32_t>> plp_dump;  // buffered data PLP saved
-  std::vector<std::uint32_t> accepted;    // per logical page: latest version written
-  std::vector<std::uint64_t> poisoned;    // logical pages known lost (a bitset; may be empty)
-  std::vector<std::uint8_t> die_offline;  // dies that failed
+  std::vector<std::uint32_t> accepted;  // per logical page: latest version written
   std::uint32_t last_version = 0;
-  std::uint32_t power_cycles = 0;    // including this cut
-  bool checkpointed = false;         // a map checkpoint exists
-  std::uint32_t checkpoint_seq = 0;  // program sequence number when it was taken
+  // The firmware's system area, whole (power_cycles counting this cut).
+  FtlDurable core;
   CutAccount account;
 };
 

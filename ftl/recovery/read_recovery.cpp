@@ -175,7 +175,8 @@ std::uint32_t ReadRecovery::rebuild_across(FlashTxn* t) {
   // before writing it. Once GC chose the super-block, members may have been
   // erased already (each collects its block in its own time): what is left
   // of a victim has no parity. Data members not yet written are not in it.
-  bool whole = holder != UINT32_MAX && !core_.die_offline[holder] && sb.in_use(t->die, t->block);
+  bool whole =
+      holder != UINT32_MAX && !core_.durable.die_offline[holder] && sb.in_use(t->die, t->block);
   if (whole) {
     const BlockInfo& p = core_.blocks.info(holder, t->block);
     whole = t->page < p.programmed || p.state == BlockState::kOpen || p.state == BlockState::kFree;

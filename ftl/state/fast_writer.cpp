@@ -169,7 +169,7 @@ void FastWriter::make_room(std::uint32_t die) {
     // finish them now, as their timed GC would while this die waits.
     bool erased = false;
     for (std::uint32_t d = first; d < first + width; ++d) {
-      if (core_.die_offline[d]) continue;
+      if (core_.durable.die_offline[d]) continue;
       while (engine_.collecting(d) || engine_.start(d, 0, Sources::kNative, false)) {
         const Scan& g = scan(d);
         relocate_some(d, g.end - g.next, 0);

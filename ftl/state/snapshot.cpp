@@ -265,11 +265,12 @@ void FtlCore::archive(StateArchive& ar) {
   ar.pods(map_journal_bytes, stats, rng, mapped_pages, slc_valid_slots, host_idle, gc_idle);
   ar.vec(folding, true);
   ar.vec(host_programs, true);
-  ar.pods(fault_rng, power_cycles);
-  ar.vec(die_offline, true);
-  if (ar.loading()) refresh_flush_ready();  // derived from the two above
-  ar.vec(poisoned);
-  ar.pods(poisoned_pages, program_seq, checkpoint_seq, checkpointed, bytes_since_checkpoint);
+  ar.pods(fault_rng, durable.power_cycles);
+  ar.vec(durable.die_offline, true);
+  if (ar.loading()) refresh_flush_ready();  // derived from host_programs and die_offline
+  ar.vec(durable.poisoned);
+  ar.pods(durable.poisoned_pages, durable.program_seq, durable.checkpoint_seq, durable.checkpointed,
+          bytes_since_checkpoint);
   ar.vec(tpage_dirty, true);
   ar.vec(dirty_list);
 }
