@@ -38,12 +38,14 @@ class MapUpdater {
 // State the FTL's parts share (the GC works on the same tables).
 //
 // Durable or volatile: what survives a power cut is the flash alone
-// (ftl/recovery/power_loss.h). [durable] marks state the flash holds, and a cut keeps
-// it (blocks: erase counts, modes, programmed pages, retirement; the
-// out-of-band owner of each slot in `map`; the sequence numbers `verifier`
-// keeps per slot). [volatile] marks state held in controller memory, which
-// recovery rebuilds from the flash or starts afresh. [fixed] marks what
-// comes from the config or the hardware.
+// (ftl/recovery/power_loss.h). [durable] marks state the flash holds, and a
+// cut keeps it: the firmware's system area, one group (`durable`,
+// ftl/state/durable_state.h) that a cut's image copies whole; per block
+// (erase counts, modes, programmed pages, retirement); per slot (the
+// out-of-band owner in `map`, the sequence numbers `verifier` keeps).
+// [volatile] marks state held in controller memory, which recovery
+// rebuilds from the flash or starts afresh. [fixed] marks what comes from
+// the config or the hardware.
 struct FtlCore {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
   // Drive-state snapshots (ftl/state/snapshot.h): every [durable] and [volatile]
