@@ -1,6 +1,6 @@
 #include "ftl/gc/gc_policy.h"
 
-#include "ftl/impl/gc_policies.h"
+#include "ftl/gc/impl/gc_policies.h"
 
 namespace ssdtwin {
 

@@ -1,6 +1,6 @@
 // Garbage-collection victim selection: a named, pluggable policy.
 //
-// To add a policy: implement GcPolicy in ftl/impl/gc_<name>.cpp, expose a
+// To add a policy: implement GcPolicy in ftl/gc/impl/gc_<name>.cpp, expose a
 // factory, and add one line to the table in ftl/gc/gc_policy.cpp. Drive configs
 // choose it with `ftl.gc.policy: <name>`.
 #pragma once

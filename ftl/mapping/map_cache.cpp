@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ftl/impl/map_evictions.h"
+#include "ftl/mapping/impl/map_evictions.h"
 #include "sim/config.h"
 #include "sim/params.h"
 

@@ -1,6 +1,6 @@
 #include "ftl/slc/slc_policy.h"
 
-#include "ftl/impl/slc_policies.h"
+#include "ftl/slc/impl/slc_policies.h"
 
 namespace ssdtwin {
 

@@ -2,8 +2,8 @@
 // when the relocator folds SLC blocks into native mode, and which SLC blocks
 // are reclaimed without folding. A named, pluggable policy.
 //
-// To add a policy: implement SlcPolicy in ftl/impl/slc_<name>.cpp, expose a
-// factory in ftl/impl/slc_policies.h, and add one line to the table in
+// To add a policy: implement SlcPolicy in ftl/slc/impl/slc_<name>.cpp, expose a
+// factory in ftl/slc/impl/slc_policies.h, and add one line to the table in
 // ftl/slc/slc_policy.cpp. Drive configs choose it with
 // `ftl.slc_cache.policy: <name>`.
 #pragma once

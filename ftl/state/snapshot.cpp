@@ -13,7 +13,7 @@
 #include "ftl/ftl.h"
 #include "ftl/gc/garbage_collector.h"
 #include "ftl/gc/relocation_engine.h"
-#include "ftl/impl/slot_list.h"
+#include "ftl/mapping/impl/slot_list.h"
 #include "sim/output_file.h"
 
 namespace ssdtwin {

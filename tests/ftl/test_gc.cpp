@@ -173,8 +173,8 @@ TEST_CASE("valid counts and both maps agree after writes and trims and GC", "[ft
 }
 
 // ---------------------------------------------------------------------------
-// Cost-benefit and random GC victim policies (ftl/impl/gc_cost_benefit.cpp,
-// ftl/impl/gc_random.cpp).
+// Cost-benefit and random GC victim policies (ftl/gc/impl/gc_cost_benefit.cpp,
+// ftl/gc/impl/gc_random.cpp).
 namespace {
 
 // Rosenblum and Ousterhout's benefit/cost with u = valid / capacity.

@@ -2,7 +2,7 @@
 // minimises the pages moved per block reclaimed (optimal for uniform random
 // writes). Ties go to the lowest block index, for determinism.
 #include "ftl/blocks/block_manager.h"
-#include "ftl/impl/gc_policies.h"
+#include "ftl/gc/impl/gc_policies.h"
 
 namespace ssdtwin {
 

@@ -2,7 +2,7 @@
 // count. A baseline: it ignores validity, so it moves more data than greedy
 // but spreads wear evenly.
 #include "ftl/blocks/block_manager.h"
-#include "ftl/impl/gc_policies.h"
+#include "ftl/gc/impl/gc_policies.h"
 
 namespace ssdtwin {
 

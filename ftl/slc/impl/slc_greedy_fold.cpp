@@ -7,8 +7,8 @@
 // programs for the die, so the sustained speed is what the native mode
 // programs minus the fold's extra reads, with short SLC-speed bursts each
 // time a fold completes.
-#include "ftl/impl/slc_idle_fold.h"
-#include "ftl/impl/slc_policies.h"
+#include "ftl/slc/impl/slc_idle_fold.h"
+#include "ftl/slc/impl/slc_policies.h"
 #include "ftl/slc/slc_cache.h"
 
 namespace ssdtwin {

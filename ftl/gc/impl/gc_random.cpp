@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ftl/blocks/block_manager.h"
-#include "ftl/impl/gc_policies.h"
+#include "ftl/gc/impl/gc_policies.h"
 
 namespace ssdtwin {
 

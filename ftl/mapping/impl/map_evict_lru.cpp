@@ -1,6 +1,6 @@
 // LRU eviction of map-cache segments: the segment used longest ago goes.
-#include "ftl/impl/map_evictions.h"
-#include "ftl/impl/slot_list.h"
+#include "ftl/mapping/impl/map_evictions.h"
+#include "ftl/mapping/impl/slot_list.h"
 
 namespace ssdtwin {
 

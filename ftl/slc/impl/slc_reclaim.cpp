@@ -5,8 +5,8 @@
 // was overwritten while the drive had no idle time stays unusable until the
 // next idle period (a second sequential pass leaves the static region full
 // of invalid pages). Where host data goes and when to fold are idle_fold's.
-#include "ftl/impl/slc_idle_fold.h"
-#include "ftl/impl/slc_policies.h"
+#include "ftl/slc/impl/slc_idle_fold.h"
+#include "ftl/slc/impl/slc_policies.h"
 #include "ftl/slc/slc_cache.h"
 
 namespace ssdtwin {

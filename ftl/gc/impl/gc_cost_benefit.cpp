@@ -19,7 +19,7 @@
 // real ties and go to the lowest block index. A block with u = 1 has no
 // benefit; when no candidate has u < 1 the policy picks nothing.
 #include "ftl/blocks/block_manager.h"
-#include "ftl/impl/gc_policies.h"
+#include "ftl/gc/impl/gc_policies.h"
 
 namespace ssdtwin {
 

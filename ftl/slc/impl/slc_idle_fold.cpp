@@ -5,9 +5,9 @@
 // while writing (fold.while_writing or when_full: fold_first). A block whose
 // data was all overwritten is folded like any other (nothing to move), so
 // under sustained writes with no idle time the cache, once full, stays full.
-#include "ftl/impl/slc_idle_fold.h"
+#include "ftl/slc/impl/slc_idle_fold.h"
 
-#include "ftl/impl/slc_policies.h"
+#include "ftl/slc/impl/slc_policies.h"
 #include "ftl/slc/slc_cache.h"
 
 namespace ssdtwin {

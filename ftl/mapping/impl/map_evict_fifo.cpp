@@ -1,7 +1,7 @@
 // FIFO eviction of map-cache segments: the segment loaded first goes,
 // however often it is used (a baseline for LRU).
-#include "ftl/impl/map_evictions.h"
-#include "ftl/impl/slot_list.h"
+#include "ftl/mapping/impl/map_evictions.h"
+#include "ftl/mapping/impl/slot_list.h"
 
 namespace ssdtwin {
 

@@ -1,4 +1,4 @@
-// The idle_fold SLC cache policy (ftl/impl/slc_idle_fold.cpp), a base the
+// The idle_fold SLC cache policy (ftl/slc/impl/slc_idle_fold.cpp), a base the
 // other built-in policies extend: they share where host data goes.
 #pragma once
 
