@@ -7,6 +7,11 @@
 #include "ftl/mapping/map_cache.h"
 #include "ftl/namespaces.h"
 #include "ftl/recovery/power_loss.h"
+#include "host/arbitration.h"
+#include "host/host_interface.h"
+#include "host/protocols/protocols.h"
+#include "host/trace/trace_phase.h"
+#include "host/workload/workload.h"
 #include "nand/error_model.h"
 #include "nand/geometry.h"
 #include "nand/timing.h"
@@ -25,12 +30,18 @@ const std::vector<const ParamSection*>& config_sections() {
     add({&Geometry::params()});
     add(NandTiming::params());
     add(error_model_params());
+    add({&HostIfConfig::params()});
+    add(nvme_param_sections());
+    add(ArbitrationConfig::params());
+    add(sata_param_sections());
     add({&ControllerConfig::params()});
     add(FtlConfig::params());
     add({&MapCacheConfig::params()});
     add({&PowerLossConfig::params()});
     add(Namespaces::params());
     add(PowerConfig::params());
+    add(WorkloadSpec::params());
+    add({&TracePhaseSpec::params()});
     add(sweep_param_sections());
     return all;
   }();

@@ -4,6 +4,7 @@
 
 #include "host/arbitration/arbiters.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -23,20 +24,59 @@ SqPriority parse_sq_priority(const std::string& name) {
   throw std::invalid_argument("unknown submission queue priority " + name);
 }
 
-ArbitrationConfig ArbitrationConfig::from_config(const ConfigNode& nvme) {
+namespace {
+
+const ParamSection& nvme_part() {
+  static const ParamSection kSection{
+      "drive.host.nvme",
+      "",
+      {
+          param::choice("arbitration", "round_robin", &arbiter_names,
+                        "which submission queue's head enters the controller next: every queue "
+                        "in turn (classes ignored), or urgent queues first and then high, "
+                        "medium and low by weight (NVMe 1.4, 4.13)"),
+          param::integer("arbitration_burst", "1", 1, 64, "commands",
+                         "commands taken from one queue per turn (NVMe's Arbitration Burst; a "
+                         "power of two)"),
+          param::map("weights", "commands per round of each class (weighted_round_robin only)"),
+      }};
+  return kSection;
+}
+
+const ParamSection& weights_section() {
+  static const ParamSection kSection{
+      "drive.host.nvme.weights",
+      "Weighted round robin: commands per round of the high, medium and low priority classes "
+      "(the Arbitration feature's HPW, MPW, LPW, 1-based here).",
+      {
+          param::integer("high", "1", 1, 256, "commands", "commands per round of high queues"),
+          param::integer("medium", "1", 1, 256, "commands", "commands per round of medium queues"),
+          param::integer("low", "1", 1, 256, "commands", "commands per round of low queues"),
+      }};
+  return kSection;
+}
+
+}  // namespace
+
+std::vector<const ParamSection*> ArbitrationConfig::params() {
+  return {&nvme_part(), &weights_section()};
+}
+
+ArbitrationConfig ArbitrationConfig::from_config(const ConfigNode& nvme_node) {
+  const Params nvme(nvme_node, nvme_part());
   ArbitrationConfig c;
-  c.policy = nvme.get_enum("arbitration", arbiter_names(), c.policy);
-  c.burst = static_cast<std::uint32_t>(nvme.get_int("arbitration_burst", c.burst, 1, 64));
+  c.policy = nvme.choice("arbitration");
+  c.burst = static_cast<std::uint32_t>(nvme.integer("arbitration_burst"));
   if (c.burst & (c.burst - 1))
     nvme.fail("arbitration_burst",
               "expected a power of two from 1 to 64 (NVMe's Arbitration Burst)");
   if (nvme.has("weights")) {
     if (c.policy != "weighted_round_robin")
       nvme.fail("weights", "expected weights only with arbitration: weighted_round_robin");
-    const ConfigNode w = nvme.child("weights");
+    const Params w = nvme.child("weights", weights_section());
     static const char* const kKeys[kWeightedClasses] = {"high", "medium", "low"};
     for (std::size_t k = 0; k < kWeightedClasses; ++k)
-      c.weights[k] = static_cast<std::uint32_t>(w.get_int(kKeys[k], c.weights[k], 1, 256));
+      c.weights[k] = static_cast<std::uint32_t>(w.integer(kKeys[k]));
   }
   return c;
 }

@@ -25,6 +25,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 // NVMe's I/O SQ priority classes, highest first (Create I/O Submission
 // Queue, QPRIO; urgent is strict priority above the weighted classes).
@@ -45,6 +46,8 @@ struct ArbitrationConfig {
   std::array<std::uint32_t, kWeightedClasses> weights{1, 1, 1};
   // `nvme`: the host.nvme block.
   static ArbitrationConfig from_config(const ConfigNode& nvme);
+  // Its keys of `drive.host.nvme`, declared (sim/params.h).
+  static std::vector<const ParamSection*> params();
 };
 
 // Picks the SQ whose head command the controller fetches next. Called once

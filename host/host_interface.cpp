@@ -3,19 +3,44 @@
 #include <stdexcept>
 
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
+const ParamSection& HostIfConfig::params() {
+  static const ParamSection kSection{
+      "drive.host",
+      "The host interface: the protocol, its queues and the link to the host. The protocol "
+      "reads its own blocks (nvme and pcie, or sata).",
+      {
+          param::choice("interface", nullptr, &host_protocol_names,
+                        "the host protocol: NVMe over PCIe, or SATA (AHCI with NCQ)"),
+      }};
+  return kSection;
+}
+
+std::vector<Param> HostIfConfig::latency_params() {
+  return {
+      param::time("submission_latency", "0",
+                  "from the host ringing the doorbell (or sending the command FIS) to the "
+                  "controller having fetched the command"),
+      param::time("completion_latency", "0",
+                  "from the controller posting the completion (entry or FIS) to the host "
+                  "seeing it"),
+  };
+}
+
 HostIfConfig HostIfConfig::from_config(const ConfigNode& host) {
+  const Params p(host, params());
   HostIfConfig c;
-  c.protocol = make_host_protocol(host.get_enum("interface", host_protocol_names()));
+  c.protocol = make_host_protocol(p.choice("interface"));
   c.protocol->read_config(host, c);
   return c;
 }
 
-void HostIfConfig::read_latencies(const ConfigNode& block) {
-  submission_latency = block.get_time("submission_latency", 0);
-  completion_latency = block.get_time("completion_latency", 0);
+void HostIfConfig::read_latencies(const Params& block) {
+  submission_latency = block.time("submission_latency");
+  completion_latency = block.time("completion_latency");
 }
 
 HostInterface::HostInterface(EventEngine& engine, const HostIfConfig& cfg, Controller& controller)

@@ -29,6 +29,9 @@
 namespace ssdtwin {
 
 class ConfigNode;
+class Params;
+struct Param;
+struct ParamSection;
 
 class CompletionSink {
  public:
@@ -50,8 +53,11 @@ struct HostIfConfig {
   // host memory.
   Tick hmb_round_trip = 0;
   static HostIfConfig from_config(const ConfigNode& host);
-  // The two latencies every protocol has, from its block (`host.nvme`, `host.sata`).
-  void read_latencies(const ConfigNode& block);
+  static const ParamSection& params();  // `drive.host`'s own key, declared (sim/params.h)
+  // The two latencies every protocol has, from its block (`host.nvme`,
+  // `host.sata`), whose section declares them with latency_params().
+  void read_latencies(const Params& block);
+  static std::vector<Param> latency_params();
 };
 
 class HostInterface : public HostPort, public EventTarget {

@@ -385,6 +385,15 @@ std::vector<std::int64_t> Params::int_list(const char* key,
   if (!node_.has(key)) return computed;
   return node_.get_int_list(key, 0, p.imin, p.imax);
 }
+std::vector<Tick> Params::time_list(const char* key, const std::vector<Tick>& computed) const {
+  declared(key, ParamKind::kTimeList, true);
+  return node_.has(key) ? node_.get_time_list(key) : computed;
+}
+std::vector<std::uint64_t> Params::bytes_list(const char* key,
+                                              const std::vector<std::uint64_t>& computed) const {
+  declared(key, ParamKind::kBytesList, true);
+  return node_.has(key) ? node_.get_bytes_list(key, 0) : computed;
+}
 
 Params Params::child(const char* key, const ParamSection& section) const {
   declared(key, ParamKind::kMap, false);

@@ -126,9 +126,14 @@ class Params {
                               std::int64_t hi) const;
   double real_within(const char* key, double lo, double hi) const;
   double real_within(const char* key, double computed, double lo, double hi) const;
-  // A list whose default is computed (e.g. every handle), absent -> `computed`.
+  // A list whose default is computed (e.g. every handle, or none), absent
+  // -> `computed`: read only when given, so the resolved config records no
+  // default for it.
   std::vector<std::int64_t> int_list(const char* key,
                                      const std::vector<std::int64_t>& computed) const;
+  std::vector<Tick> time_list(const char* key, const std::vector<Tick>& computed) const;
+  std::vector<std::uint64_t> bytes_list(const char* key,
+                                        const std::vector<std::uint64_t>& computed) const;
 
   // A sub-map or a list of maps, read through its own section.
   Params child(const char* key, const ParamSection& section) const;

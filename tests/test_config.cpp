@@ -861,6 +861,31 @@ TEST_CASE("params: sub-maps are read through their own section", "[config][param
   doc->check_unused();
 }
 
+TEST_CASE("params: a list whose default the reader computes is read only when given",
+          "[config][params]") {
+  using namespace ssdtwin;
+  static const ParamSection kLists{"drive.lists",
+                                   "",
+                                   {
+                                       param::time_list("times", "(none)", "times"),
+                                       param::int_list("counts", "(10, 20)", 1, 100, "", "counts"),
+                                       param::bytes_list("sizes", "(none)", "sizes"),
+                                   }};
+  auto doc = drive_doc("drive:\n  counts: [5, 7]\n  sizes: 8KiB\n");
+  const Params p(doc->root(), kLists);
+  CHECK(p.time_list("times", {}).empty());
+  CHECK(p.int_list("counts", {10, 20}) == std::vector<std::int64_t>{5, 7});
+  CHECK(p.bytes_list("sizes", {}) == std::vector<std::uint64_t>{8192});
+  CHECK_THROWS_AS(p.int_list("counts"), std::logic_error);
+  doc->check_unused();
+  // An absent list records no default in the resolved tree.
+  const auto resolved = nlohmann::json::parse(doc->resolved_json());
+  CHECK_FALSE(resolved["drive"].contains("times"));
+  auto bad = drive_doc("drive:\n  counts: [5, 0]\n");
+  CHECK(error_of([&] { Params(bad->root(), kLists).int_list("counts", {}); }) ==
+        "x.yaml:2:15: drive.counts.1: expected an integer in [1, 100], got '0'");
+}
+
 TEST_CASE("params: a default that does not parse as its kind is reported", "[config][params]") {
   using namespace ssdtwin;
   const ParamSection bad{"drive.bad", "", {param::time("t", "5 parsecs", "a time")}};

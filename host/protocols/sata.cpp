@@ -12,6 +12,7 @@
 #include "host/host_interface.h"
 #include "host/protocols/protocols.h"
 #include "sim/config.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -21,23 +22,53 @@ namespace {
 // Device-to-Host 5 dwords, DMA Setup 7, DMA Activate 1, Set Device Bits 2.
 constexpr std::uint64_t kRegisterFis = 20, kDmaSetupFis = 28, kDmaActivateFis = 4, kSdbFis = 8;
 
+const ParamSection& host_part() {
+  static const ParamSection kSection{
+      "drive.host", "", {param::map("sata", "the SATA link and NCQ (interface: sata)")}};
+  return kSection;
+}
+
+const ParamSection& sata_section() {
+  static const ParamSection kSection = [] {
+    ParamSection s{
+        "drive.host.sata",
+        "SATA (AHCI with NCQ): the tags, the half-duplex link whose FISes carry commands and "
+        "data, and the protocol latencies.",
+        {
+            param::integer("ncq_depth", "32", 1, 32, "tags", "NCQ tags: commands the drive holds"),
+            param::real("line_rate_gbps", "6", 1.5, 6, "Gb/s",
+                        "line rate (SATA runs at 1.5, 3 or 6), 8b/10b encoded"),
+            param::bytes("max_fis_payload", "8KiB",
+                         "largest Data FIS payload: 512B to 8KiB in dwords"),
+            param::bytes("fis_overhead", "48B",
+                         "link bytes per FIS beyond its payload: SOF, FIS type, CRC, EOF and "
+                         "the handshake primitives (at most 4KiB)"),
+            param::time("fis_handshake", "600ns",
+                        "idle link time around each FIS (X_RDY/R_RDY/R_IP/R_OK/SYNC)"),
+        }};
+    for (const Param& l : HostIfConfig::latency_params()) s.params.push_back(l);
+    return s;
+  }();
+  return kSection;
+}
+
 // The `sata:` block's link: data moves in Data FISes of at most 8 KiB,
 // each with SOF/EOF, CRC and the handshake primitives.
-LinkParams sata_link(const ConfigNode& sata) {
+LinkParams sata_link(const Params& sata) {
   LinkParams p;
   p.half_duplex = true;
-  const double gbps = sata.get_double("line_rate_gbps", 6.0, 1.5, 6.0);
+  const double gbps = sata.real("line_rate_gbps");
   p.raw_bytes_per_s = gbps * 1e9 * 8.0 / 10.0 / 8.0;  // 8b/10b
-  const std::uint64_t fis_payload = sata.get_bytes("max_fis_payload", 8192);
+  const std::uint64_t fis_payload = sata.bytes("max_fis_payload");
   p.packet_payload = static_cast<std::uint32_t>(fis_payload);
   if (fis_payload < 512 || fis_payload > 8192 || fis_payload % 4 != 0)
     sata.fail("max_fis_payload", "expected 512B to 8KiB in dwords");
   // SOF + FIS type dword + CRC + EOF, and the X_RDY/R_RDY/R_IP/R_OK/SYNC
   // handshake around each FIS.
-  const std::uint64_t fis_overhead = sata.get_bytes("fis_overhead", 48);
+  const std::uint64_t fis_overhead = sata.bytes("fis_overhead");
   if (fis_overhead > 4096) sata.fail("fis_overhead", "expected at most 4KiB per FIS");
   p.packet_overhead = static_cast<std::uint32_t>(fis_overhead);
-  p.packet_gap = sata.get_time("fis_handshake", 600);
+  p.packet_gap = sata.time("fis_handshake");
   char rate[32];
   std::snprintf(rate, sizeof rate, "%g", gbps);
   p.description = std::string("SATA ") + rate + " Gb/s";
@@ -50,9 +81,9 @@ class Sata final : public HostProtocol {
   const char* block_device() const override { return "sda"; }
 
   void read_config(const ConfigNode& host, HostIfConfig& c) const override {
-    const ConfigNode sata = host.child("sata");
+    const Params sata = Params(host, host_part()).child("sata", sata_section());
     c.queues = 1;
-    c.queue_depth = static_cast<std::uint32_t>(sata.get_int("ncq_depth", 32, 1, 32));
+    c.queue_depth = static_cast<std::uint32_t>(sata.integer("ncq_depth"));
     c.device_slots = c.queue_depth;
     c.read_latencies(sata);
     c.link = sata_link(sata);
@@ -91,5 +122,7 @@ class Sata final : public HostProtocol {
 }  // namespace
 
 std::unique_ptr<HostProtocol> make_sata_protocol() { return std::make_unique<Sata>(); }
+
+std::vector<const ParamSection*> sata_param_sections() { return {&host_part(), &sata_section()}; }
 
 }  // namespace ssdtwin

@@ -24,6 +24,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 struct TracePhaseSpec {
   std::string file;                   // as resolved (relative to the workload file)
@@ -36,6 +37,7 @@ struct TracePhaseSpec {
   // `n` is the phase's `trace` map; `workload_file` locates relative paths.
   static TracePhaseSpec from_config(const ConfigNode& n, std::uint64_t user_bytes,
                                     const std::string& workload_file);
+  static const ParamSection& params();  // the `trace` map's keys, declared (sim/params.h)
   // Open loop: records later than a replay can reach, with the phase's
   // time series in rows of `interval` (sim/timeseries.h: kMaxIntervals),
   // become bad lines (TraceReadOptions::max_time), the last row left for

@@ -25,6 +25,7 @@
 namespace ssdtwin {
 
 class ConfigNode;
+struct ParamSection;
 
 // kTrace: replay of a block trace (host/trace/trace_phase.h), not a synthetic pattern.
 // kReadWrite: sequential reads and writes mixed by the read share, each op
@@ -311,6 +312,9 @@ struct WorkloadSpec {
   // `user_bytes` as namespace 1. Every range is checked against its namespace.
   static WorkloadSpec from_config(const ConfigNode& root, std::uint64_t user_bytes,
                                   const std::vector<std::uint64_t>& ns_bytes = {});
+  // Its keys, declared (sim/params.h): the workload, its phases and their
+  // maps (a phase's trace map is TracePhaseSpec's).
+  static std::vector<const ParamSection*> params();
 };
 
 }  // namespace ssdtwin
