@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "app/runner.h"
+#include "sim/params.h"
 
 namespace ssdtwin {
 
@@ -33,7 +34,9 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
   for (std::size_t i = 0; i < workload.block_faults.size(); ++i) {
     const auto& f = workload.block_faults[i];
     if (f.die >= drive.geo.dies() || f.block >= drive.geo.blocks_per_plane) {
-      const ConfigNode node = in.workload_doc->root().child("faults").children("fail_block")[i];
+      const Params node = Params(in.workload_doc->root(), WorkloadSpec::root_params())
+                              .child("faults", WorkloadSpec::faults_params())
+                              .children("fail_block", WorkloadSpec::fail_block_params())[i];
       node.fail(f.die >= drive.geo.dies() ? "die" : "block",
                 "expected a die below " + std::to_string(drive.geo.dies()) + " and a block below " +
                     std::to_string(drive.geo.blocks_per_plane) + " (the drive's geometry)");
@@ -41,9 +44,11 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
   }
   for (std::size_t i = 0; i < workload.die_faults.size(); ++i)
     if (workload.die_faults[i].die >= drive.geo.dies())
-      in.workload_doc->root().child("faults").children("fail_die")[i].fail(
-          "die",
-          "expected a die below " + std::to_string(drive.geo.dies()) + " (the drive's geometry)");
+      Params(in.workload_doc->root(), WorkloadSpec::root_params())
+          .child("faults", WorkloadSpec::faults_params())
+          .children("fail_die", WorkloadSpec::fail_die_params())[i]
+          .fail("die", "expected a die below " + std::to_string(drive.geo.dies()) +
+                           " (the drive's geometry)");
   // Placement identifiers index the namespace's placement handles.
   for (const PhaseSpec& p : workload.phases)
     for (std::size_t k = 0; k < p.streams(); ++k) {
@@ -58,8 +63,10 @@ void check_run_inputs(const RunInputs& in, const std::vector<std::string>& sets,
                                   : "expected a namespace the drive declares";
       if (!in.workload_doc)  // an fio job file: the job is named
         throw ConfigError("job '" + st.name + "': " + (ns ? "placement: " : "namespace: ") + what);
-      ConfigNode node = in.workload_doc->root().children("phases")[p.source_index];
-      if (node.has("jobs")) node = node.children("jobs")[k];
+      const Params phase = Params(in.workload_doc->root(), WorkloadSpec::root_params())
+                               .children("phases", WorkloadSpec::phase_params())[p.source_index];
+      const Params node =
+          phase.has("jobs") ? phase.children("jobs", WorkloadSpec::phase_params())[k] : phase;
       node.fail(ns ? "placement" : "namespace", what);
     }
   for (const auto& s : sets) {

@@ -177,11 +177,11 @@ std::string resolve_path(const std::string& base_dir, const std::string& p) {
 // The preconditioning phases are the workload's leading `precondition: true`
 // phases (with the point's overrides); 0 when there are none, or when the
 // workload has faults (a snapshot does not carry them).
-std::size_t precondition_phases(const ConfigNode& workload) {
+std::size_t precondition_phases(const Params& workload) {
   if (workload.has("faults")) return 0;
   std::size_t n = 0;
-  for (const ConfigNode& p : workload.children("phases")) {
-    if (!p.get_bool("precondition", false)) break;
+  for (const Params& p : workload.children("phases", WorkloadSpec::phase_params())) {
+    if (!p.flag("precondition")) break;
     ++n;
   }
   return n;
@@ -204,8 +204,9 @@ void plan_groups(SweepPlan& plan) {
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const SweepPoint& p = plan.points[i];
     auto doc = ConfigDoc::load(p.workload, "workload", p.sets);
-    const std::size_t pre = precondition_phases(doc->root());
-    const std::size_t phases = doc->root().children("phases").size();
+    const Params workload(doc->root(), WorkloadSpec::root_params());
+    const std::size_t pre = precondition_phases(workload);
+    const std::size_t phases = workload.children("phases", WorkloadSpec::phase_params()).size();
     if (pre == 0 || pre == phases) continue;
     SweepGroup g{p.drive, p.workload, {}};
     for (const std::string& s : p.sets)

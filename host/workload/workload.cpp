@@ -911,6 +911,12 @@ void check_phases(const WorkloadSpec& w, const std::vector<Params>& nodes) {
 
 }  // namespace
 
+const ParamSection& WorkloadSpec::root_params() { return workload_section(); }
+const ParamSection& WorkloadSpec::faults_params() { return faults_section(); }
+const ParamSection& WorkloadSpec::fail_block_params() { return fail_block_section(); }
+const ParamSection& WorkloadSpec::fail_die_params() { return fail_die_section(); }
+const ParamSection& WorkloadSpec::phase_params() { return phase_section(); }
+
 std::vector<const ParamSection*> WorkloadSpec::params() {
   return {&workload_section(),   &timeseries_section(),   &power_management_section(),
           &idle_state_section(), &faults_section(),       &uncorrectable_section(),

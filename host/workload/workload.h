@@ -315,6 +315,13 @@ struct WorkloadSpec {
   // Its keys, declared (sim/params.h): the workload, its phases and their
   // maps (a phase's trace map is TracePhaseSpec's).
   static std::vector<const ParamSection*> params();
+  // The sections code outside the workload reads through (a sweep's
+  // preconditioning phases, errors placed at a fault or a job).
+  static const ParamSection& root_params();
+  static const ParamSection& faults_params();
+  static const ParamSection& fail_block_params();
+  static const ParamSection& fail_die_params();
+  static const ParamSection& phase_params();  // a phase, or one of its jobs
 };
 
 }  // namespace ssdtwin
