@@ -30,7 +30,7 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
       gc_(std::make_unique<GarbageCollector>(core_, *relocation_)),
       idle_flush_(engine, this, kIdleFlush),
-      idle_watch_(engine, this, kHostIdle) {
+      idle_(core_, this, kHostIdle, slc_->enabled()) {
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
@@ -660,31 +660,6 @@ void Ftl::flush_unit(const FlushChoice& c) {
   starved_.set(c.die, false);
 }
 
-void Ftl::note_host_activity() {
-  last_host_io_ = core_.engine.now();
-  core_.host_idle = false;
-  core_.gc_idle = false;
-  arm_host_idle_watch();
-}
-
-Tick Ftl::next_idle_deadline() const {
-  // The earliest idle threshold not yet reached since the last host IO.
-  Tick next = 0;
-  const Tick fold = core_.cfg.slc.fold_idle;
-  if (slc_->enabled() && fold > 0 && !core_.host_idle) next = last_host_io_ + fold;
-  const Tick gc = core_.cfg.gc_background_idle;
-  if (gc > 0 && !core_.gc_idle && (next == 0 || last_host_io_ + gc < next))
-    next = last_host_io_ + gc;
-  return next;
-}
-
-void Ftl::arm_host_idle_watch() {
-  if (idle_watch_.armed()) return;
-  const Tick next = next_idle_deadline();
-  if (next == 0) return;
-  idle_watch_.arm(next);
-}
-
 std::uint32_t Ftl::min_free_blocks_seen() const {
   std::uint32_t m = min_free_seen_;
   for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) m = std::min(m, core_.blocks.free_blocks(d));
@@ -744,24 +719,10 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     return;
   }
   if (kind == kHostIdle) {
-    if (!idle_watch_.fires(arg)) return;
-    const Tick idle = core_.engine.now() - last_host_io_;
-    bool changed = false;
-    const Tick fold = core_.cfg.slc.fold_idle;
-    if (slc_->enabled() && fold > 0 && !core_.host_idle && idle >= fold) {
-      core_.host_idle = true;  // fold the SLC cache in the background
-      changed = true;
-    }
-    const Tick gc = core_.cfg.gc_background_idle;
-    if (gc > 0 && !core_.gc_idle && idle >= gc) {
-      core_.gc_idle = true;  // collect up to the background target
-      changed = true;
-    }
-    if (changed) {
+    idle_.fired(arg, [&] {
       reopen_all_dies();
       for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
-    }
-    arm_host_idle_watch();
+    });
     return;
   }
   if (kind != kIdleFlush || !idle_flush_.fires(arg)) return;

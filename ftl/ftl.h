@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/idle_watch.h"
 #include "ftl/namespaces.h"
 #include "ftl/recovery/power_loss.h"
 #include "ftl/recovery/read_recovery.h"
@@ -156,7 +157,7 @@ class Ftl final : public FlashTranslation,
   void rearm_timers(const StateArchive& ar);
   // Idle timers pending in the engine (a quiescent FTL's only events).
   std::size_t armed_timers() const {
-    return std::size_t{idle_flush_.armed()} + idle_watch_.armed();
+    return std::size_t{idle_flush_.armed()} + idle_.timer().armed();
   }
   // A workload fault: `block` of `die` stops working at `at`: its reads fail
   // (RAIN cannot rebuild them: stripes stay in the block), read reclaim
@@ -263,9 +264,7 @@ class Ftl final : public FlashTranslation,
   bool pick_flush(bool pad, FlushChoice& out);
   void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
-  void note_host_activity();
-  Tick next_idle_deadline() const;
-  void arm_host_idle_watch();
+  void note_host_activity() { idle_.note_host_activity(); }
   void note_free(std::uint32_t die);
   // Reads of pages whose mapping is at hand.
   ReadPlan plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count);
@@ -330,11 +329,10 @@ class Ftl final : public FlashTranslation,
   // written or emptied).
   void reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on = false);
   Tick last_write_ = 0;
-  Tick last_host_io_ = 0;
   // The write buffer's idle flush, and the watch for host idleness (SLC
   // folding, background GC).
   Timer idle_flush_;
-  Timer idle_watch_;
+  IdleWatch idle_;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
   // Map-cache loads in flight, by segment: whether the segment is dirtied
   // on arrival, and the first of the reads waiting for it (deferred_). A

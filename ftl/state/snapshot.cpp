@@ -283,21 +283,21 @@ void Ftl::archive(StateArchive& ar) {
   recovery_.archive(ar);
   relocation_->archive(ar);
   gc_->archive(ar);
-  ar.pods(next_die_, flush_need_, last_write_, last_host_io_, min_free_seen_, map_unpersisted_);
+  ar.pods(next_die_, flush_need_, last_write_, min_free_seen_, map_unpersisted_);
   if (ar.loading()) starved_.clear();  // rebuilt by the next scans
   // The idle timers pending at the snapshot (sim/timer.h keeps when each
   // fires and the order they were armed in).
   idle_flush_.archive(ar);
-  idle_watch_.archive(ar);
+  idle_.archive(ar);
   // Map loads, deferred reads and firmware writes are none at a quiescent
   // point (their tables hold handles only).
 }
 
 void Ftl::rearm_timers(const StateArchive& ar) {
   const Tick now = core_.engine.now();
-  for (const Timer* t : {&idle_flush_, &idle_watch_})
+  for (const Timer* t : {&idle_flush_, &idle_.timer()})
     if (t->armed() && t->at() < now) ar.fail("an idle timer due before the snapshot's time");
-  Timer::rearm({&idle_flush_, &idle_watch_});
+  Timer::rearm({&idle_flush_, &idle_.timer()});
 }
 
 void Controller::archive(StateArchive& ar) {
