@@ -30,7 +30,8 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
       gc_(std::make_unique<GarbageCollector>(core_, *relocation_)),
       idle_flush_(engine, this, kIdleFlush),
-      idle_(core_, this, kHostIdle, slc_->enabled()) {
+      idle_(core_, this, kHostIdle, slc_->enabled()),
+      faults_(core_, recovery_, *this) {
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
@@ -687,37 +688,6 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
     try_flush(false);  // moves programmed earn the host credit
     return;
   }
-  if (kind == kDieFails) {
-    const auto die = static_cast<std::uint32_t>(arg);
-    if (core_.durable.die_offline[die]) return;
-    core_.durable.die_offline[die] = 1;
-    core_.update_flush_ready(die);
-    ++core_.stats.failed_dies;
-    recovery_.note_failed_block();
-    for (std::uint32_t b = 0; b < core_.geo.blocks_per_plane; ++b)
-      core_.blocks.info(die, b).flags |= BlockInfo::kFailed;
-    core_.blocks.set_die_offline(die);  // super-blocks stop waiting for it
-    // Stripes across dies hold the die's data on the other members.
-    if (core_.cfg.rain_span_dies) {
-      check_rebuild_fits(die);
-      recovery_.rebuild_die(die);
-    }
-    return;
-  }
-  if (kind == kBlockFails) {
-    const auto db = static_cast<std::uint32_t>(arg);
-    const std::uint32_t die = db / core_.geo.blocks_per_plane,
-                        block = db % core_.geo.blocks_per_plane;
-    BlockInfo& b = core_.blocks.info(die, block);
-    ++core_.stats.failed_blocks;
-    recovery_.note_failed_block();
-    if (b.state == BlockState::kBad || b.state == BlockState::kSpare) return;
-    b.flags |= BlockInfo::kFailed | BlockInfo::kRetire;
-    if (b.state == BlockState::kFree) return;  // retired when the pool next hands it out
-    core_.blocks.close_early(die, block);
-    reclaim_on(die, block);
-    return;
-  }
   if (kind == kHostIdle) {
     idle_.fired(arg, [&] {
       reopen_all_dies();
@@ -871,17 +841,15 @@ void Ftl::check_rebuild_fits(std::uint32_t die) const {
       std::to_string(need) + " (ftl.rain.span: dies); a real drive goes read-only here");
 }
 
-void Ftl::fail_die_at(Tick at, std::uint32_t die) {
-  if (die >= core_.geo.dies()) throw std::logic_error("fail_die_at: no such die");
-  core_.engine.schedule_at(std::max(at, core_.engine.now()), this, kDieFails, die);
+void Ftl::die_failed(std::uint32_t die) {
+  // Stripes across dies hold the die's data on the other members.
+  if (core_.cfg.rain_span_dies) {
+    check_rebuild_fits(die);
+    recovery_.rebuild_die(die);
+  }
 }
 
-void Ftl::fail_block_at(Tick at, std::uint32_t die, std::uint32_t block) {
-  if (die >= core_.geo.dies() || block >= core_.geo.blocks_per_plane)
-    throw std::logic_error("fail_block_at: no such block");
-  core_.engine.schedule_at(std::max(at, core_.engine.now()), this, kBlockFails,
-                           core_.layout.die_block(die, block));
-}
+void Ftl::block_failed(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }
 
 void Ftl::deliver(FlashTxn* t) {
   flush_need_ = 0;

@@ -17,6 +17,7 @@
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
 #include "ftl/namespaces.h"
+#include "ftl/recovery/fault_injector.h"
 #include "ftl/recovery/power_loss.h"
 #include "ftl/recovery/read_recovery.h"
 #include "ftl/translation.h"
@@ -39,7 +40,8 @@ class Ftl final : public FlashTranslation,
                   public TxnSink,
                   public EventTarget,
                   public MapUpdater,
-                  public RecoveryListener {
+                  public RecoveryListener,
+                  public FaultInjector::Listener {
  public:
   // Pages of a command whose old blocks prefetch_old_blocks loads (a
   // sequential write's old copies share a few blocks).
@@ -163,11 +165,13 @@ class Ftl final : public FlashTranslation,
   // (RAIN cannot rebuild them: stripes stay in the block), read reclaim
   // moves what it can, and the block is retired. A die-block index past the
   // geometry is a logic error (workloads are checked first).
-  void fail_block_at(Tick at, std::uint32_t die, std::uint32_t block);
+  void fail_block_at(Tick at, std::uint32_t die, std::uint32_t block) {
+    faults_.fail_block_at(at, die, block);
+  }
   // A whole die stops working at `at`: every block of it fails as above,
   // and the FTL stops writing there; what it held is lost (RAIN stripes do
   // not cross dies), the other dies carry on with less spare area.
-  void fail_die_at(Tick at, std::uint32_t die);
+  void fail_die_at(Tick at, std::uint32_t die) { faults_.fail_die_at(at, die); }
   // ftl.rain.span: dies: throws DriveFailure when the live dies cannot hold
   // the user capacity once `die` is gone (its rebuild has no spare to go to).
   void check_rebuild_fits(std::uint32_t die) const;
@@ -209,7 +213,7 @@ class Ftl final : public FlashTranslation,
   void reclaim_block(std::uint32_t die, std::uint32_t block) override;
 
  private:
-  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kBlockFails, kDieFails, kGcMovesReady };
+  enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kGcMovesReady };
   struct FlushChoice {
     std::uint32_t die;
     HostTarget target;
@@ -333,6 +337,9 @@ class Ftl final : public FlashTranslation,
   // folding, background GC).
   Timer idle_flush_;
   IdleWatch idle_;
+  FaultInjector faults_;  // workload faults: failing blocks and dies
+  void block_failed(std::uint32_t die, std::uint32_t block) override;
+  void die_failed(std::uint32_t die) override;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
   // Map-cache loads in flight, by segment: whether the segment is dirtied
   // on arrival, and the first of the reads waiting for it (deferred_). A
