@@ -11,10 +11,10 @@
 #include <optional>
 
 #include "ftl/ftl_kinds.h"
-#include "ftl/state/snapshot.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 #include "sim/params.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 

@@ -75,7 +75,7 @@ class Drive {
   // file appears whole or not at all); and read
   // back into a freshly built drive, which then runs on bit for bit as the
   // saved one would. A file made for another key, damaged or cut short is
-  // refused with a SnapshotError (ftl/state/snapshot.h) naming what differs.
+  // refused with a SnapshotError (sim/state_archive.h) naming what differs.
   SnapshotIo save_state(OutputFile& out, const SnapshotKey& key, Rng& rng);
   SnapshotIo load_state(const std::string& path, const SnapshotKey& key, Rng& rng);
   // The geometry line a snapshot's header carries.

@@ -12,13 +12,13 @@
 #include <type_traits>
 
 #include "ftl/recovery/drive_failure.h"
-#include "ftl/state/snapshot.h"
 #include "ftl/zoned_ftl.h"
 #include "host/trace/trace_cache.h"
 #include "host/trace/trace_reader.h"
 #include "host/workload/io_pattern.h"
 #include "sim/output_file.h"
 #include "sim/progress.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 

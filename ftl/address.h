@@ -12,7 +12,7 @@
 
 namespace ssdtwin {
 
-// Drive-state snapshots (ftl/state/snapshot.h): the FTL's parts each archive
+// Drive-state snapshots (sim/state_archive.h): the FTL's parts each archive
 // their state into one.
 class StateArchive;
 

@@ -4,6 +4,7 @@
 
 #include "sim/config.h"
 #include "sim/params.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 
@@ -263,6 +264,15 @@ void Controller::on_buffer_space() {
   // Admit waiting writes in order; stop at the first whose next chunk does
   // not fit, so a large write is not starved by small ones.
   while (!waiting_.empty() && admit_chunks(waiting_.front())) waiting_.pop();
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void Controller::archive(StateArchive& ar) {
+  if (!waiting_.empty() || ops_in_handler_ != 0 || in_data_in_)
+    throw std::logic_error("drive-state snapshot of a controller with commands under way");
+  ar.vec(cores_.free_at(), true);
+  ar.pod(buffer_waits_);
 }
 
 }  // namespace ssdtwin

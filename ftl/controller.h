@@ -98,7 +98,7 @@ class Controller : public EventTarget, public FtlListener, public NandObserver {
   void on_submit(const FlashTxn& txn) override;
 
   std::uint64_t buffer_waits() const { return buffer_waits_; }
-  // Drive-state snapshots (ftl/state/snapshot.h), with no command under way.
+  // Drive-state snapshots (sim/state_archive.h), with no command under way.
   void archive(StateArchive& ar);
 
  private:

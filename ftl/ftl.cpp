@@ -11,6 +11,7 @@
 #include "ftl/slc/slc_cache.h"
 #include "ftl/state/fast_writer.h"
 #include "ftl/state/steady_layout.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 
@@ -922,6 +923,33 @@ namespace ssdtwin {
 
 std::unique_ptr<FlashTranslation> make_page_mapped_ftl(const FtlParts& p) {
   return std::make_unique<Ftl>(p.engine, p.nand, p.cfg, p.verify, p.errors);
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void Ftl::archive(StateArchive& ar) {
+  if (!quiescent() || fast_ || !loads_.empty())
+    throw std::logic_error("drive-state snapshot of an FTL that is not quiescent");
+  core_.archive(ar);
+  buffer_.archive(ar);
+  recovery_.archive(ar);
+  relocation_->archive(ar);
+  gc_->archive(ar);
+  ar.pods(next_die_, flush_need_, last_write_, min_free_seen_, map_unpersisted_);
+  if (ar.loading()) starved_.clear();  // rebuilt by the next scans
+  // The idle timers pending at the snapshot (sim/timer.h keeps when each
+  // fires and the order they were armed in).
+  idle_flush_.archive(ar);
+  idle_.archive(ar);
+  // Map loads, deferred reads and firmware writes are none at a quiescent
+  // point (their tables hold handles only).
+}
+
+void Ftl::rearm_timers(const StateArchive& ar) {
+  const Tick now = core_.engine.now();
+  for (const Timer* t : {&idle_flush_, &idle_.timer()})
+    if (t->armed() && t->at() < now) ar.fail("an idle timer due before the snapshot's time");
+  Timer::rearm({&idle_flush_, &idle_.timer()});
 }
 
 }  // namespace ssdtwin

@@ -150,7 +150,7 @@ class Ftl final : public FlashTranslation,
   // image, checked against every accepted write.
   DurableImage power_cut() const;
   RecoveryReport recover(const DurableImage& image);
-  // Drive-state snapshots (ftl/state/snapshot.h): unlike a power cut, the whole
+  // Drive-state snapshots (sim/state_archive.h): unlike a power cut, the whole
   // state of a quiescent FTL, volatile parts included, so that a drive
   // built anew and given it runs on exactly as this one would. After
   // loading, with the clock set, rearm_timers() schedules the idle timers

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/state_archive.h"
+
 namespace ssdtwin {
 
 namespace {
@@ -85,6 +87,27 @@ ProgramUnit FtlCore::take_parity_unit(std::uint32_t die, Stream stream, std::uin
   if (!unit) throw std::logic_error("RAIN parity: stream has no open slot for its stripe's parity");
   mark_parity(*unit);
   return *unit;
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void FtlCore::archive(StateArchive& ar) {
+  blocks.archive(ar);
+  map.archive(ar);
+  map_cache.archive(ar);
+  verifier.archive(ar);
+  pacing.archive(ar);
+  ar.pods(map_journal_bytes, stats, rng, mapped_pages, slc_valid_slots, host_idle, gc_idle);
+  ar.vec(folding, true);
+  ar.vec(host_programs, true);
+  ar.pods(fault_rng, durable.power_cycles);
+  ar.vec(durable.die_offline, true);
+  if (ar.loading()) refresh_flush_ready();  // derived from host_programs and die_offline
+  ar.vec(durable.poisoned);
+  ar.pods(durable.poisoned_pages, durable.program_seq, durable.checkpoint_seq, durable.checkpointed,
+          bytes_since_checkpoint);
+  ar.vec(tpage_dirty, true);
+  ar.vec(dirty_list);
 }
 
 }  // namespace ssdtwin

@@ -48,7 +48,7 @@ class MapUpdater {
 // the config or the hardware.
 struct FtlCore {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
-  // Drive-state snapshots (ftl/state/snapshot.h): every [durable] and [volatile]
+  // Drive-state snapshots (sim/state_archive.h): every [durable] and [volatile]
   // member, as a quiescent drive holds them.
   void archive(StateArchive& ar);
   EventEngine& engine;  // [fixed]

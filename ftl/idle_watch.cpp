@@ -1,6 +1,6 @@
 #include "ftl/idle_watch.h"
 
-#include "ftl/state/snapshot.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 

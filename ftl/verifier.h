@@ -41,7 +41,7 @@ class Verifier {
   std::uint32_t last() const { return last_; }
   const std::vector<std::uint32_t>& expected_all() const { return expected_; }
   const std::vector<std::uint32_t>& slots_all() const { return slot_; }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
   void erase(Ppa first, std::uint32_t count) {
     for (std::uint32_t i = 0; i < count; ++i) slot_[first + i] = kNone;
   }

@@ -120,7 +120,7 @@ class WriteBuffer {
       --valid_;
     }
   }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
   std::uint32_t version_of(std::uint32_t ref) const {
     return versions_.empty() ? 0 : versions_[ref - kBufferBase];
   }

@@ -23,11 +23,11 @@
 #include <vector>
 
 #include "app/drive.h"
-#include "ftl/state/snapshot.h"
 #include "fuzz/fuzz_support.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 #include "sim/rng.h"
+#include "sim/state_archive.h"
 
 using namespace ssdtwin;
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/state_archive.h"
+
 namespace ssdtwin {
 
 BlockManager::BlockManager(const Geometry& geo, std::uint32_t reserved_blocks,
@@ -432,6 +434,34 @@ BlockManager::ValidShares BlockManager::valid_shares() const {
     *at[k] = static_cast<double>(valid) / cap;
   }
   return v;
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void BlockManager::archive(StateArchive& ar) {
+  ar.vec(blocks_, true);
+  ar.vec(history_, true);
+  for (Pool& p : pools_) {
+    ar.vec(p.ring, true);
+    ar.pods(p.head, p.count);
+  }
+  ar.vec(write_point_, true);
+  ar.vec(dynamic_slc_, true);
+  ar.vec(dead_slc_, true);
+  ar.vec(spares_, true);
+  ar.vec(unreplaced_die_, true);
+  ar.pods(closed_seq_, free_total_, bad_total_, unreplaced_);
+  if (!sb_.enabled()) return;  // block-spanning stripes: the format is unchanged
+  ar.vec(sb_.state, true);
+  ar.vec(sb_.members, true);
+  for (SuperBlockTable::Pool& p : sb_.pools) {
+    ar.vec(p.ring, true);
+    ar.pods(p.head, p.count);
+  }
+  ar.deques(sb_.sequence);
+  ar.vec(sb_.base, true);
+  ar.vec(sb_.cursor, true);
+  ar.vec(offline_, true);
 }
 
 }  // namespace ssdtwin

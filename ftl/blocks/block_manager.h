@@ -199,7 +199,7 @@ class BlockManager {
     double p10 = 0, p25 = 0, p50 = 0, p75 = 0, p90 = 0, mean = 0;
   };
   ValidShares valid_shares() const;
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   struct Pool {  // FIFO of erased blocks: the longest-erased block is used first

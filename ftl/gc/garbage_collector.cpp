@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ftl/recovery/drive_failure.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 
@@ -322,6 +323,20 @@ void GarbageCollector::on_erase_done(FlashTxn* t) {
   g.erasing = false;
   core_.txns.put(t);
   check(die);
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void GarbageCollector::archive(StateArchive& ar) {
+  for (DieGc& g : dies_) {
+    ar.pods(g.scan_page, g.reads_in_flight, g.erasing);
+    ar.vec(g.read_out);
+    ar.vec(g.moves);
+    std::uint64_t head = g.head;
+    ar.pod(head);
+    if (head > g.moves.size()) ar.fail("a relocation queue position past its end");
+    g.head = static_cast<std::size_t>(head);
+  }
 }
 
 }  // namespace ssdtwin

@@ -47,7 +47,7 @@ class GarbageCollector {
   void on_read_done(FlashTxn* txn);
   void on_program_done(FlashTxn* txn);
   void on_erase_done(FlashTxn* txn);
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   struct Move {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/state_archive.h"
+
 namespace ssdtwin {
 
 GcPacing::GcPacing(const FtlConfig& cfg, const BlockManager& blocks, std::uint32_t unit_slots)
@@ -49,5 +51,9 @@ double GcPacing::host_share() const {
   }
   return share;
 }
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void GcPacing::archive(StateArchive& ar) { ar.vec(credit_, true); }
 
 }  // namespace ssdtwin

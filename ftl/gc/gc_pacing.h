@@ -57,7 +57,7 @@ class GcPacing {
   // urgency on the drive's whole free pool, so every die switches level at
   // once (per-die levels would drift apart and average out).
   double host_share() const;
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   const FtlConfig& cfg_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ftl/slc/slc_cache.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 
@@ -226,6 +227,20 @@ std::uint32_t RelocationEngine::wear_victim(std::uint32_t die) {
   if (coldest == kNoBlock || max_erase_[die] - cold_erases <= threshold) return kNoBlock;
   ++core_.stats.wl_victims;
   return coldest;
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void RelocationEngine::archive(StateArchive& ar) {
+  // Field by field: the struct's padding would put stray bytes in the file.
+  for (Victim& v : victims_) ar.pods(v.block, v.fold, v.credit_per_slot, v.dest);
+  for (auto& q : reclaim_) ar.vec(q);
+  ar.vec(max_erase_, true);
+  ar.vec(wl_erases_, true);
+  if (!super_) return;
+  ar.deques(group_victims_);
+  ar.vec(group_base_, true);
+  ar.vec(victim_cursor_, true);
 }
 
 }  // namespace ssdtwin

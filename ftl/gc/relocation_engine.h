@@ -148,7 +148,7 @@ class RelocationEngine {
     return threshold != 0 && wl_erases_[die] >= core_.cfg.wl_interval &&
            max_erase_[die] >= threshold;
   }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   // The native-mode block to collect next on `die`: a static wear-levelling

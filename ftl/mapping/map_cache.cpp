@@ -7,6 +7,7 @@
 #include "ftl/mapping/impl/map_evictions.h"
 #include "sim/config.h"
 #include "sim/params.h"
+#include "sim/state_archive.h"
 
 namespace ssdtwin {
 
@@ -199,6 +200,60 @@ void MapCache::rebuild() {
     index_.insert(slots_[slot].seg, slot);
     ++index_.page(tpage_of_segment(slots_[slot].seg)).count;
   }
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void MapCache::archive(StateArchive& ar) {
+  // Per slot only: its segment and dirt (the layout of earlier builds'
+  // snapshots). The index and the per-page counts are derived from them
+  // (the index's layout depends on the order of past inserts, so storing
+  // it would make equal states give different files).
+  // Slots never handed out (from fresh_ on) are free, and stored as such.
+  std::vector<std::uint32_t> seg_of(slots_.size(), kNone);
+  std::vector<std::uint8_t> dirty(slots_.size());
+  for (std::size_t i = 0; i < fresh_; ++i) {
+    seg_of[i] = slots_[i].seg;
+    dirty[i] = slots_[i].seg != kNone && is_dirty(slots_[i]) ? 1 : 0;
+  }
+  // The free list as earlier builds kept it, a stack taken from the back:
+  // the slots never handed out, last first, then those given back.
+  std::vector<std::uint32_t> free_list;
+  if (!ar.loading()) {
+    for (std::uint32_t s = capacity_; s-- > fresh_;) free_list.push_back(s);
+    free_list.insert(free_list.end(), free_slots_.begin(), free_slots_.end());
+  }
+  ar.pod(used_);
+  ar.vec(seg_of, true);
+  ar.vec(dirty, true);
+  ar.vec(free_list);
+  if (policy_) policy_->archive(ar);
+  if (!ar.loading()) return;
+  // Checked before the index is rebuilt from them: a segment in two slots,
+  // or a free slot that holds one, would corrupt the cache.
+  std::uint32_t held = 0;
+  std::vector<std::uint32_t> segs;
+  for (const std::uint32_t seg : seg_of) {
+    if (seg == kNone) continue;
+    if (seg >= segments_) ar.fail("a map-cache segment past the drive's end");
+    segs.push_back(seg);
+    ++held;
+  }
+  std::sort(segs.begin(), segs.end());
+  if (std::adjacent_find(segs.begin(), segs.end()) != segs.end())
+    ar.fail("a map-cache segment in two slots");
+  std::vector<std::uint8_t> listed(slots_.size());
+  for (const std::uint32_t slot : free_list)
+    if (slot >= slots_.size() || seg_of[slot] != kNone || listed[slot]++)
+      ar.fail("a map-cache free list naming a slot that is not free");
+  if (held != used_ || held + free_list.size() != capacity_)
+    ar.fail("a map cache whose slots do not add up");
+  for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].seg = seg_of[i];
+  fresh_ = capacity_;  // every slot written above: the free list says which to take
+  free_slots_ = std::move(free_list);
+  rebuild();
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].seg != kNone) set_mark(slots_[i], dirty[i] != 0);
 }
 
 }  // namespace ssdtwin

@@ -69,7 +69,7 @@ class MapEvictionPolicy {
   // otherwise wait on memory several times, one load after another).
   virtual std::uint32_t after(std::uint32_t /*slot*/) const { return 0xFFFFFFFFu; }
   virtual void prefetch(std::uint32_t /*slot*/) const {}
-  // The eviction order, for drive-state snapshots (ftl/state/snapshot.h).
+  // The eviction order, for drive-state snapshots (sim/state_archive.h).
   virtual void archive(StateArchive& ar) = 0;
 };
 using MapEvictionInfo = PolicyInfo<MapEvictionPolicy, std::uint32_t>;
@@ -126,7 +126,7 @@ class MapCache {
   std::uint32_t resident_segments() const { return used_; }
   // Translation pages whose segments are indexed by a dense block (tests).
   std::uint32_t dense_pages() const { return index_.dense_pages(); }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   // Per slot: its segment and its dirt. A write-back cleans every cached

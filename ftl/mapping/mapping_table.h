@@ -106,7 +106,7 @@ class MappingTable {
   std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }
   std::uint32_t entries_per_tpage() const { return entries_per_tpage_; }
   std::uint32_t tpage_of(Lpn lpn) const { return lpn / entries_per_tpage_; }
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
   std::uint64_t bytes() const {
     return (l2p_.size() + p2l_.size() + gtd_.size()) * sizeof(std::uint32_t);
   }

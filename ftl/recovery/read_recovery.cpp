@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/state_archive.h"
+
 namespace ssdtwin {
 
 namespace {
@@ -333,6 +335,15 @@ void ReadRecovery::on_event(std::uint32_t, std::uint64_t arg) {
   free_ = ctx;
   if (t->status == ReadStatus::kRebuilt) listener_->rewrite_page(t->die, t->block, t->page);
   listener_->on_read_recovered(t);
+}
+
+// What a drive-state snapshot holds of it (sim/state_archive.h): a member
+// left out here is state a run from the snapshot would not have.
+void ReadRecovery::archive(StateArchive& ar) {
+  // Rebuilds in flight are none at a quiescent point; their free list holds
+  // handles only, so a fresh one behaves the same.
+  ar.pods(rng_, injected_.rate, failed_blocks_);
+  ar.vec(injected_.pages);
 }
 
 }  // namespace ssdtwin

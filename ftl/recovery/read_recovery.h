@@ -89,7 +89,7 @@ class ReadRecovery : public EventTarget {
   double rber_of(const FlashTxn& t) const;
 
   void on_event(std::uint32_t kind, std::uint64_t arg) override;
-  void archive(StateArchive& ar);  // drive-state snapshots (ftl/state/snapshot.h)
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
   struct Rebuild {

@@ -8,7 +8,7 @@
 
 namespace ssdtwin {
 
-class StateArchive;  // ftl/state/snapshot.h
+class StateArchive;  // sim/state_archive.h
 
 class SlotList {
  public:

@@ -1,5 +1,6 @@
 // Drive-state snapshots (issue 14): the binary stream a drive's state is
-// written to and read back from.
+// written to and read back from. Each component's archive() sits in its
+// own source file, beside the state it names.
 //
 // One function per component, `archive(StateArchive&)`, names what of it a
 // snapshot holds and serves both directions: the writer and the reader make
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -79,6 +81,14 @@ class StateArchive {
     raw(v.data(), v.size() * sizeof(T));
   }
   // A whole-capacity table (sim/zero_array.h): its length must match.
+  // Queues of 32-bit values (per die or group), each as a vector.
+  void deques(std::vector<std::deque<std::uint32_t>>& qs) {
+    for (auto& q : qs) {
+      std::vector<std::uint32_t> v(q.begin(), q.end());
+      vec(v);
+      if (loading()) q.assign(v.begin(), v.end());
+    }
+  }
   template <class T>
   void array(ZeroArray<T>& a) {
     std::uint64_t n = a.size();
