@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "ftl/recovery/drive_failure.h"
+#include "ftl/drive_failure.h"
 #include "ftl/zoned_ftl.h"
 #include "host/trace/trace_cache.h"
 #include "host/trace/trace_reader.h"

@@ -4,13 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "ftl/drive_failure.h"
 #include "ftl/ftl_kinds.h"
 #include "ftl/gc/garbage_collector.h"
 #include "ftl/gc/relocation_engine.h"
-#include "ftl/recovery/drive_failure.h"
+#include "ftl/precondition/fast_writer.h"
+#include "ftl/precondition/steady_layout.h"
 #include "ftl/slc/slc_cache.h"
-#include "ftl/state/fast_writer.h"
-#include "ftl/state/steady_layout.h"
 #include "sim/state_archive.h"
 
 namespace ssdtwin {

@@ -114,7 +114,7 @@ class Ftl final : public FlashTranslation,
   // segment touched is updated once, as firmware marks a range.
   void trim(Lpn first, std::uint32_t count) override;
 
-  // Fast preconditioning (ftl/state/fast_writer.h). While the FTL is quiescent
+  // Fast preconditioning (ftl/precondition/fast_writer.h). While the FTL is quiescent
   // (nothing buffered, no NAND operation or relocation in flight), writes
   // and trims may be applied to its state alone, taking no simulated time;
   // end_fast() closes the open units, leaving the FTL quiescent (a snapshot
@@ -123,7 +123,7 @@ class Ftl final : public FlashTranslation,
   bool quiescent() const override;
   void fast_write(Lpn lpn, PlacementHandle handle = 0);
   void fast_trim(Lpn lpn);
-  // Steady-state mode (fast: steady, ftl/state/steady_layout.h): a 4 KiB write
+  // Steady-state mode (fast: steady, ftl/precondition/steady_layout.h): a 4 KiB write
   // to a uniformly drawn page, on block counts alone. steady_blocker says
   // why the state does not allow it (empty: it does).
   std::string steady_blocker() const;

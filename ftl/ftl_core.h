@@ -1,7 +1,7 @@
 // State the FTL's parts share: the mapping, the blocks, the map cache, the
 // GC pacing and RAIN counters, and the small rules on them that the write
 // buffer's flush, the relocator (ftl/gc/garbage_collector.h), the SLC cache
-// (ftl/slc/slc_cache.h) and fast preconditioning (ftl/state/fast_writer.h) all apply.
+// (ftl/slc/slc_cache.h) and fast preconditioning (ftl/precondition/fast_writer.h) all apply.
 // The FTL facade (ftl/ftl.h) owns it.
 #pragma once
 
@@ -13,12 +13,12 @@
 #include "ftl/blocks/block_manager.h"
 #include "ftl/blocks/rain_stripes.h"
 #include "ftl/die_set.h"
+#include "ftl/durable_state.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
 #include "ftl/gc/gc_pacing.h"
 #include "ftl/mapping/map_cache.h"
 #include "ftl/mapping/mapping_table.h"
-#include "ftl/state/durable_state.h"
 #include "ftl/translation.h"
 #include "ftl/verifier.h"
 #include "nand/flash_txn.h"
@@ -40,7 +40,7 @@ class MapUpdater {
 // Durable or volatile: what survives a power cut is the flash alone
 // (ftl/recovery/power_loss.h). [durable] marks state the flash holds, and a
 // cut keeps it: the firmware's system area, one group (`durable`,
-// ftl/state/durable_state.h) that a cut's image copies whole; per block
+// ftl/durable_state.h) that a cut's image copies whole; per block
 // (erase counts, modes, programmed pages, retirement); per slot (the
 // out-of-band owner in `map`, the sequence numbers `verifier` keeps).
 // [volatile] marks state held in controller memory, which recovery
@@ -168,7 +168,7 @@ struct FtlCore {
       victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << h);
     }
   }
-  // [durable] What firmware keeps in its system area (ftl/state/durable_state.h).
+  // [durable] What firmware keeps in its system area (ftl/durable_state.h).
   FtlDurable durable;
   Rng rng;  // [volatile]
   CellMode native;

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ftl/recovery/drive_failure.h"
+#include "ftl/drive_failure.h"
 #include "sim/state_archive.h"
 
 namespace ssdtwin {

@@ -10,9 +10,9 @@
 // preconditioning as in timed phases:
 //   - timed (ftl/gc/garbage_collector.h): NAND reads, programs and erases in
 //     simulated time, queued behind host work on the die;
-//   - immediate (ftl/state/fast_writer.h, exact mode): moves each valid page at
+//   - immediate (ftl/precondition/fast_writer.h, exact mode): moves each valid page at
 //     once, no time passing;
-//   - counted (ftl/state/fast_writer.h, steady-state mode): moves counts of
+//   - counted (ftl/precondition/fast_writer.h, steady-state mode): moves counts of
 //     valid slots, no page identities.
 #pragma once
 

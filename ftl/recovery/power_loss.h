@@ -41,8 +41,8 @@
 
 #include "ftl/address.h"
 #include "ftl/blocks/block_manager.h"
+#include "ftl/durable_state.h"
 #include "ftl/mapping/mapping_table.h"
-#include "ftl/state/durable_state.h"
 #include "sim/time.h"
 
 namespace ssdtwin {

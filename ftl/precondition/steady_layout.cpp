@@ -1,4 +1,4 @@
-#include "ftl/state/steady_layout.h"
+#include "ftl/precondition/steady_layout.h"
 
 #include <algorithm>
 #include <stdexcept>

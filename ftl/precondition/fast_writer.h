@@ -52,7 +52,7 @@ class FastWriter {
   // proportional to the block's valid pages: the write invalidates a page
   // of a block drawn so, then takes its slot and GC runs as in write().
   // No page identities are kept: the mapping tables are stale until
-  // lay_out_owners (ftl/state/steady_layout.h) assigns logical pages to the
+  // lay_out_owners (ftl/precondition/steady_layout.h) assigns logical pages to the
   // valid slots after finish().
   void write_counted(Rng& rng);
   // Places translation page owner `o` (kMapOwner | tpage) in the host

@@ -1,4 +1,4 @@
-#include "ftl/state/fast_writer.h"
+#include "ftl/precondition/fast_writer.h"
 
 #include <algorithm>
 #include <stdexcept>
