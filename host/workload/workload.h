@@ -144,7 +144,7 @@ struct PhaseSpec {
   // simulated time passes. Only for write, randwrite and trim phases.
   // `fast: true` (or exact) applies each IO; `fast: steady` (4 KiB random
   // writes over the whole drive) draws the state they converge to from
-  // block counts alone (ftl/state/steady_layout.h).
+  // block counts alone (ftl/precondition/steady_layout.h).
   bool fast = false;
   bool steady = false;
   TracePhaseSpec trace;  // rw: trace
