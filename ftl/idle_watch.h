@@ -20,12 +20,18 @@ class IdleWatch {
   // The watch fires `owner`->on_event(`kind`, ...): hand the argument to
   // fired(). `slc_folds`: the drive has an SLC cache to fold.
   IdleWatch(FtlCore& core, EventTarget* owner, std::uint32_t kind, bool slc_folds)
-      : core_(core), timer_(core.engine, owner, kind), slc_folds_(slc_folds) {}
+      : core_(core),
+        timer_(core.engine, owner, kind),
+        slc_folds_(slc_folds),
+        watching_((slc_folds && core.cfg.slc.fold_idle > 0) || core.cfg.gc_background_idle > 0) {}
 
   // A host command arrived: both idle flags drop, and the watch aims at the
   // nearest threshold (left as it is when already set: a busy host keeps
   // one pending event, not one per command).
   void note_host_activity() {
+    // A drive with neither idle folding nor background GC has nothing to
+    // watch (its flags never rise): one test per host page.
+    if (!watching_) return;
     last_host_io_ = core_.engine.now();
     core_.host_idle = false;
     core_.gc_idle = false;
@@ -54,6 +60,7 @@ class IdleWatch {
   FtlCore& core_;
   Timer timer_;
   bool slc_folds_;
+  bool watching_;  // an idle threshold is configured
   Tick last_host_io_ = 0;
 };
 
