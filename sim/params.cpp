@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace ssdtwin {
 
@@ -146,6 +147,12 @@ bool default_parses(const Param& p) {
   return false;
 }
 
+// A number's declared range; both bounds 0 declare none.
+std::pair<double, double> real_range(const Param& p) {
+  if (p.dmin == 0 && p.dmax == 0) return {-1e300, 1e300};
+  return {p.dmin, p.dmax};
+}
+
 template <typename T>
 T parsed(const std::optional<T>& v, const Param& p) {
   if (!v) throw std::logic_error(std::string("parameter ") + p.key + ": bad declared default");
@@ -263,8 +270,7 @@ std::int64_t Params::integer(const char* key) const {
 }
 double Params::real(const char* key) const {
   const Param& p = declared(key, ParamKind::kReal, false);
-  const bool any = p.dmin == 0 && p.dmax == 0;
-  const double lo = any ? -1e300 : p.dmin, hi = any ? 1e300 : p.dmax;
+  const auto [lo, hi] = real_range(p);
   if (p.required()) return node_.get_double(key, lo, hi);
   return node_.get_double(key, parsed(parse_double(p.def), p), lo, hi);
 }
@@ -325,8 +331,8 @@ std::int64_t Params::integer(const char* key, std::int64_t computed) const {
 }
 double Params::real(const char* key, double computed) const {
   const Param& p = declared(key, ParamKind::kReal, true);
-  const bool any = p.dmin == 0 && p.dmax == 0;
-  return node_.get_double(key, computed, any ? -1e300 : p.dmin, any ? 1e300 : p.dmax);
+  const auto [lo, hi] = real_range(p);
+  return node_.get_double(key, computed, lo, hi);
 }
 bool Params::flag(const char* key, bool computed) const {
   declared(key, ParamKind::kBool, true);
@@ -367,15 +373,15 @@ std::int64_t Params::integer_within(const char* key, std::int64_t computed, std:
 }
 double Params::real_within(const char* key, double lo, double hi) const {
   const Param& p = declared(key, ParamKind::kReal, false);
-  const bool any = p.dmin == 0 && p.dmax == 0;
-  const auto [a, b] = any ? std::pair<double, double>{lo, hi} : narrowed(p.dmin, p.dmax, lo, hi);
+  const auto [dlo, dhi] = real_range(p);
+  const auto [a, b] = narrowed(dlo, dhi, lo, hi);
   if (p.required()) return node_.get_double(key, a, b);
   return node_.get_double(key, parsed(parse_double(p.def), p), a, b);
 }
 double Params::real_within(const char* key, double computed, double lo, double hi) const {
   const Param& p = declared(key, ParamKind::kReal, true);
-  const bool any = p.dmin == 0 && p.dmax == 0;
-  const auto [a, b] = any ? std::pair<double, double>{lo, hi} : narrowed(p.dmin, p.dmax, lo, hi);
+  const auto [dlo, dhi] = real_range(p);
+  const auto [a, b] = narrowed(dlo, dhi, lo, hi);
   return node_.get_double(key, computed, a, b);
 }
 std::vector<std::int64_t> Params::int_list(const char* key,
