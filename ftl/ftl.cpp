@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "ftl/drive_failure.h"
 #include "ftl/ftl_kinds.h"
@@ -112,7 +113,7 @@ inline void Ftl::flush_if_ready() {
   if (front_stale() || flush_due(false) || forcing()) try_flush(false);
 }
 
-void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
+inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
   if (lanes()) core_.note_fdp_host(lpn, handle);
   core_.clear_poison(lpn);
@@ -143,7 +144,8 @@ void Ftl::push_owner(Owner owner, std::uint32_t version) {
     core_.invalidate(old);
   else if (is_buffered(old))
     buffer_.mark_stale(old);
-  core_.map.set_location(owner, buffer_.push(owner, version, lane_of(owner), pushed_));
+  core_.map.set_location(owner, lanes() ? buffer_.push(owner, version, lane_of(owner), pushed_)
+                                        : buffer_.push(owner, version));
   ++pushed_;
 }
 
@@ -630,19 +632,28 @@ void Ftl::flush_unit(const FlushChoice& c) {
   std::uint32_t taken = 0, stale = 0;
   const std::uint32_t slots = unit->slots;
   const Ppa first = unit->first;
-  buffer_.take_front(lane, [&](Lpn lpn, std::uint32_t ref, std::uint32_t version) {
-    if (taken == slots) return -1;
-    if (core_.map.location(lpn) != ref) {
-      ++stale;
-      return 0;
-    }
-    const Ppa ppa = first + taken++;
-    core_.map.place(lpn, ppa);
-    core_.note_host_placed(lpn, ppa);
-    core_.place(block);
-    if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
-    return 1;
-  });
+  // The per-page loop, compiled twice: without per-owner counting and the
+  // verifier (the common case) it is the map update and the block's count.
+  const auto take = [&](auto tracked) {
+    buffer_.take_front(lane, [&](Lpn lpn, std::uint32_t ref, std::uint32_t version) {
+      if (taken == slots) return -1;
+      if (core_.map.location(lpn) != ref) {
+        ++stale;
+        return 0;
+      }
+      const Ppa ppa = first + taken++;
+      core_.map.place(lpn, ppa);
+      if constexpr (decltype(tracked)::value) core_.note_host_placed(lpn, ppa);
+      core_.place(block);
+      if constexpr (decltype(tracked)::value)
+        if (core_.verifier.enabled()) core_.verifier.set_slot(ppa, version);
+      return 1;
+    });
+  };
+  if (core_.counts_owners || core_.verifier.enabled())
+    take(std::true_type{});
+  else
+    take(std::false_type{});
   popped_ += taken + stale;
   buffer_.release(stale);
   for (std::uint32_t k = taken; k < unit->slots; ++k) core_.map.clear_owner(unit->first + k);

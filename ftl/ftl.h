@@ -36,8 +36,10 @@ enum class HostTarget : std::uint8_t;
 struct FtlParts;
 
 // The page-mapped FTL (`ftl.kind: page_mapped`).
-class Ftl final : public FlashTranslation,
-                  public TxnSink,
+// TxnSink first: the flash array's completion call (once per transaction)
+// then needs no this-adjusting thunk.
+class Ftl final : public TxnSink,
+                  public FlashTranslation,
                   public EventTarget,
                   public MapUpdater,
                   public RecoveryListener,
@@ -229,7 +231,9 @@ class Ftl final : public FlashTranslation,
   std::uint32_t pick_lane(std::uint32_t unit, bool pad) const;
   // FDP: the oldest entry number still waiting or in flight.
   std::uint64_t lanes_programmed_seq() const;
-  void write_page(Lpn lpn, PlacementHandle handle);
+  // Inlined into write()'s per-page loop: GCC otherwise keeps it apart,
+  // a call per host page.
+  [[gnu::always_inline]] void write_page(Lpn lpn, PlacementHandle handle);
   // A trim's effect on the mapping; true when the page held data.
   bool unmap(Lpn lpn);
   void try_flush(bool pad);

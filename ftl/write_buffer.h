@@ -45,23 +45,15 @@ class WriteBuffer {
   // Appends a logical page whose space was reserved to `lane`; returns the
   // mapping value that refers to it (kBufferBase + ring index). `seq`: its
   // entry number (kept with several lanes, for the oldest waiting one).
-  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane = 0,
-                     std::uint64_t seq = 0) {
-    Lane& l = lane_[lane];
-    // A ring of `capacity` entries never overflows: every waiting entry holds
-    // one reserved slot of capacity.
-    if (l.count == ring_) overflow();
-    std::uint32_t tail = l.head + l.count;
-    if (tail >= ring_) tail -= ring_;
-    tail += base(lane);
-    owners_[tail] = owner;
-    if (!versions_.empty()) versions_[tail] = version;
-    if (!seqs_.empty()) seqs_[tail] = seq;
-    ++l.count;
-    ++l.valid;
-    ++count_;
-    ++valid_;
-    return kBufferBase + tail;
+  std::uint32_t push(Owner owner, std::uint32_t version, std::uint32_t lane, std::uint64_t seq) {
+    const std::uint32_t at = append(lane, owner, version);
+    if (!seqs_.empty()) seqs_[at] = seq;
+    return kBufferBase + at;
+  }
+  // The one-lane buffer's push (no FDP: lane 0, no entry numbers), taken
+  // once per host page.
+  std::uint32_t push(Owner owner, std::uint32_t version) {
+    return kBufferBase + append(0, owner, version);
   }
   // Marks the waiting entry `ref` stale (its page was overwritten or trimmed).
   void mark_stale(std::uint32_t ref) {
@@ -130,6 +122,23 @@ class WriteBuffer {
     std::uint32_t head = 0, count = 0, valid = 0;
   };
   std::uint32_t base(std::uint32_t lane) const { return lane * ring_; }
+  // Appends to a lane's ring; returns the entry's index.
+  std::uint32_t append(std::uint32_t lane, Owner owner, std::uint32_t version) {
+    Lane& l = lane_[lane];
+    // A ring of `capacity` entries never overflows: every waiting entry holds
+    // one reserved slot of capacity.
+    if (l.count == ring_) overflow();
+    std::uint32_t tail = l.head + l.count;
+    if (tail >= ring_) tail -= ring_;
+    tail += base(lane);
+    owners_[tail] = owner;
+    if (!versions_.empty()) versions_[tail] = version;
+    ++l.count;
+    ++l.valid;
+    ++count_;
+    ++valid_;
+    return tail;
+  }
   [[noreturn]] static void overflow();
   std::uint32_t capacity_;
   std::uint32_t ring_;  // capacity + headroom
