@@ -53,28 +53,8 @@ for r in "${rows[@]}"; do
   [ $# -eq 0 ] || [[ $want == *" $name "* ]] || continue
   n=$runs
   [ "$name" != fast ] && [ "$name" != steady ] || n=$fast_runs
-  rm -f "$out/$name.times"
-  for i in $(seq 1 "$n"); do
-    # shellcheck disable=SC2086
-    /usr/bin/time -f "%e %M" -a -o "$out/$name.times" \
-      "$bin" run -q --charts "$charts" $args --out "$out/$name" >/dev/null
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["run"]; print(r["build_seconds"], r["host_ios"], r["host_ios_per_wall_second"], r["peak_rss_mib"])' \
-      "$out/$name/summary.json" >>"$out/$name.times"
-  done
-  python3 - "$out/$name.times" "$mq" "$label" "$bin run -q --charts $charts $args --out $out/$name" <<'PY'
-import statistics as st, sys
-lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
-wall = [float(l[0]) for l in lines[0::2]]           # /usr/bin/time: wall s, peak KiB
-peak = [int(l[1]) / 1024 for l in lines[0::2]]
-build = [float(l[0]) for l in lines[1::2]]          # summary.json run.*
-ios = int(lines[1][1])
-sim_rate = [float(l[2]) for l in lines[1::2]]
-w = st.median(wall)
-mq = sys.argv[2]
-ratio = f"{float(mq) / w:.1f}x" if mq != "-" else "-"
-mq = f"{mq} s" if mq != "-" else "-"
-spread = f" ({min(wall):.2f}-{max(wall):.2f})" if len(wall) > 1 else ""
-print(f"| {sys.argv[3]} | {mq} | {w:.2f} s{spread} | {ratio} | {st.median(build):.2f} s | "
-      f"{ios / w / 1e3:,.0f} k; {st.median(sim_rate) / 1e3:,.0f} k | {st.median(peak):,.0f} MiB | `{sys.argv[4]}` |")
-PY
+  [ "$mq" != - ] || mq=0
+  # shellcheck disable=SC2086
+  python3 bench/harness.py time -n "$n" --summary "$out/$name" --label "$label" --ref "$mq" -- \
+    "$bin" run -q --charts "$charts" $args --out "$out/$name"
 done

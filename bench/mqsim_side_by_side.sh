@@ -80,20 +80,8 @@ for r in "${rows[@]}"; do
   IFS='|' read -r name _ label args <<<"$r"
   [[ $want == *" $name "* ]] || continue
   read -r ssd wl <<<"${mq_args[$name]}"
-  rm -f "$out/$name.mq" "$out/$name.st"
-  for _ in $(seq 1 "$pairs"); do
-    (cd "$out" && /usr/bin/time -f "%e %U %S %M" -a -o "$name.mq" "$mq/MQSim" -i "$ssd" -w "$wl" >/dev/null 2>&1 </dev/null)
-    # shellcheck disable=SC2086
-    /usr/bin/time -f "%e %U %S %M" -a -o "$out/$name.st" "$bin" run -q --charts script $args --out "$out/$name" >/dev/null
-  done
-  python3 - "$out/$name.mq" "$out/$name.st" "$label" <<'PY'
-import statistics as st, sys
-def rows(p): return [list(map(float, l.split())) for l in open(p) if l[0].isdigit()]
-m, s = rows(sys.argv[1]), rows(sys.argv[2])
-r = [a[0] / b[0] for a, b in zip(m, s)]
-med = lambda xs: st.median(xs)
-print(f"| {sys.argv[3]} | {med([x[0] for x in m]):.2f} s ({med([x[1]+x[2] for x in m]):.2f} s) "
-      f"| {med([x[0] for x in s]):.3f} s ({med([x[1]+x[2] for x in s]):.3f} s) "
-      f"| {med(r):.1f}x ({min(r):.1f}-{max(r):.1f}) | {med([x[3] for x in m])/1024:.0f} / {med([x[3] for x in s])/1024:.0f} |")
-PY
+  # MQSim first in each pair, no warm-up pair (as RESULTS' figures were taken).
+  python3 bench/harness.py paired -n "$pairs" -w 0 --row "$label" \
+    "cd $out && $mq/MQSim -i $ssd -w $wl" \
+    "$bin run -q --charts script $args --out $out/$name"
 done

@@ -51,7 +51,7 @@ for r in "${rows[@]}"; do
   for k in $(seq 1 "$runs"); do
     # shellcheck disable=SC2086
     "$bin" run -q --drive "$drive" --workload "$out/tiny.yaml" $args --out "$out/tiny$i" >/dev/null
-    b=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"]["build_seconds"])' "$out/tiny$i/summary.json")
+    b=$(python3 bench/harness.py field "$out/tiny$i/summary.json" run.build_seconds)
     best=$(python3 -c 'import sys; a=[float(x) for x in sys.argv[1:] if x]; print(min(a))' "$b" $best)
   done
   fillcols="- | - | -"
