@@ -80,7 +80,7 @@ for r in "${rows[@]}"; do
   IFS='|' read -r name _ label args <<<"$r"
   [[ $want == *" $name "* ]] || continue
   read -r ssd wl <<<"${mq_args[$name]}"
-  # MQSim first in each pair, no warm-up pair (as RESULTS' figures were taken).
+  # MQSim first in each pair; no warm-up pair.
   python3 bench/harness.py paired -n "$pairs" -w 0 --row "$label" \
     "cd $out && $mq/MQSim -i $ssd -w $wl" \
     "$bin run -q --charts script $args --out $out/$name"

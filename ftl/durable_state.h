@@ -14,7 +14,10 @@
 
 namespace ssdtwin {
 
+class StateArchive;
+
 struct FtlDurable {
+  void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
   std::uint32_t power_cycles = 0;  // seeds the fault streams anew after each cut
   // Dies that stopped working (a workload fault): no host data or
   // relocation goes there any more; what they held is lost.

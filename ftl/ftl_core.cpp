@@ -20,26 +20,14 @@ std::vector<std::uint32_t> factory_bad_blocks(const Geometry& geo, const BadBloc
 }  // namespace
 
 FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
-    : engine(e),
-      nand(n),
-      geo(n.geometry()),
-      cfg(c),
-      layout(geo),
+    : FtlFixed(e, n, c),
+      FtlVolatile(n.geometry().dies(), c.seed, fault_seed(0)),
       blocks(geo, c.gc_reserved_blocks, c.slc.static_blocks_per_die, c.bad_blocks.reserve_per_die,
              factory_bad_blocks(geo, c.bad_blocks)),
       map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
       map_cache(c.map, c.user_bytes / kSectorBytes),
       verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()),
-      rng(c.seed),
-      native(geo.native_mode),
-      pages_per_program(n.timing().pages_per_program(geo.native_mode)),
-      unit_slots(pages_per_program * geo.slots_per_die_page()),
-      folding(geo.dies(), 0),
-      host_programs(geo.dies(), 0),
-      flush_ready(geo.dies()),
-      pacing(cfg, blocks, unit_slots),
-      stripes(c.rain_stripe),
-      fault_rng(fault_seed(0)) {
+      pacing(cfg, blocks, unit_slots) {
   durable.die_offline.assign(geo.dies(), 0);
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {
@@ -97,17 +85,10 @@ void FtlCore::archive(StateArchive& ar) {
   map_cache.archive(ar);
   verifier.archive(ar);
   pacing.archive(ar);
-  ar.pods(map_journal_bytes, stats, rng, mapped_pages, slc_valid_slots, host_idle, gc_idle);
-  ar.vec(folding, true);
-  ar.vec(host_programs, true);
-  ar.pods(fault_rng, durable.power_cycles);
-  ar.vec(durable.die_offline, true);
+  ar.pod(stats);
+  FtlVolatile::archive(ar);
+  durable.archive(ar);
   if (ar.loading()) refresh_flush_ready();  // derived from host_programs and die_offline
-  ar.vec(durable.poisoned);
-  ar.pods(durable.poisoned_pages, durable.program_seq, durable.checkpoint_seq, durable.checkpointed,
-          bytes_since_checkpoint);
-  ar.vec(tpage_dirty, true);
-  ar.vec(dirty_list);
 }
 
 }  // namespace ssdtwin

@@ -14,6 +14,7 @@
 #include "ftl/blocks/rain_stripes.h"
 #include "ftl/die_set.h"
 #include "ftl/durable_state.h"
+#include "ftl/fixed_state.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
 #include "ftl/gc/gc_pacing.h"
@@ -21,6 +22,7 @@
 #include "ftl/mapping/mapping_table.h"
 #include "ftl/translation.h"
 #include "ftl/verifier.h"
+#include "ftl/volatile_state.h"
 #include "nand/flash_txn.h"
 #include "nand/nand_array.h"
 #include "sim/event_engine.h"
@@ -35,36 +37,25 @@ class MapUpdater {
   virtual void map_update(Lpn lpn) = 0;
 };
 
-// State the FTL's parts share (the GC works on the same tables).
-//
-// Durable or volatile: what survives a power cut is the flash alone
-// (ftl/recovery/power_loss.h). [durable] marks state the flash holds, and a
-// cut keeps it: the firmware's system area, one group (`durable`,
-// ftl/durable_state.h) that a cut's image copies whole; per block
-// (erase counts, modes, programmed pages, retirement); per slot (the
-// out-of-band owner in `map`, the sequence numbers `verifier` keeps).
-// [volatile] marks state held in controller memory, which recovery
-// rebuilds from the flash or starts afresh. [fixed] marks what comes from
-// the config or the hardware.
-struct FtlCore {
+// State the FTL's parts share (the GC works on the same tables), by type:
+// - FtlFixed (ftl/fixed_state.h): the config, the geometry and what follows
+//   from them, const;
+// - FtlVolatile (ftl/volatile_state.h): shared state in controller memory,
+//   which a power cut loses and a snapshot keeps whole;
+// - FtlDurable (`durable`, ftl/durable_state.h): the firmware's system area,
+//   which a cut's image copies whole (ftl/recovery/power_loss.h).
+// The parts below own state of more than one kind and say which: per block
+// (BlockManager) and per slot (the out-of-band owner in `map`, the sequence
+// numbers `verifier` keeps) is durable, the rest volatile.
+struct FtlCore : FtlFixed, FtlVolatile {
   FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify);
-  // Drive-state snapshots (sim/state_archive.h): every [durable] and [volatile]
+  // Drive-state snapshots (sim/state_archive.h): every durable and volatile
   // member, as a quiescent drive holds them.
   void archive(StateArchive& ar);
-  EventEngine& engine;  // [fixed]
-  NandArray& nand;      // [fixed]
-  const Geometry& geo;  // [fixed]
-  FtlConfig cfg;        // [fixed]
-  Layout layout;        // [fixed]
   BlockManager blocks;  // [durable] per-block state; [volatile] pools and write points
   MappingTable map;     // [volatile] forward map; [durable] slot owners (out-of-band)
   MapCache map_cache;   // [volatile]
   MapUpdater* map_updater = nullptr;
-  // Map entries changed by GC relocations, in bytes, not yet written. Firmware
-  // journals them (logical page, new address) instead of rewriting one
-  // translation page per moved page; GC writes the journal into its own
-  // program units (ftl/gc/garbage_collector.cpp).
-  std::uint64_t map_journal_bytes = 0;  // [volatile]
   Verifier verifier;  // [durable] per-slot sequence numbers; [volatile] the host's truth
   TxnPool txns;       // [volatile]
   FtlStats stats;     // counters of the run, not drive state
@@ -170,22 +161,8 @@ struct FtlCore {
   }
   // [durable] What firmware keeps in its system area (ftl/durable_state.h).
   FtlDurable durable;
-  Rng rng;  // [volatile]
-  CellMode native;
-  std::uint32_t pages_per_program;  // native mode, per plane
-  std::uint32_t unit_slots;         // 4 KiB slots in one native program unit
-  // From here on [volatile]: rebuilt by recovery or started afresh.
-  std::uint64_t mapped_pages = 0;     // logical pages holding data (not unmapped)
-  std::uint64_t slc_valid_slots = 0;  // valid pages in SLC-mode blocks (cache occupancy)
-  bool host_idle = false;             // no host IO for the SLC cache's fold idle time
-  bool gc_idle = false;               // no host IO for the background-GC idle time
-  std::vector<std::uint8_t> folding;  // per die: the relocator is folding an SLC block
-  // Host programs submitted and not yet finished, per die; `flush_ready`
-  // holds the dies that may take another (below ftl.programs_queued_per_die
-  // and not failed). Change host_programs and durable.die_offline through the
-  // functions below, which keep the two in step.
-  std::vector<std::uint32_t> host_programs;
-  DieSet flush_ready;
+  // Change host_programs and durable.die_offline through these, which keep
+  // flush_ready in step with them.
   void host_program_started(std::uint32_t die) {
     ++host_programs[die];
     update_flush_ready(die);
@@ -201,17 +178,7 @@ struct FtlCore {
   void refresh_flush_ready() {
     for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
   }
-  GcPacing pacing;      // GC trigger and host pacing (ftl/gc/gc_pacing.h)
-  RainStripes stripes;  // [fixed] RAIN stripe table (ftl/blocks/rain_stripes.h)
-  Rng fault_rng;        // program/erase failures: a stream apart from GC's and the host's
-  // The fault stream's seed in power cycle `cycle`: after a cut, faults
-  // draw on instead of replaying from the seed.
-  std::uint64_t fault_seed(std::uint32_t cycle) const {
-    return cfg.bad_blocks.seed ^ 0x5EED5EEDull ^ (std::uint64_t{cycle} << 32);
-  }
-  // A failed die's data is being rebuilt from stripes across dies
-  // (ReadRecovery::rebuild_die) [volatile].
-  bool die_rebuild_running = false;
+  GcPacing pacing;  // GC trigger and host pacing (ftl/gc/gc_pacing.h)
   void poison(Lpn lpn) {
     if (durable.poisoned.empty()) durable.poisoned.assign((map.logical_pages() + 63) / 64, 0);
     std::uint64_t& w = durable.poisoned[lpn >> 6];
@@ -236,12 +203,6 @@ struct FtlCore {
       if (o != kUnmapped && !is_tpage(o) && map.location(o) == p) f(o);
     }
   }
-  // Map checkpoints: host bytes since the last, and the translation pages
-  // changed since it, a bitset kept only with checkpoints [volatile]
-  // (the checkpoint's sequence numbers are in `durable`).
-  std::uint64_t bytes_since_checkpoint = 0;
-  std::vector<std::uint64_t> tpage_dirty;
-  std::vector<std::uint32_t> dirty_list;  // the set bits, in order of change
   // A checkpoint is taken: `write(tp)` for each translation page changed
   // since the last one (the timed path writes them; fast preconditioning
   // does not simulate the writes); the pages programmed from here on are
