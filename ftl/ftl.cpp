@@ -33,15 +33,14 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       gc_(std::make_unique<GarbageCollector>(core_, *relocation_)),
       idle_flush_(engine, this, kIdleFlush),
       idle_(core_, this, kHostIdle, slc_->enabled()),
-      faults_(core_, recovery_, *this) {
+      faults_(core_, recovery_, *this),
+      programs_(cfg.write_buffer_slots + kMapHeadroom) {
   nand.set_sink(this);
   core_.map_updater = this;
   starved_ = DieSet(core_.geo.dies());
   smallest_unit_ =
       slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
   recovery_.set_listener(this);
-  programs_.begin.resize(cfg.write_buffer_slots + kMapHeadroom);
-  programs_.done.resize(cfg.write_buffer_slots + kMapHeadroom);
 }
 
 Ftl::~Ftl() = default;
@@ -101,12 +100,7 @@ std::uint32_t Ftl::pick_lane(std::uint32_t unit, bool pad) const {
 }
 
 std::uint64_t Ftl::lanes_programmed_seq() const {
-  std::uint64_t oldest = buffer_.oldest_waiting(pushed_);
-  const ProgramRing& r = programs_;
-  const auto size = static_cast<std::uint32_t>(r.begin.size());
-  for (std::uint32_t k = 0, i = r.head; k < r.count; ++k, i = i + 1 == size ? 0 : i + 1)
-    if (!r.done[i]) oldest = std::min(oldest, r.begin[i]);
-  return oldest;
+  return programs_.oldest_unfinished(buffer_.oldest_waiting(pushed_));
 }
 
 inline void Ftl::flush_if_ready() {
@@ -484,7 +478,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   // reads rebuilding the group first) keeps the ring from draining while the
   // other dies go on: no more programs start until it finishes, when a
   // completion calls again (deliver clears flush_need_).
-  if (programs_.count == programs_.begin.size()) {
+  if (programs_.full()) {
     flush_need_ = UINT32_MAX;
     return false;
   }
@@ -590,28 +584,6 @@ void Ftl::check_durable() {
   listener_->on_durable();
 }
 
-std::uint64_t Ftl::program_started(std::uint64_t begin) {
-  ProgramRing& r = programs_;
-  const auto size = static_cast<std::uint32_t>(r.begin.size());
-  if (r.count == size) throw std::logic_error("host program ring overflow");
-  std::uint32_t i = r.head + r.count;
-  if (i >= size) i -= size;
-  r.begin[i] = begin;
-  r.done[i] = 0;
-  ++r.count;
-  return std::uint64_t{i} + 1;
-}
-
-void Ftl::program_finished(std::uint64_t tag) {
-  ProgramRing& r = programs_;
-  r.done[tag - 1] = 1;
-  const auto size = static_cast<std::uint32_t>(r.begin.size());
-  while (r.count > 0 && r.done[r.head]) {
-    r.head = r.head + 1 == size ? 0 : r.head + 1;
-    --r.count;
-  }
-}
-
 void Ftl::flush_unit(const FlushChoice& c) {
   const bool slc = c.target != HostTarget::kNative;
   const CellMode mode = slc ? CellMode::kSlc : core_.native;
@@ -663,7 +635,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
 
   FlashTxn* t = core_.program_txn(*unit, TxnSource::kHostWrite, mode);
   t->slots = taken;
-  t->owner = program_started(first_entry);
+  t->owner = programs_.started(first_entry);
   core_.nand.submit(t);
   core_.host_program_started(c.die);
   core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
@@ -767,7 +739,7 @@ void Ftl::rewrite_program(const FlashTxn& t, bool failed_page) {
   // A host program's entries (t.owner: its tag) stop counting as durable
   // until their rewrite is on flash.
   const bool host = t.source == TxnSource::kHostWrite && t.owner != 0;
-  if (host) rescue_from_ = std::min(rescue_from_, programs_.begin[t.owner - 1]);
+  if (host) rescue_from_ = std::min(rescue_from_, programs_.first_entry(t.owner));
   const Ppa first = core_.layout.first_slot(core_.layout.die_block(t.die, t.block), t.page);
   for (Ppa p = first; p < first + t.pages * core_.layout.slots_per_page(); ++p) {
     const Owner o = core_.map.owner(p);
@@ -885,7 +857,7 @@ void Ftl::deliver(FlashTxn* t) {
       core_.blocks.on_programmed(t->die, t->block, t->pages);
       core_.host_program_done(t->die);
       buffer_.release(t->slots);
-      if (t->owner != 0) program_finished(t->owner);
+      if (t->owner != 0) programs_.finished(t->owner);
       const std::uint32_t die = t->die;
       core_.txns.put(t);
       gc_->check(die);

@@ -17,6 +17,7 @@
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
 #include "ftl/namespaces.h"
+#include "ftl/program_ring.h"
 #include "ftl/recovery/fault_injector.h"
 #include "ftl/recovery/power_loss.h"
 #include "ftl/recovery/read_recovery.h"
@@ -241,18 +242,6 @@ class Ftl final : public TxnSink,
   bool forcing() const {
     return (lanes() ? buffer_.oldest_waiting(pushed_) : popped_) < force_until_;
   }
-  // Host programs in flight, in the order their entries left the buffer:
-  // the first entry number of each, and whether it has finished. Sized for
-  // the most there can be (each holds at least one buffer slot), once.
-  struct ProgramRing {
-    std::vector<std::uint64_t> begin;
-    std::vector<std::uint8_t> done;
-    std::uint32_t head = 0, count = 0;
-  };
-  // Records a host program whose entries start at `begin`; returns its tag
-  // for FlashTxn::owner (ring index + 1; RAIN parity programs carry 0).
-  std::uint64_t program_started(std::uint64_t begin);
-  void program_finished(std::uint64_t tag);
   // Writes a program's still-current data again elsewhere from controller
   // memory (a failed program, or one on a die that failed under it).
   void rewrite_program(const FlashTxn& t, bool failed_page);
@@ -370,7 +359,7 @@ class Ftl final : public TxnSink,
   // none). Quiescent (as snapshots are taken) pushed_ == popped_ and no
   // program is in flight, so a drive built anew starts them all at 0.
   std::uint64_t pushed_ = 0, popped_ = 0, force_until_ = 0, durable_wait_ = 0;
-  ProgramRing programs_;
+  ProgramRing programs_;  // host programs in flight (ftl/program_ring.h)
   // A host program that fails leaves its data in the buffer again, under new
   // entry numbers: until those are on flash, nothing from the failed
   // program's first entry on counts as durable (a Flush or FUA write
@@ -386,7 +375,7 @@ class Ftl final : public TxnSink,
   // rescue aside): the oldest host program in flight's first entry.
   std::uint64_t programmed_seq() const {
     if (lanes()) return lanes_programmed_seq();
-    return programs_.count ? programs_.begin[programs_.head] : popped_;
+    return programs_.oldest(popped_);
   }
 };
 

@@ -1,10 +1,12 @@
 // The controller: the write buffer, firmware time per command and flash operation, the flush.
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "ftl/die_set.h"
+#include "ftl/program_ring.h"
 #include "ftl/write_buffer.h"
 #include "ftl_test_support.h"
 #include "sim/rng.h"
@@ -42,6 +44,29 @@ TEST_CASE("write-buffer entries come out in order and stale ones are marked", "[
   for (Lpn l = 20; l < 24; ++l) b.push(l, 0);
   CHECK(b.waiting_entries() == 4);
   CHECK(b.front_owner() == 20);
+}
+
+TEST_CASE("host programs leave the ring in order, whatever order they finish in", "[ftl][buffer]") {
+  ProgramRing r(3);
+  CHECK(r.empty());
+  CHECK(r.oldest(99) == 99);
+  const auto a = r.started(10), b = r.started(14), c = r.started(20);
+  CHECK(r.full());
+  CHECK_THROWS_AS(r.started(30), std::logic_error);
+  CHECK(a != 0);
+  CHECK(r.first_entry(b) == 14);
+  r.finished(b);  // out of order: the oldest is still a's
+  CHECK(r.oldest(99) == 10);
+  CHECK(r.oldest_unfinished(99) == 10);
+  r.finished(a);  // a and b leave together
+  CHECK(r.oldest(99) == 20);
+  CHECK(r.oldest_unfinished(15) == 15);
+  // The ring wraps around: a new program takes a freed place.
+  const auto d = r.started(24);
+  r.finished(c);
+  CHECK(r.oldest(99) == 24);
+  r.finished(d);
+  CHECK(r.empty());
 }
 
 TEST_CASE("writes wait for write-buffer space and all complete", "[ftl][controller]") {
