@@ -272,12 +272,7 @@ FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t byt
 }
 
 bool Ftl::map_load(std::uint32_t seg, bool dirty) {
-  // (No loads in flight, as in a fill whose translation pages are all new:
-  // no probe.)
-  if (MapLoad* load = loads_.empty() ? nullptr : loads_.find(seg)) {
-    if (dirty) load->dirty = true;
-    return false;
-  }
+  if (loads_.joined(seg, dirty)) return false;
   const std::uint32_t where = core_.map.location(kMapOwner | core_.map_cache.tpage_of_segment(seg));
   // A translation page never written holds no mappings; one still in the
   // write buffer or being programmed is in controller memory.
@@ -286,7 +281,7 @@ bool Ftl::map_load(std::uint32_t seg, bool dirty) {
     map_insert(seg, dirty);
     return true;
   }
-  loads_.insert(seg, MapLoad{kNoBlock, dirty});
+  loads_.start(seg, dirty);
   ++core_.stats.map_reads;
   FlashTxn* t = read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg);
   // A map update (a write, a GC move) loads it dirty; a host read's lookup clean.
@@ -302,18 +297,11 @@ void Ftl::map_insert(std::uint32_t seg, bool dirty) {
 }
 
 void Ftl::map_loaded(std::uint32_t seg) {
-  const MapLoad load = *loads_.find(seg);
-  loads_.erase(seg);
-  map_insert(seg, load.dirty);
-  // Resume the reads that waited for this segment, oldest first.
-  std::uint32_t i = load.waiters;
-  while (i != kNoBlock) {
-    const DeferredRead d = deferred_[i];
-    deferred_[i].next = deferred_free_;
-    deferred_free_ = i;
-    listener_->on_read_resumed(d.cmd, plan_data(d.cmd, d.first, d.count));
-    i = d.next;
-  }
+  loads_.finish(
+      seg, [&](bool dirty) { map_insert(seg, dirty); },
+      [&](std::uint64_t cmd, Lpn first, std::uint32_t count) {
+        listener_->on_read_resumed(cmd, plan_data(cmd, first, count));
+      });
 }
 
 void Ftl::map_writeback(std::uint32_t tpage) {
@@ -380,18 +368,6 @@ void Ftl::drain_writebacks() {
   try_flush(false);
 }
 
-std::uint32_t Ftl::new_deferred(std::uint64_t cmd, Lpn first, std::uint32_t count) {
-  std::uint32_t i = deferred_free_;
-  if (i != kNoBlock) {
-    deferred_free_ = deferred_[i].next;
-  } else {
-    i = static_cast<std::uint32_t>(deferred_.size());
-    deferred_.push_back({});
-  }
-  deferred_[i] = DeferredRead{cmd, first, count, kNoBlock};
-  return i;
-}
-
 ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   note_host_activity();
   MapCache& mc = core_.map_cache;
@@ -410,10 +386,7 @@ ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
         plan.add(plan_data(cmd, a, b - a));
       } else {
         // Wait for the translation page: queue behind the segment's load.
-        const std::uint32_t d = new_deferred(cmd, a, b - a);
-        std::uint32_t* tail = &loads_.find(seg)->waiters;
-        while (*tail != kNoBlock) tail = &deferred_[*tail].next;
-        *tail = d;
+        loads_.wait(seg, cmd, a, b - a);
         ++plan.deferred;
       }
     }

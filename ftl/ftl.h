@@ -16,6 +16,7 @@
 
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
+#include "ftl/mapping/map_loads.h"
 #include "ftl/namespaces.h"
 #include "ftl/program_ring.h"
 #include "ftl/recovery/fault_injector.h"
@@ -23,7 +24,6 @@
 #include "ftl/recovery/read_recovery.h"
 #include "ftl/translation.h"
 #include "ftl/write_buffer.h"
-#include "sim/flat_map.h"
 #include "sim/timer.h"
 
 namespace ssdtwin {
@@ -288,14 +288,6 @@ class Ftl final : public TxnSink,
   FlashTxn* read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
                      std::uint64_t owner);
 
-  struct DeferredRead {
-    std::uint64_t cmd;
-    Lpn first;
-    std::uint32_t count;
-    std::uint32_t next;
-  };
-  std::uint32_t new_deferred(std::uint64_t cmd, Lpn first, std::uint32_t count);
-
   FtlCore core_;
   bool lanes_;  // FDP: a write-buffer lane per reclaim unit handle
   WriteBuffer buffer_;
@@ -334,17 +326,7 @@ class Ftl final : public TxnSink,
   void block_failed(std::uint32_t die, std::uint32_t block) override;
   void die_failed(std::uint32_t die) override;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
-  // Map-cache loads in flight, by segment: whether the segment is dirtied
-  // on arrival, and the first of the reads waiting for it (deferred_). A
-  // handful at a time, so a table by load rather than an array by segment
-  // (room for 64 at the start; it doubles in the rare run with more).
-  struct MapLoad {
-    std::uint32_t waiters;
-    bool dirty;
-  };
-  FlatMap<MapLoad> loads_{64};
-  std::vector<DeferredRead> deferred_;
-  std::uint32_t deferred_free_ = 0xFFFFFFFFu;
+  MapLoads loads_;  // map-cache loads in flight, reads waiting for them
   // Firmware writes waiting for buffer room: the owner, and the flash slot
   // its data is copied from (kUnmapped: a translation page, written from the
   // map cache). A copy whose owner moved on meanwhile is dropped.

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "ftl/mapping/map_cache.h"
+#include "ftl/mapping/map_loads.h"
 #include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 #include "host/host_link.h"
@@ -39,6 +40,36 @@ std::uint64_t nand_reads(const PhaseReport& p) {
 }
 
 }  // namespace
+
+TEST_CASE("reads wait for a map load in order and resume when it arrives", "[ftl][map]") {
+  MapLoads loads;
+  CHECK(loads.empty());
+  CHECK_FALSE(loads.joined(7, true));
+  loads.start(7, false);
+  CHECK(loads.joined(7, false));
+  loads.wait(7, 100, 70, 2);
+  loads.wait(7, 101, 72, 1);
+  CHECK(loads.joined(7, true));  // a map update joins the load and dirties it
+  std::vector<std::uint64_t> resumed;
+  bool inserted_dirty = false;
+  loads.finish(
+      7, [&](bool dirty) { inserted_dirty = dirty; },
+      [&](std::uint64_t cmd, Lpn first, std::uint32_t count) {
+        resumed.push_back(cmd);
+        CHECK(first == (cmd == 100 ? 70u : 72u));
+        CHECK(count == (cmd == 100 ? 2u : 1u));
+      });
+  CHECK(inserted_dirty);
+  CHECK(resumed == std::vector<std::uint64_t>{100, 101});
+  CHECK(loads.empty());
+  // The waiting reads' places are reused.
+  loads.start(8, false);
+  loads.wait(8, 200, 80, 1);
+  resumed.clear();
+  loads.finish(
+      8, [](bool) {}, [&](std::uint64_t cmd, Lpn, std::uint32_t) { resumed.push_back(cmd); });
+  CHECK(resumed == std::vector<std::uint64_t>{200});
+}
 
 TEST_CASE("a map-cache hit costs no flash read of the map", "[ftl][map]") {
   // 64 KiB of SRAM: 16 translation pages, 64 MiB of logical space.
