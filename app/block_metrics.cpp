@@ -39,13 +39,54 @@ V latency_us(const LatencyHistogram& h, int stat) {
       return V::real(static_cast<double>(h.percentile(0.999)) / 1e3);
   }
 }
-// `name.<op>.<stat>` for each op and the first `stats` statistics.
-void add_latencies(std::vector<RowMetric>& t, const std::string& prefix, const std::string& suffix,
-                   int stats, const char* what, V (*fn)(const RowView&, int)) {
-  for (int op = 0; op < PhaseResult::kOps; ++op)
-    for (int s = 0; s < stats; ++s)
-      t.push_back({prefix + kOpNames[op] + suffix + kStatNames[s], "us",
-                   s == kMean ? what : kStatDescriptions[s], fn, op_stat(op, s)});
+// `<prefix>.<stat>` for the first `stats` statistics of one histogram
+// (`what` describes the mean; `op` picks the histogram of a per-op family).
+void add_latencies(std::vector<RowMetric>& t, const std::string& prefix, int stats,
+                   const char* what, V (*fn)(const RowView&, int), int op = 0) {
+  for (int s = 0; s < stats; ++s)
+    t.push_back({prefix + "." + kStatNames[s], "us", s == kMean ? what : kStatDescriptions[s], fn,
+                 op_stat(op, s)});
+}
+
+// --- Durability: flushes and FUA writes of a phase that asked for them ----
+bool asks_durability(const PhaseView& v) {
+  const PhaseSpec& s = *v.phase.spec;
+  for (std::size_t k = 0; k < s.streams(); ++k) {
+    const PhaseSpec& t = s.stream(k);
+    if (t.fua || t.flush_every != 0 || t.end_flush) return true;
+  }
+  return false;
+}
+template <auto Count>
+V completed(const RowView& r, int) {
+  return V::integer(report(r).result.*Count);
+}
+// A latency block is null when no command of its kind completed.
+template <auto Count>
+V latency_none(const RowView& r, int) {
+  return report(r).result.*Count ? V::absent() : V::null();
+}
+template <auto Count, auto Latency>
+V latency_of(const RowView& r, int stat) {
+  const PhaseResult& p = report(r).result;
+  return p.*Count ? latency_us(p.*Latency, stat) : V::absent();
+}
+
+std::vector<RowMetric> durability_table() {
+  std::vector<RowMetric> t = {
+      {"flushes", "commands", "Flush commands completed (flush_every, end_flush)",
+       completed<&PhaseResult::flushes>},
+      {"flush_latency_us", "us", "null without flushes", latency_none<&PhaseResult::flushes>},
+  };
+  add_latencies(t, "flush_latency_us", 4, "mean Flush latency",
+                latency_of<&PhaseResult::flushes, &PhaseResult::flush_latency>);
+  t.push_back({"fua_writes", "commands", "FUA writes completed (in the phase's write figures too)",
+               completed<&PhaseResult::fua_writes>});
+  t.push_back(
+      {"fua_latency_us", "us", "null without FUA writes", latency_none<&PhaseResult::fua_writes>});
+  add_latencies(t, "fua_latency_us", 4, "mean FUA write latency",
+                latency_of<&PhaseResult::fua_writes, &PhaseResult::fua_latency>);
+  return t;
 }
 
 // --- Trace replay (rw: trace): per phase, no counter to difference --------
@@ -140,8 +181,9 @@ std::vector<RowMetric> trace_table() {
       {"queue_delay_us", "us", "null when no command was issued", queue_delay_none},
   };
   t.insert(t.end(), rest.begin(), rest.end());
-  add_latencies(t, "queue_delay_us.", ".", 4,
-                "arrival to issue, mean (device latency is in read/write/trim)", queue_delay);
+  for (int op = 0; op < PhaseResult::kOps; ++op)
+    add_latencies(t, std::string("queue_delay_us.") + kOpNames[op], 4,
+                  "arrival to issue, mean (device latency is in read/write/trim)", queue_delay, op);
   return t;
 }
 
@@ -170,10 +212,7 @@ void add_host_figures(std::vector<RowMetric>& t) {
     t.push_back({o + ".ios", "IOs", "host commands completed", host_ios, op});
     t.push_back({o + ".iops", "IOPS", "host commands per simulated second", host_iops, op});
     t.push_back({o + ".mb_per_s", "MB/s", "host throughput (10^6 B/s)", host_mb_per_s, op});
-    for (int s = 0; s < kLatencyStats; ++s)
-      t.push_back({o + ".latency_us." + kStatNames[s], "us",
-                   s == kMean ? "mean command latency" : kStatDescriptions[s], host_latency,
-                   op_stat(op, s)});
+    add_latencies(t, o + ".latency_us", kLatencyStats, "mean command latency", host_latency, op);
   }
 }
 
@@ -338,6 +377,8 @@ bool has_fdp(const PhaseView& v) { return fdp(v).enabled; }
 
 std::vector<MetricBlock> build_blocks() {
   return {
+      {"durability", "a phase that asks for flushes or FUA writes: those and their latency",
+       durability_table(), asks_durability},
       {"trace", "a trace replay (rw: trace): what it read and issued, its host-side queueing",
        trace_table(), [](const PhaseView& v) { return v.phase.trace != nullptr; }},
       {"jobs[]", "a phase with jobs: each job's own figures (tenants of a shared drive)",

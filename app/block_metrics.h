@@ -1,6 +1,6 @@
-// The sub-blocks of a phase in summary.json beside its flat metrics: what a
-// trace replay read and issued, each job's and each namespace's host
-// figures, NVMe FDP's statistics log and its rows per reclaim unit handle.
+// The sub-blocks of a phase in summary.json beside its flat metrics: the
+// flushes and FUA writes a phase asked for, what a trace replay read and issued, each job's and
+// each namespace's host figures, NVMe FDP's statistics log and its rows per reclaim unit handle.
 // Every key is declared once (name, unit, description, how it is read); a
 // family (one row per job, namespace or handle) declares each key once and
 // the writer supplies the row. summary.json and `ssdtwin metrics` read

@@ -60,35 +60,6 @@ void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, 
   }
 }
 
-// A latency distribution in microseconds: mean, p50, p99, max.
-Json latency_us_json(const LatencyHistogram& h) {
-  Json d;
-  d["mean"] = h.mean() / 1e3;
-  d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
-  d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
-  d["max"] = static_cast<double>(h.max()) / 1e3;
-  return d;
-}
-
-// Flushes and FUA writes of a phase that asked for them, and their latency
-// (FUA writes are in the phase's write figures too).
-Json durability_json(const PhaseResult& r) {
-  Json j;
-  j["flushes"] = r.flushes;
-  j["flush_latency_us"] = r.flushes ? latency_us_json(r.flush_latency) : Json(nullptr);
-  j["fua_writes"] = r.fua_writes;
-  j["fua_latency_us"] = r.fua_writes ? latency_us_json(r.fua_latency) : Json(nullptr);
-  return j;
-}
-
-bool asks_durability(const PhaseSpec& s) {
-  for (std::size_t k = 0; k < s.streams(); ++k) {
-    const PhaseSpec& t = s.stream(k);
-    if (t.fua || t.flush_every != 0 || t.end_flush) return true;
-  }
-  return false;
-}
-
 // The zoned FTL's layout and its device-side counters over the run.
 Json zoned_drive_json(const ZonedFtl& z) {
   const ZonedConfig& c = z.layout();
@@ -132,7 +103,6 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   // Every counter and figure of the phase, from the metrics table.
   add_phase_metrics(view(drive, w, p), j);
   add_share_under(p.result, w.latency_thresholds, j);
-  if (asks_durability(s)) j["durability"] = durability_json(p.result);
   if (p.has_power) {  // the power.stateN_s times by the drive's names for its states
     Json by_name = Json::object();
     const auto& states = drive.power_cfg->states;
@@ -141,7 +111,9 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
                                            p.power_before.states.time_in_state[s]);
     j["power"]["time_in_state_s"] = by_name;
   }
-  // The trace, jobs, namespaces and fdp blocks, from their tables.
+  // The durability, trace, jobs, namespaces and fdp blocks, from their
+  // tables (time_in_state_s, above, goes inside the power object: the
+  // phase's keys keep their order).
   add_block_metrics(view(drive, w, p), j);
   add_procedure_phase_json(p, j);
   return j;

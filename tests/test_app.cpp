@@ -393,6 +393,7 @@ TEST_CASE("metrics: `ssdtwin metrics` lists each block, its keys and their units
           "[app][metrics][e2e]") {
   const Result r = run_ssdtwin("metrics");
   REQUIRE(r.status == 0);
-  check_contains(r.out, {"write_amplification", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
-                         "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99"});
+  check_contains(
+      r.out, {"write_amplification", "durability:", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
+              "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99"});
 }
