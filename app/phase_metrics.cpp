@@ -6,6 +6,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "app/block_metrics.h"
+#include "app/metric_json.h"
 #include "app/report_procedures.h"
 #include "power/power_config.h"
 #include "sim/csv.h"
@@ -35,27 +37,17 @@ using V = MetricValue;
 constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
 
 // --- Counter deltas over the phase --------------------------------------
-template <std::uint64_t FtlStats::*M>
+template <auto M>
 V ftl(const PhaseView& v, int) {
-  return V::integer(v.phase.ftl_after.*M - v.phase.ftl_before.*M);
+  return V::integer(ftl_delta<M>(v.phase));
 }
-template <std::uint64_t FtlStats::*M>
-std::uint64_t ftl_n(const PhaseView& v) {
-  return v.phase.ftl_after.*M - v.phase.ftl_before.*M;
-}
-template <std::uint64_t FtlStats::*M>
+template <auto M>
 V ftl_bytes(const PhaseView& v, int) {  // a count of 4 KiB slots, in bytes
-  return V::real(static_cast<double>(ftl_n<M>(v)) * kSectorBytes);
+  return V::real(static_cast<double>(ftl_delta<M>(v.phase)) * kSectorBytes);
 }
-template <std::uint64_t (NandStats::*M)[5]>
-std::uint64_t nand_n(const PhaseView& v) {
-  std::uint64_t s = 0;
-  for (int k = 0; k < 5; ++k) s += (v.phase.nand_after.*M)[k] - (v.phase.nand_before.*M)[k];
-  return s;
-}
-template <std::uint64_t (NandStats::*M)[5]>
+template <auto M>
 V nand(const PhaseView& v, int) {
-  return V::integer(nand_n<M>(v));
+  return V::integer(nand_delta<M>(v.phase));
 }
 
 // --- Host-side figures, per IO direction (arg = IoOp) -------------------
@@ -87,23 +79,24 @@ V sim_seconds(const PhaseView& v, int) { return V::real(v.seconds); }
 // operation, so it counts the flash writes the FTL placed instead.
 V write_amplification(const PhaseView& v, int) {
   if (v.phase.spec->fast) {
-    const double host = static_cast<double>(ftl_n<&FtlStats::host_write_slots>(v));
-    const double placed = host + static_cast<double>(ftl_n<&FtlStats::gc_moved_slots>(v)) +
-                          static_cast<double>(ftl_n<&FtlStats::flush_padding_slots>(v));
+    const double host = static_cast<double>(ftl_delta<&FtlStats::host_write_slots>(v.phase));
+    const double placed = host +
+                          static_cast<double>(ftl_delta<&FtlStats::gc_moved_slots>(v.phase)) +
+                          static_cast<double>(ftl_delta<&FtlStats::flush_padding_slots>(v.phase));
     return host > 0 ? V::real(placed / host) : V::null();
   }
   const double host = static_cast<double>(v.phase.result.bytes[static_cast<int>(IoOp::kWrite)]);
   const double nand =
-      static_cast<double>(nand_n<&NandStats::page_programs>(v)) * v.drive.geo.page_size;
+      static_cast<double>(nand_delta<&NandStats::page_programs>(v.phase)) * v.drive.geo.page_size;
   return host > 0 ? V::real(nand / host) : V::null();
 }
 
 // Program and erase suspend: on drives that turn it on (drive.nand.suspend),
 // absent otherwise, so that a drive without it reports what it did before.
-template <std::uint64_t NandStats::*M>
+template <auto M>
 V nand_suspend(const PhaseView& v, int) {
   if (!v.drive.timing.suspend.enabled()) return V::absent();
-  return V::integer(v.phase.nand_after.*M - v.phase.nand_before.*M);
+  return V::integer(nand_delta<M>(v.phase));
 }
 
 // Zoned namespaces (ftl/zoned_ftl.h): absent on a drive without zones, so
@@ -153,9 +146,6 @@ V zoned_log(const PhaseView& v, int what) {
   }
 }
 
-V bus_bytes(const PhaseView& v, int) {
-  return V::integer(v.phase.nand_after.bus_bytes - v.phase.nand_before.bus_bytes);
-}
 V die_utilization(const PhaseView& v, int) {
   const double die_time = v.seconds * static_cast<double>(v.drive.geo.dies());
   return V::real(die_time > 0
@@ -167,22 +157,21 @@ V die_utilization(const PhaseView& v, int) {
 V retry_reads_by_step(const PhaseView& v, int) {
   std::vector<std::uint64_t> by_step;  // [0] = step 1; the last counts steps >= 15
   for (std::size_t k = 1; k < FtlStats::kRetryBuckets; ++k)
-    by_step.push_back(v.phase.ftl_after.retry_reads_by_step[k] -
-                      v.phase.ftl_before.retry_reads_by_step[k]);
+    by_step.push_back(ftl_delta<&FtlStats::retry_reads_by_step>(v.phase, k));
   return V::of_list(std::move(by_step));
 }
 
 V map_hit_rate(const PhaseView& v, int) {
-  const double hits = static_cast<double>(ftl_n<&FtlStats::map_hits>(v));
-  const double misses = static_cast<double>(ftl_n<&FtlStats::map_misses>(v));
+  const double hits = static_cast<double>(ftl_delta<&FtlStats::map_hits>(v.phase));
+  const double misses = static_cast<double>(ftl_delta<&FtlStats::map_misses>(v.phase));
   return V::real(hits + misses > 0 ? hits / (hits + misses) : 1.0);
 }
 V buffer_waits(const PhaseView& v, int) { return V::integer(v.phase.buffer_waits); }
 V min_free_blocks(const PhaseView& v, int) { return V::integer(v.phase.min_free_blocks); }
 
 V slc_hit_share(const PhaseView& v, int) {
-  const double slc = static_cast<double>(ftl_n<&FtlStats::host_slc_slots>(v));
-  const double native = static_cast<double>(ftl_n<&FtlStats::host_native_slots>(v));
+  const double slc = static_cast<double>(ftl_delta<&FtlStats::host_slc_slots>(v.phase));
+  const double native = static_cast<double>(ftl_delta<&FtlStats::host_native_slots>(v.phase));
   return V::real(slc + native > 0 ? slc / (slc + native) : 0.0);
 }
 V slc_occupancy_gb(const PhaseView& v, int) { return V::real(v.phase.slc_bytes_at_end / 1e9); }
@@ -367,7 +356,7 @@ std::vector<PhaseMetric> build_table() {
       {"nand.program_ops", "ops", "flash program operations", nand<&NandStats::programs>},
       {"nand.page_programs", "pages", "die-pages programmed", nand<&NandStats::page_programs>},
       {"nand.erases", "blocks", "block erases", nand<&NandStats::erases>},
-      {"nand.bus_bytes", "B", "bytes moved on the flash channels", bus_bytes},
+      {"nand.bus_bytes", "B", "bytes moved on the flash channels", nand<&NandStats::bus_bytes>},
       {"nand.suspend.program_suspends", "suspends",
        "programs suspended for host reads (drive.nand.suspend)",
        nand_suspend<&NandStats::program_suspends>},
@@ -552,21 +541,6 @@ std::vector<PhaseMetric> build_table() {
   return t;
 }
 
-Json to_json(const MetricValue& m) {
-  switch (m.kind) {
-    case MetricValue::Kind::kInt:
-      return Json(m.i);
-    case MetricValue::Kind::kReal:
-      return Json(m.d);
-    case MetricValue::Kind::kBool:
-      return Json(m.i != 0);
-    case MetricValue::Kind::kList:
-      return Json(m.list);
-    default:
-      return Json(nullptr);
-  }
-}
-
 }  // namespace
 
 const std::vector<PhaseMetric>& phase_metrics() {
@@ -595,17 +569,7 @@ double phase_metric(const PhaseView& v, const std::string& name) {
   }
 }
 
-void add_phase_metrics(const PhaseView& v, Json& j) {
-  for (const PhaseMetric& m : phase_metrics()) {
-    const MetricValue val = m.value(v, m.arg);
-    if (val.kind == MetricValue::Kind::kAbsent) continue;
-    Json* node = &j;
-    std::size_t from = 0;
-    for (std::size_t dot; (dot = m.name.find('.', from)) != std::string::npos; from = dot + 1)
-      node = &(*node)[m.name.substr(from, dot - from)];
-    (*node)[m.name.substr(from)] = to_json(val);
-  }
-}
+void add_phase_metrics(const PhaseView& v, Json& j) { add_metrics(phase_metrics(), v, j); }
 
 std::string metrics_csv(const Drive& drive, const WorkloadSpec& workload, const RunReport& report) {
   std::string units = "# unit,-", header = "phase", rows;
@@ -641,6 +605,10 @@ void print_metrics(std::FILE* out) {
     std::fprintf(out, "%-44s %-11s %s%s%s\n", m.name.c_str(), m.unit, m.description,
                  m.value == retry_reads_by_step ? " (a list: summary.json only)" : "",
                  m.wall ? " (wall time: differs run to run)" : "");
+  std::fprintf(out,
+               "\nPer-phase blocks: summary.json phases[] only, when they apply "
+               "(\"[]\": one row per member)\n");
+  print_block_metrics(out);
 }
 
 }  // namespace ssdtwin

@@ -4,9 +4,12 @@
 // sweeps read this table; no consumer names or differences a counter itself.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "app/drive.h"
@@ -25,6 +28,30 @@ struct PhaseView {
 };
 
 using PhaseMetric = MetricDef<PhaseView>;
+
+// What a running counter added over the phase (after minus before): the
+// one place a difference is taken. M: a member of FtlStats or NandStats, a
+// count or an array of counts (then `i` picks one: a handle, a namespace).
+template <auto M>
+std::uint64_t ftl_delta(const PhaseReport& p) {
+  return p.ftl_after.*M - p.ftl_before.*M;
+}
+template <auto M>
+std::uint64_t ftl_delta(const PhaseReport& p, std::size_t i) {
+  return (p.ftl_after.*M)[i] - (p.ftl_before.*M)[i];
+}
+// A NAND counter kept per cell mode is summed over the modes.
+template <auto M>
+std::uint64_t nand_delta(const PhaseReport& p) {
+  if constexpr (std::is_array_v<std::remove_reference_t<decltype(p.nand_after.*M)>>) {
+    std::uint64_t s = 0;
+    for (std::size_t k = 0; k < std::size(p.nand_after.*M); ++k)
+      s += (p.nand_after.*M)[k] - (p.nand_before.*M)[k];
+    return s;
+  } else {
+    return p.nand_after.*M - p.nand_before.*M;
+  }
+}
 
 // In report order: the order of summary.json's keys and metrics.csv's columns.
 const std::vector<PhaseMetric>& phase_metrics();

@@ -14,6 +14,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "app/block_metrics.h"
 #include "app/phase_metrics.h"
 #include "app/report_procedures.h"
 #include "ftl/zoned_ftl.h"
@@ -59,205 +60,6 @@ void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, 
   }
 }
 
-// A latency distribution in microseconds: mean, p50, p99, max.
-Json latency_us_json(const LatencyHistogram& h) {
-  Json d;
-  d["mean"] = h.mean() / 1e3;
-  d["p50"] = static_cast<double>(h.percentile(0.50)) / 1e3;
-  d["p99"] = static_cast<double>(h.percentile(0.99)) / 1e3;
-  d["max"] = static_cast<double>(h.max()) / 1e3;
-  return d;
-}
-
-// Flushes and FUA writes of a phase that asked for them, and their latency
-// (FUA writes are in the phase's write figures too).
-Json durability_json(const PhaseResult& r) {
-  Json j;
-  j["flushes"] = r.flushes;
-  j["flush_latency_us"] = r.flushes ? latency_us_json(r.flush_latency) : Json(nullptr);
-  j["fua_writes"] = r.fua_writes;
-  j["fua_latency_us"] = r.fua_writes ? latency_us_json(r.fua_latency) : Json(nullptr);
-  return j;
-}
-
-bool asks_durability(const PhaseSpec& s) {
-  for (std::size_t k = 0; k < s.streams(); ++k) {
-    const PhaseSpec& t = s.stream(k);
-    if (t.fua || t.flush_every != 0 || t.end_flush) return true;
-  }
-  return false;
-}
-
-// What a trace replay read and issued, and its host-side queueing delay.
-Json trace_json(const PhaseReport& p) {
-  const TracePhaseSpec& spec = p.spec->trace;
-  const TraceStats& t = p.trace_read;
-  const TraceReplayStats& r = *p.trace;
-  Json j;
-  j["file"] = spec.file;
-  j["format"] = p.trace_format;
-  j["mode"] = replay_mode_name(spec.replay.mode);
-  j["time_scale"] = spec.replay.time_scale;
-  j["map"] = map_mode_name(spec.replay.map.mode);
-  j["lines"] = t.lines;
-  Json records;
-  for (int op = 0; op < kTraceOps; ++op)
-    records[trace_op_name(static_cast<TraceOp>(op))] = t.records[op];
-  j["records"] = records;
-  // Records of the devices a `device:` filter left out, per device.
-  Json skipped = Json::object();
-  for (const auto& [dev, n] : t.other_devices) skipped[std::to_string(dev)] = n;
-  j["records_skipped_by_device"] = skipped;
-  j["records_of_other_devices"] = t.other_device;
-  j["commands"] = r.commands[0] + r.commands[1] + r.commands[2];
-  j["split_records"] = r.split_records;
-  j["unaligned_records"] = r.unaligned_records;
-  j["partial_page_writes"] = r.partial_page_writes;
-  j["read_modify_write_pages"] = r.rmw_pages;
-  j["trims_dropped"] = r.trims_dropped;
-  j["wrapped_records"] = r.wrapped_records;
-  j["flushes"] = r.flushes;  // sent as Flush commands; latency in the phase's flush block
-  j["time_backsteps"] = t.backsteps;
-  j["bad_lines_skipped"] = t.bad_lines();
-  if (t.bad_lines() > 0) j["first_bad_line"] = t.first_bad;
-  j["mean_outstanding"] = r.mean_outstanding();
-  j["max_outstanding"] = r.max_outstanding;
-  Json delay;
-  for (int op = 0; op < PhaseResult::kOps; ++op) {
-    const LatencyHistogram& h = r.queue_delay[op];
-    if (h.count() == 0) continue;
-    delay[kOpNames[op]] = latency_us_json(h);
-  }
-  j["queue_delay_us"] = delay;  // arrival to issue; device latency is in read/write/trim
-  return j;
-}
-
-// Host figures of one stream or namespace: IOs, IOPS, MB/s and latency
-// (mean, p50, p99, p99.9, max in us) per op over `seconds`.
-Json host_figures_json(const LatencyHistogram* latency, const std::uint64_t* ios,
-                       const std::uint64_t* bytes, double seconds) {
-  static const char* kOpNames[] = {"read", "write", "trim"};
-  Json j = Json::object();
-  for (int op = 0; op < PhaseResult::kOps; ++op) {
-    if (ios[op] == 0) continue;
-    Json o;
-    o["ios"] = ios[op];
-    o["iops"] = seconds > 0 ? static_cast<double>(ios[op]) / seconds : 0.0;
-    o["mb_per_s"] = seconds > 0 ? static_cast<double>(bytes[op]) / seconds / 1e6 : 0.0;
-    Json l = latency_us_json(latency[op]);
-    l["p99_9"] = static_cast<double>(latency[op].percentile(0.999)) / 1e3;
-    o["latency_us"] = l;
-    j[kOpNames[op]] = o;
-  }
-  return j;
-}
-
-// A `jobs` phase: each job's own figures (tenants of a shared drive).
-Json jobs_json(const PhaseReport& p) {
-  const PhaseSpec& s = *p.spec;
-  Json list = Json::array();
-  for (std::size_t k = 0; k < s.streams() && k < p.result.streams.size(); ++k) {
-    const StreamResult& r = p.result.streams[k];
-    Json j;
-    j["name"] = k < s.stream_names.size() ? s.stream_names[k] : s.stream(k).name;
-    j["namespace"] = s.stream(k).nsid;
-    j["placement"] = s.stream(k).placement;
-    j.update(host_figures_json(r.latency, r.ios, r.bytes, to_seconds(r.end - r.start)));
-    list.push_back(j);
-  }
-  return list;
-}
-
-// Per namespace, on a drive that declares several: the host figures of the
-// streams that addressed it, and the flash writes its data caused (its host
-// pages programmed and the pages GC moved), with their ratio to what the
-// host wrote to it.
-Json namespaces_json(const Drive& drive, const PhaseReport& p) {
-  const PhaseSpec& s = *p.spec;
-  Json list = Json::array();
-  const double seconds = to_seconds(p.result.end - p.result.start);
-  for (std::size_t i = 0; i < drive.namespaces.size(); ++i) {
-    const Namespace& ns = drive.namespaces.list()[i];
-    LatencyHistogram latency[PhaseResult::kOps];
-    std::uint64_t ios[PhaseResult::kOps] = {}, bytes[PhaseResult::kOps] = {};
-    for (std::size_t k = 0; k < s.streams(); ++k) {
-      if (s.stream(k).nsid != ns.id) continue;
-      const bool own = k < p.result.streams.size();
-      for (int op = 0; op < PhaseResult::kOps; ++op) {
-        latency[op].merge(own ? p.result.streams[k].latency[op] : p.result.latency[op]);
-        ios[op] += own ? p.result.streams[k].ios[op] : p.result.ios[op];
-        bytes[op] += own ? p.result.streams[k].bytes[op] : p.result.bytes[op];
-      }
-    }
-    Json j;
-    j["id"] = ns.id;
-    j["bytes"] = ns.bytes();
-    j.update(host_figures_json(latency, ios, bytes, seconds));
-    const std::uint64_t host = p.ftl_after.ns_host_slots[i] - p.ftl_before.ns_host_slots[i];
-    const std::uint64_t moved = p.ftl_after.ns_moved_slots[i] - p.ftl_before.ns_moved_slots[i];
-    j["flash_host_bytes"] = host * kSectorBytes;
-    j["flash_moved_bytes"] = moved * kSectorBytes;
-    j["write_amplification"] = bytes[1] > 0
-                                   ? Json(static_cast<double>((host + moved) * kSectorBytes) /
-                                          static_cast<double>(bytes[1]))
-                                   : Json(nullptr);
-    list.push_back(j);
-  }
-  return list;
-}
-
-// NVMe FDP (ftl.fdp), as the host reads it: the FDP statistics log (host
-// and media bytes written, the device's write amplification over the
-// phase) and, per reclaim unit handle, the bytes its data cost on the media,
-// the reclaim units it filled and its events (Media Reallocated, Reclaim
-// Unit Not Fully Written). Media bytes are every page programmed (GC,
-// parity, padding and map pages included); a fast phase, which programs
-// nothing, counts the pages the FTL placed.
-Json fdp_json(const Drive& drive, const PhaseReport& p) {
-  const FdpConfig& fdp = drive.ftl_cfg.fdp;
-  const FtlStats& a = p.ftl_after;
-  const FtlStats& b = p.ftl_before;
-  const auto ratio = [](std::uint64_t num, std::uint64_t den) {
-    return den > 0 ? Json(static_cast<double>(num) / static_cast<double>(den)) : Json(nullptr);
-  };
-  Json handles = Json::array();
-  std::uint64_t host_slots = 0;
-  for (std::uint32_t h = 0; h < fdp.handles(); ++h) {
-    const std::uint64_t host = a.fdp_host_slots[h] - b.fdp_host_slots[h];
-    const std::uint64_t media = a.fdp_media_slots[h] - b.fdp_media_slots[h];
-    host_slots += host;
-    Json j;
-    j["handle"] = h;
-    j["type"] = fdp.persistent[h] ? "persistently_isolated" : "initially_isolated";
-    j["host_bytes_written"] = host * kSectorBytes;
-    j["media_bytes_written"] = media * kSectorBytes;
-    j["moved_bytes"] = (a.fdp_moved_slots[h] - b.fdp_moved_slots[h]) * kSectorBytes;
-    j["moved_shared_bytes"] =
-        (a.fdp_moved_shared_slots[h] - b.fdp_moved_shared_slots[h]) * kSectorBytes;
-    j["write_amplification"] = ratio(media, host);
-    j["reclaim_units_filled"] = a.fdp_ru_filled[h] - b.fdp_ru_filled[h];
-    j["events"]["media_reallocated"] = a.fdp_media_reallocated[h] - b.fdp_media_reallocated[h];
-    j["events"]["ru_not_fully_written"] =
-        a.fdp_ru_not_fully_written[h] - b.fdp_ru_not_fully_written[h];
-    handles.push_back(j);
-  }
-  std::uint64_t programs = 0;  // page programs of every cell mode
-  for (std::size_t m = 0; m < std::size(p.nand_after.page_programs); ++m)
-    programs += p.nand_after.page_programs[m] - p.nand_before.page_programs[m];
-  const std::uint64_t media_bytes =
-      p.spec->fast ? (a.host_write_slots - b.host_write_slots + a.gc_moved_slots -
-                      b.gc_moved_slots + a.flush_padding_slots - b.flush_padding_slots) *
-                         kSectorBytes
-                   : programs * drive.geo.page_size;
-  Json j;
-  j["reclaim_unit_bytes"] = fdp.reclaim_unit_slots * kSectorBytes;
-  j["host_bytes_written"] = host_slots * kSectorBytes;
-  j["media_bytes_written"] = media_bytes;
-  j["write_amplification"] = ratio(media_bytes, host_slots * kSectorBytes);
-  j["handles"] = handles;
-  return j;
-}
-
 // The zoned FTL's layout and its device-side counters over the run.
 Json zoned_drive_json(const ZonedFtl& z) {
   const ZonedConfig& c = z.layout();
@@ -301,7 +103,6 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
   // Every counter and figure of the phase, from the metrics table.
   add_phase_metrics(view(drive, w, p), j);
   add_share_under(p.result, w.latency_thresholds, j);
-  if (asks_durability(s)) j["durability"] = durability_json(p.result);
   if (p.has_power) {  // the power.stateN_s times by the drive's names for its states
     Json by_name = Json::object();
     const auto& states = drive.power_cfg->states;
@@ -310,10 +111,10 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
                                            p.power_before.states.time_in_state[s]);
     j["power"]["time_in_state_s"] = by_name;
   }
-  if (p.trace) j["trace"] = trace_json(p);
-  if (!s.stream_names.empty()) j["jobs"] = jobs_json(p);
-  if (drive.namespaces.size() > 1) j["namespaces"] = namespaces_json(drive, p);
-  if (drive.ftl_cfg.fdp.enabled) j["fdp"] = fdp_json(drive, p);
+  // The durability, trace, jobs, namespaces and fdp blocks, from their
+  // tables (time_in_state_s, above, goes inside the power object: the
+  // phase's keys keep their order).
+  add_block_metrics(view(drive, w, p), j);
   add_procedure_phase_json(p, j);
   return j;
 }

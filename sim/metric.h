@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ssdtwin {
@@ -26,11 +27,14 @@ inline double round_decimals(double v, int decimals) {
 // (a fill-curve figure of a phase that is not a fill); kNull: it applies but
 // has no value (write amplification of a phase that wrote nothing).
 struct MetricValue {
-  enum class Kind : std::uint8_t { kAbsent, kNull, kInt, kReal, kBool, kList };
+  enum class Kind : std::uint8_t { kAbsent, kNull, kInt, kReal, kBool, kList, kText, kCounts };
+  using Counts = std::vector<std::pair<std::string, std::uint64_t>>;
   Kind kind = Kind::kAbsent;
   std::uint64_t i = 0;
   double d = 0;
   std::vector<std::uint64_t> list;  // kList: a small histogram (summary.json only)
+  std::string text;                 // kText: a name from the configuration (a file, a mode)
+  Counts counts;                    // kCounts: counts keyed by what the run met (a trace's devices)
 
   static MetricValue absent() { return {}; }
   static MetricValue null() { return with(Kind::kNull); }
@@ -54,7 +58,17 @@ struct MetricValue {
     m.list = std::move(v);
     return m;
   }
-  // A metrics.csv cell: empty when absent, null or a list; booleans as 0/1;
+  static MetricValue of_text(std::string v) {
+    MetricValue m = with(Kind::kText);
+    m.text = std::move(v);
+    return m;
+  }
+  static MetricValue of_counts(Counts v) {
+    MetricValue m = with(Kind::kCounts);
+    m.counts = std::move(v);
+    return m;
+  }
+  // A metrics.csv cell: empty when absent, null, a list, text or counts; booleans as 0/1;
   // reals in the shortest form that reads back exactly.
   std::string csv() const;
 

@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/block_metrics.h"
 #include "app/compare.h"
 #include "app/config_params.h"
 
@@ -366,4 +368,32 @@ TEST_CASE(
   std::stringstream text;
   text << in.rdbuf();
   CHECK(text.str() == ssdtwin::config_markdown());
+}
+
+// ---- Declared statistics (app/phase_metrics.h, app/block_metrics.h) ----
+
+TEST_CASE("metrics: each key of a phase's blocks is declared once, with a unit and a description",
+          "[app][metrics]") {
+  REQUIRE(!ssdtwin::metric_blocks().empty());
+  for (const ssdtwin::MetricBlock& b : ssdtwin::metric_blocks()) {
+    INFO(b.path);
+    const bool array = b.path.size() > 2 && b.path.compare(b.path.size() - 2, 2, "[]") == 0;
+    CHECK(array == (b.rows != nullptr));  // a family says how many rows it has
+    std::set<std::string> names;
+    for (const ssdtwin::RowMetric& m : b.metrics) {
+      INFO(m.name);
+      CHECK(names.insert(m.name).second);
+      CHECK(std::string(m.unit) != "");
+      CHECK(std::string(m.description) != "");
+    }
+  }
+}
+
+TEST_CASE("metrics: `ssdtwin metrics` lists each block, its keys and their units",
+          "[app][metrics][e2e]") {
+  const Result r = run_ssdtwin("metrics");
+  REQUIRE(r.status == 0);
+  check_contains(
+      r.out, {"write_amplification", "durability:", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
+              "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99"});
 }
