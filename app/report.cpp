@@ -17,6 +17,7 @@
 #include "app/block_metrics.h"
 #include "app/phase_metrics.h"
 #include "app/report_procedures.h"
+#include "app/timeseries_columns.h"
 #include "ftl/zoned_ftl.h"
 #include "sim/chart.h"
 #include "sim/fill_curve.h"
@@ -324,9 +325,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
     // Activity columns: counters as per-interval differences, levels as
     // sampled at the interval's end (app/runner.h, activity_columns()).
     const auto& cols = activity_columns();
-    f << "phase,time_s,read_mb_per_s,write_mb_per_s,read_iops,write_iops,trim_iops,slc_cache_gb";
-    for (const auto& c : cols) f << "," << c.name;
-    if (drive.power_meter) f << ",power_w";
+    const char* sep = "";
+    for (const TimeseriesColumn& c : timeseries_columns(drive.power_meter != nullptr)) {
+      f << sep << c.name;
+      sep = ",";
+    }
     f << "\n";
     char line[256];
     for (const auto& p : report.phases) {
@@ -478,19 +481,23 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                "MB/s",
                {},
                false};
-    tput.series.push_back({(dir / "timeseries.csv").string(), 2, 4, "write MB/s", ""});
-    tput.series.push_back({(dir / "timeseries.csv").string(), 2, 3, "read MB/s", ""});
+    const bool power = drive.power_meter != nullptr;
+    const int time_col = timeseries_column("time_s", power);
+    tput.series.push_back({(dir / "timeseries.csv").string(), time_col,
+                           timeseries_column("write_mb_per_s", power), "write MB/s", ""});
+    tput.series.push_back({(dir / "timeseries.csv").string(), time_col,
+                           timeseries_column("read_mb_per_s", power), "read MB/s", ""});
     charts.draw(tput, (dir / "timeseries.png").string());
     if (drive.power_meter) {
       // Power over time above, throughput below, on one time axis.
       const std::string csv = (dir / "timeseries.csv").string();
-      const int power_col = 8 + static_cast<int>(activity_columns().size()) + 1;
+      const int power_col = timeseries_column("power_w", power);
       Chart watts{"Power over time: " + drive.name + ", " + workload.name,
                   "simulated time (s)",
                   "W",
                   {},
                   false};
-      watts.series.push_back({csv, 2, power_col, "power (W)", ""});
+      watts.series.push_back({csv, time_col, power_col, "power (W)", ""});
       charts.draw_stacked({watts, tput}, (dir / "power.png").string());
     }
   }

@@ -561,29 +561,6 @@ void run_trace_phase(Drive& drive, const WorkloadSpec& workload, const PhaseSpec
 
 }  // namespace
 
-const std::vector<ActivityColumn>& activity_columns() {
-  static const std::vector<ActivityColumn> kColumns = {
-      {"gc_moved_pages", true, "4 KiB pages", "valid pages relocated by GC in the interval",
-       [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_moved_slots); }},
-      {"fold_moved_pages", true, "4 KiB pages",
-       "pages folded from SLC to native mode in the interval",
-       [](const Drive& d) { return static_cast<double>(d.translation->stats().fold_moved_slots); }},
-      {"blocks_erased", true, "die-blocks",
-       "blocks erased by GC, folding and SLC reclaim in the interval",
-       [](const Drive& d) { return static_cast<double>(d.translation->stats().gc_erases); }},
-      {"host_pages_to_slc", true, "4 KiB pages",
-       "host pages programmed into the SLC cache in the interval",
-       [](const Drive& d) { return static_cast<double>(d.translation->stats().host_slc_slots); }},
-      {"free_blocks_per_die", false, "blocks",
-       "erased blocks of the normal pools, drive average per die",
-       [](const Drive& d) {
-         if (!d.ftl) return 0.0;  // zones own their blocks: no free pool
-         return static_cast<double>(d.ftl->blocks().free_blocks_total()) / d.ftl->blocks().dies();
-       }},
-  };
-  return kColumns;
-}
-
 std::size_t precondition_phases(const WorkloadSpec& workload) {
   std::size_t n = 0;
   while (n < workload.phases.size() && workload.phases[n].precondition) ++n;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/drive.h"
+#include "app/timeseries_columns.h"
 #include "ftl/ftl_stats.h"
 #include "host/trace/trace_replay.h"
 #include "host/workload/io_generator.h"
@@ -51,17 +52,6 @@ struct PhaseReport {
   TraceStats trace_read;
   std::string trace_format;
 };
-
-// The drive activity sampled per interval into timeseries.csv: running
-// totals (written as per-interval differences) and levels.
-struct ActivityColumn {
-  const char* name;
-  bool running_total;  // true: a counter, reported per interval; false: a level
-  const char* unit;
-  const char* description;
-  double (*sample)(const Drive& drive);  // the counter's total or the level, now
-};
-const std::vector<ActivityColumn>& activity_columns();
 
 // One power cut of a run (workload faults.power_cuts) and the recovery.
 struct PowerCutReport {

@@ -17,6 +17,7 @@
 #include "app/block_metrics.h"
 #include "app/compare.h"
 #include "app/config_params.h"
+#include "app/timeseries_columns.h"
 
 using namespace ssdtwin;
 namespace fs = std::filesystem;
@@ -389,11 +390,34 @@ TEST_CASE("metrics: each key of a phase's blocks is declared once, with a unit a
   }
 }
 
+TEST_CASE("metrics: timeseries.csv's columns are declared once, power last and only with a meter",
+          "[app][metrics]") {
+  const auto with = ssdtwin::timeseries_columns(true);
+  const auto without = ssdtwin::timeseries_columns(false);
+  REQUIRE(with.size() == without.size() + 1);
+  CHECK(std::string(with.back().name) == "power_w");
+  std::set<std::string> names;
+  for (const ssdtwin::TimeseriesColumn& c : with) {
+    INFO(c.name);
+    CHECK(names.insert(c.name).second);
+    CHECK(std::string(c.unit) != "");
+    CHECK(std::string(c.description) != "");
+  }
+  // Every sampled activity column is in the file, after the host figures.
+  for (const ssdtwin::ActivityColumn& a : ssdtwin::activity_columns()) CHECK(names.count(a.name));
+  // Charts name columns as gnuplot counts them, from 1.
+  CHECK(ssdtwin::timeseries_column("phase", false) == 1);
+  CHECK(ssdtwin::timeseries_column("time_s", false) == 2);
+  CHECK(ssdtwin::timeseries_column("power_w", true) == static_cast<int>(with.size()));
+  CHECK(ssdtwin::timeseries_column("power_w", false) == 0);
+}
+
 TEST_CASE("metrics: `ssdtwin metrics` lists each block, its keys and their units",
           "[app][metrics][e2e]") {
   const Result r = run_ssdtwin("metrics");
   REQUIRE(r.status == 0);
   check_contains(
       r.out, {"write_amplification", "durability:", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
-              "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99"});
+              "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99",
+              "timeseries.csv:", "free_blocks_per_die", "power_w"});
 }
