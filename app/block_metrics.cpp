@@ -12,8 +12,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using V = MetricValue;
 
-constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
-
 const PhaseReport& report(const RowView& r) { return r.phase.phase; }
 V ratio(std::uint64_t num, std::uint64_t den) {
   return den > 0 ? V::real(static_cast<double>(num) / static_cast<double>(den)) : V::null();

@@ -35,8 +35,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using V = MetricValue;
 
-constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
-
 // --- Counter deltas over the phase --------------------------------------
 template <auto M>
 V ftl(const PhaseView& v, int) {

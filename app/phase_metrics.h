@@ -29,6 +29,9 @@ struct PhaseView {
 
 using PhaseMetric = MetricDef<PhaseView>;
 
+// The IO directions as results name them (keys, columns), by IoOp.
+inline constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
+
 // What a running counter added over the phase (after minus before): the
 // one place a difference is taken. M: a member of FtlStats or NandStats, a
 // count or an array of counts (then `i` picks one: a handle, a namespace).

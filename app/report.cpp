@@ -35,9 +35,6 @@ double peak_rss_mib() {
 
 namespace {
 
-// PhaseResult's per-op arrays, indexed by IoOp, by name.
-constexpr const char* kOpNames[PhaseResult::kOps] = {"read", "write", "trim"};
-
 // "50us", "1ms": a threshold as a summary.json key.
 std::string time_label(Tick t) {
   if (t % kMs == 0) return std::to_string(t / kMs) + "ms";
