@@ -111,8 +111,9 @@ namespace {
 constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
 // 2: mapping tables stored plus one; 3: map cache by slot; 4: flash writes by
 // namespace; 5: NAND suspend counts; 6: idle timers with their arm order
-// (sim/timer.h).
-constexpr std::uint32_t kSnapshotVersion = 6;
+// (sim/timer.h); 7: FDP's placement state (each page's handle, reclaim units'
+// fill, the handles each erase unit holds).
+constexpr std::uint32_t kSnapshotVersion = 7;
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

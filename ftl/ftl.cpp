@@ -109,7 +109,7 @@ inline void Ftl::flush_if_ready() {
 
 inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
-  if (lanes()) core_.note_fdp_host(lpn, handle);
+  if (lanes()) core_.fdp.note_host(lpn, handle, core_.stats);
   core_.clear_poison(lpn);
   if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
   push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
@@ -472,7 +472,7 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
       flush_need_ = core_.unit_slots;
       return false;
     }
-    host_stream = core_.host_stream[lane];
+    host_stream = core_.fdp.host_stream(lane);
   }
   // Round-robin over the dies that can take another program (the others
   // would be skipped first thing).
@@ -561,7 +561,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   const bool slc = c.target != HostTarget::kNative;
   const CellMode mode = slc ? CellMode::kSlc : core_.native;
   const std::uint32_t ppp = slc ? slc_->pages_per_program() : core_.pages_per_program;
-  const Stream stream = lanes() ? core_.host_stream[c.lane]
+  const Stream stream = lanes() ? core_.fdp.host_stream(c.lane)
                         : slc   ? Stream::kHostSlc
                                 : Stream::kHost;
   const PoolKind pool =

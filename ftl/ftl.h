@@ -225,7 +225,9 @@ class Ftl final : public TxnSink,
   };
   // FDP: one write-buffer lane per reclaim unit handle (else one lane).
   bool lanes() const { return lanes_; }
-  std::uint32_t lane_of(Owner o) const { return lanes() && !is_tpage(o) ? core_.lpn_handle[o] : 0; }
+  std::uint32_t lane_of(Owner o) const {
+    return lanes() && !is_tpage(o) ? core_.fdp.handle_of(o) : 0;
+  }
   // FDP: the lane a unit of `unit` slots is taken from: the one whose oldest
   // entry is oldest among those holding a unit (any data when padding);
   // UINT32_MAX for none.

@@ -31,23 +31,9 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
   durable.die_offline.assign(geo.dies(), 0);
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {
-    StreamTable t;  // handle 0's four first: a drive with one handle writes as without FDP
-    std::vector<Stream> own_gc(c.fdp.handles(), Stream::kGc);
-    host_stream.assign(c.fdp.handles(), Stream::kHost);
-    for (std::uint32_t h = 0; h < c.fdp.handles(); ++h) {
-      if (h > 0) host_stream[h] = t.add(StreamRole::kHost, static_cast<std::uint16_t>(h));
-      if (c.fdp.persistent[h]) own_gc[h] = t.add(StreamRole::kGc, static_cast<std::uint16_t>(h));
-    }
-    gc_dest.assign(t.size(), Stream::kGc);
-    for (std::uint32_t h = 0; h < c.fdp.handles(); ++h) {
-      gc_dest[host_stream[h].index()] = own_gc[h];
-      gc_dest[own_gc[h].index()] = own_gc[h];  // (kGc itself when shared)
-    }
+    StreamTable t;
+    fdp.configure(c.fdp, c.user_bytes / kSectorBytes, geo.dies(), geo.die_blocks(), t);
     blocks.set_streams(t);
-    lpn_handle.assign(c.user_bytes / kSectorBytes);
-    ru_written.assign(c.fdp.handles(), 0);
-    victim_handles.assign(geo.dies(), 0);
-    block_handles.assign(geo.die_blocks(), 0);
     counts_owners = true;
   }
   if (c.power_loss.checkpoint_every > 0) tpage_dirty.assign((map.tpages() + 63) / 64, 0);
@@ -88,6 +74,7 @@ void FtlCore::archive(StateArchive& ar) {
   ar.pod(stats);
   FtlVolatile::archive(ar);
   durable.archive(ar);
+  fdp.archive(ar);
   if (ar.loading()) refresh_flush_ready();  // derived from host_programs and die_offline
 }
 

@@ -14,6 +14,7 @@
 #include "ftl/blocks/rain_stripes.h"
 #include "ftl/die_set.h"
 #include "ftl/durable_state.h"
+#include "ftl/fdp_placement.h"
 #include "ftl/fixed_state.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
@@ -68,96 +69,22 @@ struct FtlCore : FtlFixed, FtlVolatile {
     return ns_order[i];
   }
   std::vector<std::uint8_t> ns_order;  // index in the list of ns_first's i-th
-  // [fixed] NVMe FDP (ftl.fdp): each handle's host write stream, and per
-  // stream id where GC moves its blocks' data (a persistently isolated
-  // handle's stays in its own GC stream; the rest share Stream::kGc). Empty
-  // without FDP.
-  std::vector<Stream> host_stream;
-  std::vector<Stream> gc_dest;
-  // [volatile] FDP: the handle whose data each logical page holds, so that
-  // media writes count by handle through GC; and each handle's slots
-  // written into its current reclaim unit.
-  // Four bits a page (16 handles at most): half a byte per 4 KiB, as the
-  // memory goal (2 MiB per GiB of flash) leaves room for on a 4 TB drive.
-  class HandleMap {
-   public:
-    void assign(std::uint64_t pages) { nibbles_.assign((pages + 1) / 2, 0); }
-    bool empty() const { return nibbles_.empty(); }
-    PlacementHandle operator[](Lpn lpn) const {
-      return static_cast<PlacementHandle>((nibbles_[lpn >> 1] >> ((lpn & 1) * 4)) & 0xF);
-    }
-    void set(Lpn lpn, PlacementHandle h) {
-      std::uint8_t& b = nibbles_[lpn >> 1];
-      const unsigned shift = (lpn & 1) * 4;
-      b = static_cast<std::uint8_t>((b & ~(0xFu << shift)) | ((h & 0xFu) << shift));
-    }
-
-   private:
-    std::vector<std::uint8_t> nibbles_;
-  };
-  HandleMap lpn_handle;
-  std::vector<std::uint64_t> ru_written;
-  // [volatile] FDP: per erase unit (die-block), the handles whose data were
-  // programmed into it since its erase (a bit per handle). A page GC moves
-  // out of a unit that also held another handle's data was moved, in part,
-  // because of that handle's invalidations: the noisy reclaim unit handle.
-  std::vector<std::uint16_t> block_handles;
-  void note_unit_holds(Ppa p, PlacementHandle h) {
-    block_handles[layout.die_block_of(p)] |= static_cast<std::uint16_t>(1u << h);
-  }
-  // [volatile] FDP: per die, the handles whose data GC has moved out of the
-  // victim being collected (a bit per handle): each is a Media Reallocated
-  // event once the victim is erased.
-  std::vector<std::uint16_t> victim_handles;
-  void note_victim_erased(std::uint32_t die, std::uint32_t block) {
-    if (victim_handles.empty()) return;
-    for (std::uint16_t m = victim_handles[die]; m != 0; m &= static_cast<std::uint16_t>(m - 1))
-      ++stats.fdp_media_reallocated[__builtin_ctz(m)];
-    victim_handles[die] = 0;
-    block_handles[layout.die_block(die, block)] = 0;
-  }
-  // Power-loss recovery reopens every write point: each handle whose
-  // reclaim unit was partly written now references a fresh one (the
-  // Reclaim Unit Not Fully Written event).
-  void note_write_points_reopened() {
-    for (std::size_t h = 0; h < ru_written.size(); ++h) {
-      if (ru_written[h] == 0) continue;
-      ++stats.fdp_ru_not_fully_written[h];
-      ru_written[h] = 0;
-    }
-  }
-  void note_fdp_host(Lpn lpn, PlacementHandle h) {
-    lpn_handle.set(lpn, h);
-    ++stats.fdp_host_slots[h];
-    // A write into a full reclaim unit moves its handle to a fresh one.
-    if (++ru_written[h] == cfg.fdp.reclaim_unit_slots) {
-      ru_written[h] = 0;
-      ++stats.fdp_ru_filled[h];
-    }
-  }
+  // NVMe FDP: streams per handle, and writes counted by handle.
+  FdpPlacement fdp;
   // [fixed] Flash writes are counted by namespace or FDP handle: one test
   // on the per-page paths instead of two.
   bool counts_owners = false;
   void note_host_placed(Lpn lpn, Ppa at) {
     if (!counts_owners) return;
     if (!ns_first.empty()) ++stats.ns_host_slots[ns_of(lpn)];
-    if (!lpn_handle.empty()) {
-      ++stats.fdp_media_slots[lpn_handle[lpn]];
-      note_unit_holds(at, lpn_handle[lpn]);
-    }
+    if (fdp.enabled()) fdp.note_host_placed(lpn, layout.die_block_of(at), stats);
   }
   void note_moved(Owner o, Ppa from, Ppa to) {
     if (!counts_owners || is_tpage(o)) return;
     if (!ns_first.empty()) ++stats.ns_moved_slots[ns_of(o)];
-    if (!lpn_handle.empty()) {
-      const PlacementHandle h = lpn_handle[o];
-      ++stats.fdp_media_slots[h];
-      ++stats.fdp_moved_slots[h];
-      if ((block_handles[layout.die_block_of(from)] & ~(1u << h)) != 0)
-        ++stats.fdp_moved_shared_slots[h];
-      note_unit_holds(to, h);
-      victim_handles[layout.die_of(from)] |= static_cast<std::uint16_t>(1u << h);
-    }
+    if (fdp.enabled())
+      fdp.note_moved(o, layout.die_of(from), layout.die_block_of(from), layout.die_block_of(to),
+                     stats);
   }
   // [durable] What firmware keeps in its system area (ftl/durable_state.h).
   FtlDurable durable;

@@ -240,7 +240,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
     ++core_.mapped_pages;
   }
   core_.blocks.rebuild_pools();
-  core_.note_write_points_reopened();
+  core_.fdp.note_write_points_reopened(core_.stats);
   core_.durable = img.core;
   core_.refresh_flush_ready();
   for (std::uint32_t db = 0; db < geo.die_blocks(); ++db)

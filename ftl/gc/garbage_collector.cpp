@@ -95,7 +95,7 @@ void GarbageCollector::advance(std::uint32_t die) {
     // stream first.
     const Stream last = engine_.victim(die).dest;
     if (start_victim(die)) {
-      if (pending(g) > 0 && !core_.gc_dest.empty() && last != engine_.victim(die).dest)
+      if (pending(g) > 0 && core_.fdp.enabled() && last != engine_.victim(die).dest)
         program_unit(die, true, &last);
       continue;
     }

@@ -123,7 +123,7 @@ void RelocationEngine::begin(std::uint32_t die, std::uint32_t block, bool fold) 
   const Stream from = core_.blocks.info(die, block).stream;
   const bool moved_before = core_.blocks.streams().is_relocation(from);
   // FDP: a persistently isolated handle's data stays in its own GC stream.
-  const Stream dest = core_.gc_dest.empty() ? Stream::kGc : core_.gc_dest[from.index()];
+  const Stream dest = core_.fdp.gc_dest(from);
   v.dest =
       dest == Stream::kGc && core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : dest;
   // Proportional pacing: host IOPS settle at what GC sustains instead of
@@ -144,7 +144,7 @@ std::uint32_t RelocationEngine::read_out(std::uint32_t die) {
 
 void RelocationEngine::erased(std::uint32_t die, std::uint32_t block) {
   core_.blocks.on_erased(die, block);
-  core_.note_victim_erased(die, block);
+  core_.fdp.note_victim_erased(die, core_.layout.die_block(die, block), core_.stats);
   if (core_.verifier.enabled())
     core_.verifier.erase(core_.layout.first_slot(core_.layout.die_block(die, block), 0),
                          core_.layout.slots_per_block());

@@ -11,10 +11,10 @@ FastWriter::FastWriter(FtlCore& core, RelocationEngine& engine)
     : core_(core),
       engine_(engine),
       streams_(core.blocks.streams().size()),
-      host_(std::size_t{core.geo.dies()} * std::max<std::size_t>(1, core.host_stream.size())),
+      host_(std::size_t{core.geo.dies()} * core.fdp.host_streams()),
       moves_(streams_ * core.geo.dies()),
       scans_(core.geo.dies()),
-      die_(std::max<std::size_t>(1, core.host_stream.size()), 0) {}
+      die_(core.fdp.host_streams(), 0) {}
 
 void FastWriter::drain() {
   while (queued_ > 0) apply_oldest();
@@ -53,7 +53,7 @@ Ppa FastWriter::turn_host_slot(PlacementHandle h) {
   // timed flush does.
   std::uint32_t& die = die_[h];
   OpenUnit& u = host_[std::size_t{h} * core_.geo.dies() + die];
-  const Ppa p = next_slot(die, core_.host_stream.empty() ? Stream::kHost : core_.host_stream[h], u);
+  const Ppa p = next_slot(die, core_.fdp.host_stream(h), u);
   if (!u.open) die = (die + 1) % core_.geo.dies();
   return p;
 }
@@ -71,7 +71,7 @@ void FastWriter::apply(Lpn lpn, PlacementHandle handle) {
   } else {
     throw std::logic_error("fast write with data in the write buffer");
   }
-  if (!core_.lpn_handle.empty()) core_.note_fdp_host(lpn, handle);
+  if (core_.fdp.enabled()) core_.fdp.note_host(lpn, handle, core_.stats);
   const Ppa p = next_host_slot(handle);
   core_.map.place(lpn, p);
   core_.note_host_placed(lpn, p);
