@@ -19,12 +19,12 @@ namespace ssdtwin {
 namespace {
 // Write-buffer entries beyond the host's share, for translation pages.
 constexpr std::uint32_t kMapHeadroom = 64;
-constexpr std::uint64_t kMergeRead = std::uint64_t{1} << 63;  // map read owner flag
 }  // namespace
 
 Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify,
          const ErrorModel* errors)
     : core_(engine, nand, cfg, verify),
+      map_(core_, *this),
       lanes_(cfg.fdp.enabled),
       buffer_(cfg.write_buffer_slots, kMapHeadroom, verify, cfg.fdp.handles()),
       recovery_(core_, errors),
@@ -36,7 +36,7 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       faults_(core_, recovery_, *this),
       programs_(cfg.write_buffer_slots + kMapHeadroom) {
   nand.set_sink(this);
-  core_.map_updater = this;
+  core_.map_updater = &map_;
   starved_ = DieSet(core_.geo.dies());
   smallest_unit_ =
       slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
@@ -113,7 +113,7 @@ inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   core_.clear_poison(lpn);
   if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
   push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
-  map_update(lpn);
+  map_.map_update(lpn);
   last_write_ = core_.engine.now();
   note_host_activity();
   flush_if_ready();
@@ -129,7 +129,7 @@ void Ftl::write(Lpn first, std::uint32_t count, PlacementHandle handle) {
 void Ftl::checkpoint() {
   core_.stats.checkpoint_tpages += core_.dirty_list.size();
   ++core_.stats.map_checkpoints;
-  core_.take_checkpoint([this](std::uint32_t tp) { push_tpage(tp); });
+  core_.take_checkpoint([this](std::uint32_t tp) { write_tpage(tp); });
 }
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
@@ -167,7 +167,7 @@ void Ftl::trim(Lpn first, std::uint32_t count) {
     const bool segment_end = lpn + 1 == first + count ||
                              (!mc.whole_table() && mc.segment_of(lpn + 1) != mc.segment_of(lpn));
     if (segment_end && changed) {
-      map_update(lpn);
+      map_.map_update(lpn);
       changed = false;
     }
   }
@@ -241,86 +241,7 @@ Tick Ftl::map_access_time(Lpn first, std::uint32_t count) const {
   return core_.cfg.map.access_time * segs;
 }
 
-void Ftl::map_update(Lpn lpn) {
-  core_.note_map_change(lpn);
-  MapCache& mc = core_.map_cache;
-  if (mc.whole_table()) return;
-  const std::uint32_t seg = mc.segment_of(lpn);
-  if (mc.lookup(seg)) {
-    ++core_.stats.map_hits;
-    mc.set_dirty(seg);
-    return;
-  }
-  ++core_.stats.map_misses;
-  map_load(seg, true);
-}
-
-FlashTxn* Ftl::read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
-                        std::uint64_t owner) {
-  FlashTxn* t = core_.txns.get();
-  t->op = TxnOp::kRead;
-  t->source = source;
-  t->die = core_.layout.die_of(where);
-  t->block = core_.layout.block_of(where);
-  const BlockInfo& b = core_.blocks.info(t->die, t->block);
-  t->mode = b.mode;
-  t->page = core_.layout.page_of(where);
-  t->bytes = bytes;
-  t->owner = owner;
-  t->block_erases = b.erase_count;
-  return t;
-}
-
-bool Ftl::map_load(std::uint32_t seg, bool dirty) {
-  if (loads_.joined(seg, dirty)) return false;
-  const std::uint32_t where = core_.map.location(kMapOwner | core_.map_cache.tpage_of_segment(seg));
-  // A translation page never written holds no mappings; one still in the
-  // write buffer or being programmed is in controller memory.
-  if (!is_flash(where) || !core_.programmed(where)) {
-    ++core_.stats.map_memory_loads;
-    map_insert(seg, dirty);
-    return true;
-  }
-  loads_.start(seg, dirty);
-  ++core_.stats.map_reads;
-  FlashTxn* t = read_txn(TxnSource::kMapping, where, core_.cfg.map.segment_bytes, seg);
-  // A map update (a write, a GC move) loads it dirty; a host read's lookup clean.
-  t->for_host_read = !dirty;
-  core_.nand.submit(t);
-  return false;
-}
-
-void Ftl::map_insert(std::uint32_t seg, bool dirty) {
-  MapCache& mc = core_.map_cache;
-  const MapCache::Evicted ev = mc.insert(seg, dirty);
-  if (ev.seg != MapCache::kNone && ev.dirty) map_writeback(mc.tpage_of_segment(ev.seg));
-}
-
-void Ftl::map_loaded(std::uint32_t seg) {
-  loads_.finish(
-      seg, [&](bool dirty) { map_insert(seg, dirty); },
-      [&](std::uint64_t cmd, Lpn first, std::uint32_t count) {
-        listener_->on_read_resumed(cmd, plan_data(cmd, first, count));
-      });
-}
-
-void Ftl::map_writeback(std::uint32_t tpage) {
-  ++core_.stats.map_writebacks;
-  MapCache& mc = core_.map_cache;
-  mc.clean_tpage(tpage);
-  const std::uint32_t where = core_.map.location(kMapOwner | tpage);
-  // Segments of the page that are not cached must come from its flash copy.
-  if (mc.segments_per_tpage() > 1 && is_flash(where) && core_.programmed(where) &&
-      !mc.tpage_fully_resident(tpage)) {
-    ++core_.stats.map_merge_reads;
-    core_.nand.submit(
-        read_txn(TxnSource::kMapping, where, MapCacheConfig::kTpageBytes, kMergeRead | tpage));
-    return;
-  }
-  push_tpage(tpage);
-}
-
-void Ftl::push_tpage(std::uint32_t tpage) { push_firmware_write(kMapOwner | tpage, kUnmapped); }
+void Ftl::write_tpage(std::uint32_t tpage) { push_firmware_write(kMapOwner | tpage, kUnmapped); }
 
 void Ftl::push_firmware_write(Owner owner, std::uint32_t from, bool rescue) {
   if (!buffer_.reserve_map()) {
@@ -370,29 +291,24 @@ void Ftl::drain_writebacks() {
 
 ReadPlan Ftl::read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
   note_host_activity();
-  MapCache& mc = core_.map_cache;
+  const MapCache& mc = core_.map_cache;
   if (mc.whole_table()) return plan_data(cmd, first, count);
   ReadPlan plan;
   const Lpn end = first + count;
   for (Lpn a = first; a < end;) {
     const std::uint32_t seg = mc.segment_of(a);
     const Lpn b = std::min<Lpn>(end, mc.first_lpn(seg + 1));
-    if (mc.lookup(seg)) {
-      ++core_.stats.map_hits;
+    if (map_.ready_for_read(seg, cmd, a, b - a))
       plan.add(plan_data(cmd, a, b - a));
-    } else {
-      ++core_.stats.map_misses;
-      if (map_load(seg, false)) {
-        plan.add(plan_data(cmd, a, b - a));
-      } else {
-        // Wait for the translation page: queue behind the segment's load.
-        loads_.wait(seg, cmd, a, b - a);
-        ++plan.deferred;
-      }
-    }
+    else
+      ++plan.deferred;
     a = b;
   }
   return plan;
+}
+
+void Ftl::resume_read(std::uint64_t cmd, Lpn first, std::uint32_t count) {
+  listener_->on_read_resumed(cmd, plan_data(cmd, first, count));
 }
 
 ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
@@ -435,7 +351,7 @@ ReadPlan Ftl::plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count) {
       continue;
     }
     if (cur) core_.nand.submit(cur);
-    cur = read_txn(TxnSource::kHostRead, m, kSectorBytes, cmd);
+    cur = core_.read_txn(TxnSource::kHostRead, m, kSectorBytes, cmd);
     cur_block = db;
     cur_page = page;
     ++plan.flash_txns;
@@ -864,10 +780,7 @@ void Ftl::deliver(FlashTxn* t) {
       verify_not_erased(*t);
       const std::uint64_t owner = t->owner;
       core_.txns.put(t);
-      if (owner & kMergeRead)
-        push_tpage(static_cast<std::uint32_t>(owner & ~kMergeRead));
-      else
-        map_loaded(static_cast<std::uint32_t>(owner));
+      map_.on_read_done(owner);
       return;
     }
   }
@@ -884,7 +797,7 @@ std::unique_ptr<FlashTranslation> make_page_mapped_ftl(const FtlParts& p) {
 // What a drive-state snapshot holds of it (sim/state_archive.h): a member
 // left out here is state a run from the snapshot would not have.
 void Ftl::archive(StateArchive& ar) {
-  if (!quiescent() || fast_ || !loads_.empty())
+  if (!quiescent() || fast_ || !map_.idle())
     throw std::logic_error("drive-state snapshot of an FTL that is not quiescent");
   core_.archive(ar);
   buffer_.archive(ar);

@@ -16,7 +16,7 @@
 
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
-#include "ftl/mapping/map_loads.h"
+#include "ftl/mapping/map_traffic.h"
 #include "ftl/namespaces.h"
 #include "ftl/program_ring.h"
 #include "ftl/recovery/fault_injector.h"
@@ -42,7 +42,7 @@ struct FtlParts;
 class Ftl final : public TxnSink,
                   public FlashTranslation,
                   public EventTarget,
-                  public MapUpdater,
+                  public MapTraffic::Client,
                   public RecoveryListener,
                   public FaultInjector::Listener {
  public:
@@ -190,7 +190,6 @@ class Ftl final : public TxnSink,
   // Time the controller spends looking up the mapping of [first, first+count)
   // in its map cache's memory (SRAM/DRAM latency, or HMB round trips).
   Tick map_access_time(Lpn first, std::uint32_t count) const override;
-  void map_update(Lpn lpn) override;
 
   const FtlStats& stats() const override { return core_.stats; }
   const BlockManager& blocks() const { return core_.blocks; }
@@ -268,13 +267,10 @@ class Ftl final : public TxnSink,
   // Reads of pages whose mapping is at hand.
   ReadPlan plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count);
   void push_owner(Owner owner, std::uint32_t version);
-  // Map cache: load a segment (true when it could be added at once), take a
-  // loaded one in, write back a translation page.
-  bool map_load(std::uint32_t seg, bool dirty);
-  void map_insert(std::uint32_t seg, bool dirty);
-  void map_loaded(std::uint32_t seg);
-  void map_writeback(std::uint32_t tpage);
-  void push_tpage(std::uint32_t tpage);
+  // MapTraffic's client: a write-back enters the write buffer; a read that
+  // waited for a map load goes on.
+  void write_tpage(std::uint32_t tpage) override;
+  void resume_read(std::uint64_t cmd, Lpn first, std::uint32_t count) override;
   // Firmware's own writes (translation pages, rebuilt data) take the write
   // buffer's headroom; those that find it full wait here.
   void push_firmware_write(Owner owner, std::uint32_t from, bool rescue = false);
@@ -286,12 +282,10 @@ class Ftl final : public TxnSink,
   // Hands a finished flash operation to the part that issued it.
   void deliver(FlashTxn* txn);
   void verify_not_erased(const FlashTxn& t);
-  // A read of `bytes` from the die-page holding flash slot `where`.
-  FlashTxn* read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
-                     std::uint64_t owner);
 
   FtlCore core_;
-  bool lanes_;  // FDP: a write-buffer lane per reclaim unit handle
+  MapTraffic map_;  // map-cache loads and write-backs (ftl/mapping/map_traffic.h)
+  bool lanes_;      // FDP: a write-buffer lane per reclaim unit handle
   WriteBuffer buffer_;
   ReadRecovery recovery_;
   std::unique_ptr<SlcCache> slc_;
@@ -328,7 +322,6 @@ class Ftl final : public TxnSink,
   void block_failed(std::uint32_t die, std::uint32_t block) override;
   void die_failed(std::uint32_t die) override;
   std::uint32_t min_free_seen_ = 0xFFFFFFFFu;
-  MapLoads loads_;  // map-cache loads in flight, reads waiting for them
   // Firmware writes waiting for buffer room: the owner, and the flash slot
   // its data is copied from (kUnmapped: a translation page, written from the
   // map cache). A copy whose owner moved on meanwhile is dropped.

@@ -40,6 +40,22 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
   refresh_flush_ready();
 }
 
+FlashTxn* FtlCore::read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
+                            std::uint64_t owner) {
+  FlashTxn* t = txns.get();
+  t->op = TxnOp::kRead;
+  t->source = source;
+  t->die = layout.die_of(where);
+  t->block = layout.block_of(where);
+  const BlockInfo& b = blocks.info(t->die, t->block);
+  t->mode = b.mode;
+  t->page = layout.page_of(where);
+  t->bytes = bytes;
+  t->owner = owner;
+  t->block_erases = b.erase_count;
+  return t;
+}
+
 FlashTxn* FtlCore::program_txn(const ProgramUnit& u, TxnSource source, CellMode mode) {
   FlashTxn* t = txns.get();
   t->op = TxnOp::kProgram;

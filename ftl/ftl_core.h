@@ -170,6 +170,10 @@ struct FtlCore : FtlFixed, FtlVolatile {
     const SuperBlockTable& sb = blocks.super_blocks();
     return sb.parity_die(sb.group_of(die), block, pos) == die;
   }
+  // A read of `bytes` from the die-page holding flash slot `where` (not yet
+  // submitted).
+  FlashTxn* read_txn(TxnSource source, std::uint32_t where, std::uint32_t bytes,
+                     std::uint64_t owner);
   // A program of unit `u` (not yet submitted).
   FlashTxn* program_txn(const ProgramUnit& u, TxnSource source, CellMode mode);
   // Allocates the parity unit after rain_due: the stripe's XOR, programmed

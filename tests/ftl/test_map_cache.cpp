@@ -9,6 +9,7 @@
 
 #include "ftl/mapping/map_cache.h"
 #include "ftl/mapping/map_loads.h"
+#include "ftl/mapping/map_traffic.h"
 #include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 #include "host/host_link.h"
@@ -69,6 +70,47 @@ TEST_CASE("reads wait for a map load in order and resume when it arrives", "[ftl
   loads.finish(
       8, [](bool) {}, [&](std::uint64_t cmd, Lpn, std::uint32_t) { resumed.push_back(cmd); });
   CHECK(resumed == std::vector<std::uint64_t>{200});
+}
+
+TEST_CASE("map traffic loads a missing segment and writes back a dirty one it evicts",
+          "[ftl][map]") {
+  // 16 KiB of SRAM: four 4 KiB segments, one per translation page. No
+  // translation page is on flash yet, so every miss loads from controller
+  // memory (a flash load is the drive-level cases' below).
+  auto t = make_drive("configs/drives/test_tlc_1gb.yaml",
+                      {"drive.ftl.map_cache={location: sram, size: 16KiB}"});
+  FtlCore core(t.drive->engine, t.drive->nand, t.drive->ftl_cfg, false);
+  struct Client : MapTraffic::Client {
+    std::vector<std::uint32_t> written;
+    void write_tpage(std::uint32_t tpage) override { written.push_back(tpage); }
+    void resume_read(std::uint64_t, Lpn, std::uint32_t) override { FAIL("no read waits"); }
+  } client;
+  MapTraffic traffic(core, client);
+  const MapCache& mc = core.map_cache;
+  REQUIRE(mc.segments_per_tpage() == 1);
+  const Lpn per_seg = mc.first_lpn(1);
+  const FtlStats& s = core.stats;
+
+  traffic.map_update(0);  // a miss, loaded dirty
+  traffic.map_update(1);  // the same segment: a hit
+  CHECK(s.map_misses == 1);
+  CHECK(s.map_hits == 1);
+  CHECK(s.map_memory_loads == 1);
+  CHECK(s.map_reads == 0);
+  // Reads of three more segments fill the cache, clean.
+  for (std::uint32_t seg = 1; seg <= 3; ++seg)
+    CHECK(traffic.ready_for_read(seg, seg, seg * per_seg, 1));
+  CHECK(traffic.idle());
+  CHECK(client.written.empty());
+  // A fifth segment evicts the least recently used, the dirty one: its
+  // translation page is written back.
+  CHECK(traffic.ready_for_read(4, 4, 4 * per_seg, 1));
+  CHECK(client.written == std::vector<std::uint32_t>{mc.tpage_of_segment(0)});
+  CHECK(s.map_writebacks == 1);
+  // Evicting a clean one writes nothing.
+  CHECK(traffic.ready_for_read(5, 5, 5 * per_seg, 1));
+  CHECK(client.written.size() == 1);
+  CHECK(s.map_misses == 6);
 }
 
 TEST_CASE("a map-cache hit costs no flash read of the map", "[ftl][map]") {
