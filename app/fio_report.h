@@ -7,8 +7,10 @@
 // statistic (docs/FIO.md lists them).
 #pragma once
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "app/drive.h"
 #include "app/runner.h"
@@ -35,6 +37,23 @@ nlohmann::ordered_json fio_job_json(const FioWorkload& fio, const std::string& p
 // streams append, as fio's jobs do, so that clones sharing a log all land
 // in it). Throws OutputError.
 void prepare_fio_outputs(const FioWorkload& fio);
+
+// A key of fio.json (or of the job file as run) as declared: fio's name,
+// unit and meaning. The output is written from the same tables.
+struct FioKeyDoc {
+  const char* name;
+  const char* unit;
+  const char* description;
+};
+struct FioBlockDoc {
+  const char* path;  // where the block's keys sit ("[]": each member of an array)
+  const char* description;
+  std::vector<FioKeyDoc> keys;  // in the order they are written
+};
+std::vector<FioBlockDoc> fio_blocks();
+
+// `ssdtwin metrics`: a section per block, one line per key.
+void print_fio_keys(std::FILE* out);
 
 void write_fio_results(const std::string& out_dir, const Drive& drive, const FioWorkload& fio,
                        const RunReport& report, FioOutputFormat format);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "app/block_metrics.h"
+#include "app/fio_report.h"
 #include "app/metric_json.h"
 #include "app/report_procedures.h"
 #include "app/timeseries_columns.h"
@@ -609,6 +610,7 @@ void print_metrics(std::FILE* out) {
                "(\"[]\": one row per member)\n");
   print_block_metrics(out);
   print_timeseries_columns(out);
+  print_fio_keys(out);
 }
 
 }  // namespace ssdtwin

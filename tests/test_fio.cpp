@@ -577,6 +577,90 @@ TEST_CASE("fio fsync, fdatasync and end_fsync are counted in fio.json's sync blo
         r->drive.drive->timing.of(CellMode::kTlc).program_time(0));
 }
 
+namespace {
+
+std::vector<std::string> declared(const std::string& path) {
+  for (const FioBlockDoc& b : fio_blocks()) {
+    if (b.path != path) continue;
+    std::vector<std::string> names;
+    for (const FioKeyDoc& k : b.keys) names.emplace_back(k.name);
+    return names;
+  }
+  FAIL("no block " << path);
+  return {};
+}
+
+std::vector<std::string> keys_of(const Json& j) {
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  return keys;
+}
+
+// A latency statistic leaves out what it has no data for: its keys are
+// the declared ones in order, some perhaps missing.
+bool in_declared_order(const std::vector<std::string>& keys, const std::vector<std::string>& all) {
+  auto at = all.begin();
+  for (const std::string& k : keys) {
+    at = std::find(at, all.end(), k);
+    if (at == all.end()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "fio.json's keys are declared once, each with a unit and a description, and the output has "
+    "exactly the declared keys in their order") {
+  const std::vector<FioBlockDoc> blocks = fio_blocks();
+  REQUIRE(blocks.size() >= 6);
+  for (const FioBlockDoc& b : blocks) {
+    INFO(b.path);
+    CHECK(std::string(b.description).size() > 0);
+    REQUIRE(!b.keys.empty());
+    std::set<std::string> names;
+    for (const FioKeyDoc& k : b.keys) {
+      INFO(k.name);
+      CHECK(std::string(k.unit).size() > 0);
+      CHECK(std::string(k.description).size() > 0);
+      CHECK(names.insert(k.name).second);
+    }
+  }
+
+  // Mixed, trimmed, grouped and cloned jobs, lat_percentiles, json+ bins.
+  const std::string out = temp_dir("declared");
+  const auto r = run_fio(source_path("tests/fio/structure.fio"), out);
+  const Json j = fio_json(*r->drive.drive, r->fio, r->report, FioOutputFormat::kJsonPlus);
+  CHECK(keys_of(j) == declared("fio.json"));
+  const std::vector<std::string> lat = declared(
+      "fio.json jobs[].*.slat_ns|clat_ns|lat_ns, "
+      "jobs[].sync.lat_ns");
+  std::set<std::string> lat_seen;
+  auto check_lat = [&](const Json& l) {
+    CHECK(in_declared_order(keys_of(l), lat));
+    for (const std::string& k : keys_of(l)) lat_seen.insert(k);
+  };
+  REQUIRE(j["jobs"].size() == 5);
+  for (const Json& job : j["jobs"]) {
+    CHECK(keys_of(job) == declared("fio.json jobs[]"));
+    for (const char* dir : {"read", "write", "trim"}) {
+      CHECK(keys_of(job[dir]) == declared("fio.json jobs[].read|write|trim"));
+      for (const char* l : {"slat_ns", "clat_ns", "lat_ns"}) check_lat(job[dir][l]);
+    }
+    CHECK(keys_of(job["sync"]) == declared("fio.json jobs[].sync"));
+    check_lat(job["sync"]["lat_ns"]);
+  }
+  CHECK(lat_seen == std::set<std::string>(lat.begin(), lat.end()));
+  REQUIRE(j["disk_util"].size() == 1);
+  CHECK(keys_of(j["disk_util"][0]) == declared("fio.json disk_util[]"));
+
+  const Json file = fio_job_json(r->fio, "structure.fio");
+  CHECK(keys_of(file) == declared("summary.json config.workload (a run of an fio job file)"));
+  REQUIRE(file["jobs"].size() == 4);
+  for (const Json& job : file["jobs"])
+    CHECK(keys_of(job) == declared("summary.json config.workload.jobs[]"));
+}
+
 TEST_CASE(
     "fio zonemode=strided: zonesize bytes per zone, then zonerange + zoneskip further on, "
     "wrapping") {
