@@ -16,6 +16,8 @@ Json metric_json(const MetricValue& m) {
       return Json(m.i != 0);
     case MetricValue::Kind::kList:
       return Json(m.list);
+    case MetricValue::Kind::kReals:
+      return Json(m.reals);
     case MetricValue::Kind::kText:
       return Json(m.text);
     case MetricValue::Kind::kCounts: {

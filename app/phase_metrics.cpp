@@ -609,6 +609,7 @@ void print_metrics(std::FILE* out) {
                "\nPer-phase blocks: summary.json phases[] only, when they apply "
                "(\"[]\": one row per member)\n");
   print_block_metrics(out);
+  print_procedure_metrics(out);
   print_timeseries_columns(out);
   print_fio_keys(out);
 }

@@ -12,19 +12,52 @@
 //   until_steady                                  the round that reached steady state
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "app/drive.h"
 #include "app/runner.h"
 #include "sim/chart.h"
+#include "sim/metric.h"
 
 namespace ssdtwin {
 
 // Per-interval IOPS of a phase (all ops), full intervals only: the phase's
 // last, partial interval is a drain, not a measurement.
 std::vector<double> interval_iops(const PhaseReport& p);
+
+// What a procedure's metric is read from: a phase (its own blocks), the run
+// (a block over phases) or a row of such a block (the run and the row's phase).
+struct ProcedureView {
+  const RunReport* run;
+  const PhaseReport* phase;
+};
+
+using ProcedureMetric = MetricDef<ProcedureView>;
+
+// One block of procedure results. Its keys are declared once, in the order
+// summary.json writes them; a family (one row per phase) declares each key
+// once and the writer supplies the rows.
+struct ProcedureBlock {
+  // Dotted; "" puts the keys in the phase's own object, a trailing "[]" makes
+  // an array of rows and a trailing "{}" an object of rows by sweep name.
+  std::string path;
+  const char* description;
+  std::vector<ProcedureMetric> metrics;
+  bool (*applies)(const ProcedureView& v) = nullptr;  // nullptr: a family with rows
+  std::vector<const PhaseReport*> (*rows)(const RunReport& r) = nullptr;  // nullptr: one object
+};
+
+// A phase's blocks (summary.json phases[]) and the run's (summary.json's
+// top level), in report order.
+const std::vector<ProcedureBlock>& procedure_phase_blocks();
+const std::vector<ProcedureBlock>& procedure_run_blocks();
+
+// `ssdtwin metrics`: a section per block, one line per metric.
+void print_procedure_metrics(std::FILE* out);
 
 // Adds the phase's blocks: device_qd_peak always; latency_over_time,
 // bandwidth, steady_state and role when the phase asks for them.

@@ -27,7 +27,17 @@ inline double round_decimals(double v, int decimals) {
 // (a fill-curve figure of a phase that is not a fill); kNull: it applies but
 // has no value (write amplification of a phase that wrote nothing).
 struct MetricValue {
-  enum class Kind : std::uint8_t { kAbsent, kNull, kInt, kReal, kBool, kList, kText, kCounts };
+  enum class Kind : std::uint8_t {
+    kAbsent,
+    kNull,
+    kInt,
+    kReal,
+    kBool,
+    kList,
+    kText,
+    kCounts,
+    kReals
+  };
   using Counts = std::vector<std::pair<std::string, std::uint64_t>>;
   Kind kind = Kind::kAbsent;
   std::uint64_t i = 0;
@@ -35,6 +45,7 @@ struct MetricValue {
   std::vector<std::uint64_t> list;  // kList: a small histogram (summary.json only)
   std::string text;                 // kText: a name from the configuration (a file, a mode)
   Counts counts;                    // kCounts: counts keyed by what the run met (a trace's devices)
+  std::vector<double> reals;        // kReals: a figure per interval or round (summary.json only)
 
   static MetricValue absent() { return {}; }
   static MetricValue null() { return with(Kind::kNull); }
@@ -56,6 +67,11 @@ struct MetricValue {
   static MetricValue of_list(std::vector<std::uint64_t> v) {
     MetricValue m = with(Kind::kList);
     m.list = std::move(v);
+    return m;
+  }
+  static MetricValue of_reals(std::vector<double> v) {
+    MetricValue m = with(Kind::kReals);
+    m.reals = std::move(v);
     return m;
   }
   static MetricValue of_text(std::string v) {

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +19,7 @@
 #include "app/block_metrics.h"
 #include "app/compare.h"
 #include "app/config_params.h"
+#include "app/report_procedures.h"
 #include "app/timeseries_columns.h"
 
 using namespace ssdtwin;
@@ -371,7 +374,8 @@ TEST_CASE(
   CHECK(text.str() == ssdtwin::config_markdown());
 }
 
-// ---- Declared statistics (app/phase_metrics.h, app/block_metrics.h) ----
+// ---- Declared statistics (app/phase_metrics.h, app/block_metrics.h,
+// app/report_procedures.h) ----
 
 TEST_CASE("metrics: each key of a phase's blocks is declared once, with a unit and a description",
           "[app][metrics]") {
@@ -419,5 +423,136 @@ TEST_CASE("metrics: `ssdtwin metrics` lists each block, its keys and their units
   check_contains(
       r.out, {"write_amplification", "durability:", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
               "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99",
-              "timeseries.csv:", "free_blocks_per_die", "power_w"});
+              "timeseries.csv:", "free_blocks_per_die", "power_w",
+              "phases[].steady_state:", "window_line_change_iops",
+              "load_curve.peaks{}:", "recovery.phases[]:", "noisy_neighbor[]:", "read_p99_9_us"});
+}
+
+TEST_CASE(
+    "metrics: each key of a procedure's blocks is declared once, with a unit and a description",
+    "[app][metrics]") {
+  for (const auto* blocks : {&procedure_phase_blocks(), &procedure_run_blocks()}) {
+    REQUIRE(!blocks->empty());
+    for (const ProcedureBlock& b : *blocks) {
+      INFO(b.path);
+      const char last = b.path.empty() ? ' ' : b.path.back();
+      CHECK((last == ']' || last == '}') == (b.rows != nullptr));  // a family has rows
+      CHECK((b.applies != nullptr || b.rows != nullptr));
+      std::set<std::string> names;
+      for (const ProcedureMetric& m : b.metrics) {
+        INFO(m.name);
+        CHECK(names.insert(m.name).second);
+        CHECK(std::string(m.unit) != "");
+        CHECK(std::string(m.description) != "");
+      }
+    }
+  }
+}
+
+namespace {
+
+// The declared keys of the block at `path` in `blocks`.
+std::vector<std::string> declared(const std::vector<ProcedureBlock>& blocks,
+                                  const std::string& path) {
+  for (const ProcedureBlock& b : blocks)
+    if (b.path == path) {
+      std::vector<std::string> names;
+      for (const ProcedureMetric& m : b.metrics) names.push_back(m.name);
+      return names;
+    }
+  FAIL("no block " << path);
+  return {};
+}
+
+std::vector<std::string> keys(const nlohmann::ordered_json& j) {
+  std::vector<std::string> k;
+  for (const auto& item : j.items()) k.push_back(item.key());
+  return k;
+}
+
+// Whether `sub` is `all` with some keys left out, in the same order.
+bool in_order(const std::vector<std::string>& sub, const std::vector<std::string>& all) {
+  std::size_t i = 0;
+  for (const std::string& k : all)
+    if (i < sub.size() && sub[i] == k) ++i;
+  return i == sub.size();
+}
+
+}  // namespace
+
+TEST_CASE("metrics: a procedure run writes exactly the declared keys, in declared order",
+          "[app][metrics][e2e]") {
+  const fs::path dir = scratch_dir();
+  spit(dir / "w.yaml", R"(workload:
+  name: procedures
+  seed: 1
+  timeseries: {interval: 100ms}
+  phases:
+    - {name: fob, role: fob, rw: randwrite, bs: 4KiB, iodepth: 8, size: 64MB, runtime: 200ms}
+    - {name: fill, precondition: true, fast: true, rw: write, bs: 128KiB, io_size: 100%}
+    - {name: degrade, role: degrade, rw: randwrite, bs: 4KiB, iodepth: 8, runtime: 2s,
+       until_steady: {round: 200ms, rounds: 3, tolerance: 50%}}
+    - {name: steady, role: steady, rw: randwrite, bs: 4KiB, iodepth: 8, size: 64MB, runtime: 200ms}
+    - {name: recovered, role: recovered, rw: randwrite, bs: 4KiB, iodepth: 8, size: 64MB,
+       runtime: 200ms}
+    - {name: lat, rw: randread, bs: 4KiB, iodepth: 4, runtime: 300ms, report: latency}
+    - {name: seq, rw: write, bs: 128KiB, iodepth: 8, size: 32MB, io_size: 64MB, report: bandwidth}
+    - {name: qd, rw: randread, bs: 4KiB, iodepth: [1, 4], runtime: 100ms, report: qd_sweep}
+    - {name: sz, rw: read, bs: [16KiB, 64KiB], iodepth: 4, size: 16MB, io_size: 16MB,
+       report: size_sweep}
+    - {name: lc, rw: randread, bs: 4KiB, iodepth: 16, size: 5%, runtime: 200ms,
+       load_curve: {steps: [50, 100]}}
+    - name: nn
+      report: noisy_neighbor
+      jobs:
+        - {name: a, rw: randread, bs: 4KiB, iodepth: 2, runtime: 200ms}
+        - {name: b, rw: randwrite, bs: 4KiB, iodepth: 8, runtime: 200ms}
+)");
+  const Result r = run_ssdtwin("run -q --charts none --drive " + std::string(SSDTWIN_SOURCE_DIR) +
+                               "/configs/drives/test_tlc_1gb.yaml --workload " +
+                               (dir / "w.yaml").string() + " --out " + (dir / "out").string());
+  REQUIRE(r.status == 0);
+  const auto summary = nlohmann::ordered_json::parse(slurp(dir / "out" / "summary.json"));
+
+  // A phase's blocks: in order, and between them every declared key but
+  // slope_tolerance (only an fio job's test differs in slope) appears.
+  const std::vector<ProcedureBlock>& phase_blocks = procedure_phase_blocks();
+  std::map<std::string, std::set<std::string>> seen;
+  for (const auto& p : summary["phases"]) {
+    CHECK(p.contains("device_qd_peak"));
+    const std::string name = p["name"];
+    CHECK(p.contains("role") ==
+          (name == "fob" || name == "degrade" || name == "steady" || name == "recovered"));
+    for (const ProcedureBlock& b : phase_blocks) {
+      if (b.path.empty() || !p.contains(b.path)) continue;
+      INFO(name << " " << b.path);
+      CHECK(in_order(keys(p[b.path]), declared(phase_blocks, b.path)));
+      for (const std::string& k : keys(p[b.path])) seen[b.path].insert(k);
+    }
+    if (p.contains("role")) seen[""].insert("role");
+    seen[""].insert("device_qd_peak");
+  }
+  for (const ProcedureBlock& b : phase_blocks)
+    for (const ProcedureMetric& m : b.metrics)
+      if (m.name != "slope_tolerance") CHECK(seen[b.path].count(m.name));
+
+  // The run's blocks: every row holds exactly the declared keys.
+  const std::vector<ProcedureBlock>& run_blocks = procedure_run_blocks();
+  const auto rows_of = [&](const std::string& path) { return declared(run_blocks, path); };
+  for (const char* path : {"qd_sweep", "size_sweep", "noisy_neighbor"}) {
+    INFO(path);
+    REQUIRE(summary.contains(path));
+    CHECK(!summary[path].empty());
+    for (const auto& row : summary[path]) CHECK(keys(row) == rows_of(std::string(path) + "[]"));
+  }
+  for (const auto& row : summary["load_curve"]["steps"])
+    CHECK(keys(row) == rows_of("load_curve.steps[]"));
+  REQUIRE(summary["load_curve"]["peaks"].contains("lc"));
+  CHECK(keys(summary["load_curve"]["peaks"]["lc"]) == rows_of("load_curve.peaks{}"));
+  std::vector<std::string> recovery = rows_of("recovery");
+  recovery.push_back("phases");
+  CHECK(keys(summary["recovery"]) == recovery);
+  CHECK(summary["recovery"]["phases"].size() == 4);
+  for (const auto& row : summary["recovery"]["phases"])
+    CHECK(keys(row) == rows_of("recovery.phases[]"));
 }
