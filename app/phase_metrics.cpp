@@ -9,6 +9,7 @@
 #include "app/block_metrics.h"
 #include "app/metric_json.h"
 #include "app/report_procedures.h"
+#include "app/run_metrics.h"
 #include "app/timeseries_columns.h"
 #include "power/power_config.h"
 #include "sim/csv.h"
@@ -608,6 +609,7 @@ void print_metrics(std::FILE* out) {
                "\nPer-phase blocks: summary.json phases[] only, when they apply "
                "(\"[]\": one row per member)\n");
   print_block_metrics(out);
+  print_run_metrics(out);
   print_timeseries_columns(out);
 }
 

@@ -27,7 +27,17 @@ inline double round_decimals(double v, int decimals) {
 // (a fill-curve figure of a phase that is not a fill); kNull: it applies but
 // has no value (write amplification of a phase that wrote nothing).
 struct MetricValue {
-  enum class Kind : std::uint8_t { kAbsent, kNull, kInt, kReal, kBool, kList, kText, kCounts };
+  enum class Kind : std::uint8_t {
+    kAbsent,
+    kNull,
+    kInt,
+    kReal,
+    kBool,
+    kList,
+    kText,
+    kCounts,
+    kJson
+  };
   using Counts = std::vector<std::pair<std::string, std::uint64_t>>;
   Kind kind = Kind::kAbsent;
   std::uint64_t i = 0;
@@ -35,6 +45,8 @@ struct MetricValue {
   std::vector<std::uint64_t> list;  // kList: a small histogram (summary.json only)
   std::string text;                 // kText: a name from the configuration (a file, a mode)
   Counts counts;                    // kCounts: counts keyed by what the run met (a trace's devices)
+  // kJson (in `text`): a document the run was given (its resolved configuration, its --set
+  // list), kept as JSON text: sim/ does not depend on the JSON library.
 
   static MetricValue absent() { return {}; }
   static MetricValue null() { return with(Kind::kNull); }
@@ -63,12 +75,17 @@ struct MetricValue {
     m.text = std::move(v);
     return m;
   }
+  static MetricValue of_json(std::string v) {
+    MetricValue m = with(Kind::kJson);
+    m.text = std::move(v);
+    return m;
+  }
   static MetricValue of_counts(Counts v) {
     MetricValue m = with(Kind::kCounts);
     m.counts = std::move(v);
     return m;
   }
-  // A metrics.csv cell: empty when absent, null, a list, text or counts; booleans as 0/1;
+  // A metrics.csv cell: empty when absent, null, a list, text, counts or JSON; booleans as 0/1;
   // reals in the shortest form that reads back exactly.
   std::string csv() const;
 
