@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "app/metric_json.h"
+#include "app/sweep_keys.h"
 #include "ftl/zoned_ftl.h"
 
 namespace ssdtwin {
@@ -435,15 +436,12 @@ void add_run_blocks(const RunView& v, RunPlace place, Json& j) {
       put_at(j, b.path, std::move(block));
       continue;
     }
-    Json rows = Json::array();
-    for (std::size_t i = 0, n = b.rows(v); i < n; ++i) {
+    const Json rows = metric_rows(b.metrics, b.rows(v), [&v](std::size_t k) {
       RunView row = v;
-      row.row = i;
-      Json o = Json::object();
-      add_metrics(b.metrics, row, o);
-      rows.push_back(std::move(o));
-    }
-    put_at(j, b.path.substr(0, b.path.size() - 2), std::move(rows));
+      row.row = k;
+      return row;
+    });
+    put_at(j, b.path.substr(0, b.path.size() - 2), rows);
   }
 }
 
@@ -488,6 +486,7 @@ void print_run_metrics(std::FILE* out) {
       std::fprintf(out, "  %-42s %-11s %s%s\n", m.name.c_str(), m.unit, m.description,
                    m.wall ? " (wall time: differs run to run)" : "");
   }
+  print_sweep_keys(out);
 }
 
 }  // namespace ssdtwin

@@ -82,8 +82,8 @@ const std::vector<PhaseFamily>& phase_families();
 // Adds each family that applies to the phase's JSON object `j`.
 void add_phase_families(const PhaseView& v, nlohmann::ordered_json& j);
 
-// `ssdtwin metrics`: the phase header, the phase families and a section per
-// run block, one line per key.
+// `ssdtwin metrics`: the phase header, the phase families, a section per run
+// block and the sweep plan's tables (app/sweep_keys.h), one line per key.
 void print_run_metrics(std::FILE* out);
 
 }  // namespace ssdtwin

@@ -18,6 +18,7 @@
 #include "app/compare.h"
 #include "app/config_params.h"
 #include "app/run_metrics.h"
+#include "app/sweep_keys.h"
 #include "app/timeseries_columns.h"
 
 using namespace ssdtwin;
@@ -578,4 +579,41 @@ TEST_CASE("metrics: a run's summary.json has the declared run-level keys, in dec
   CHECK(model.at("zoned").at("errors").contains("zone_is_full"));
   CHECK(!z.contains("verify"));
   CHECK(!z.contains("power_cuts"));
+}
+
+TEST_CASE("metrics: a sweep plan's keys are declared once, and sweep.json has them in order",
+          "[app][metrics][sweep]") {
+  std::set<std::string> paths;
+  for (const SweepTable& t : sweep_tables()) {
+    INFO(t.path);
+    CHECK(paths.insert(t.path).second);
+    CHECK(std::string(t.description) != "");
+    check_declared(t.keys);
+  }
+  const SweepPlan plan =
+      plan_sweep(std::string(SSDTWIN_SOURCE_DIR) + "/tests/sweeps/slurm_small.yaml", 100);
+  REQUIRE(plan.points.size() == 4);
+  const auto table = [](const std::string& path) -> const std::vector<SweepKey>& {
+    for (const SweepTable& t : sweep_tables())
+      if (t.path == path) return t.keys;
+    FAIL("no sweep table " << path);
+    return sweep_tables().front().keys;
+  };
+  const nlohmann::ordered_json j = sweep_plan_json(plan);
+  CHECK(keys_of(j) == declared_keys(table("sweep.json")));
+  CHECK(keys_of(j.at("slurm")).size() == 4);
+  REQUIRE(j.at("axes").size() == 2);
+  for (const auto& a : j.at("axes")) CHECK(keys_of(a) == declared_keys(table("axes[]")));
+  REQUIRE(j.at("points").size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(keys_of(j.at("points").at(i)) == declared_keys(table("points[]")));
+    CHECK(j.at("points").at(i) == sweep_point_json(plan, i));  // point.json holds the same
+  }
+  // The policies' points share a preconditioning: a group each, every point in one.
+  CHECK(j.at("groups").size() == 2);
+  CHECK(j.at("points").at(0).at("group").get<int>() >= 0);
+  // What the plan writes reads back whole.
+  const fs::path dir = scratch_dir();
+  write_plan(plan, dir.string());
+  CHECK(sweep_plan_json(read_plan(dir.string())) == j);
 }
