@@ -20,6 +20,8 @@ Json metric_json(const MetricValue& m) {
       return Json(m.reals);
     case MetricValue::Kind::kText:
       return Json(m.text);
+    case MetricValue::Kind::kJson:
+      return Json::parse(m.text);
     case MetricValue::Kind::kCounts: {
       Json o = Json::object();  // {} when nothing was counted
       for (const auto& [key, n] : m.counts) o[key] = n;

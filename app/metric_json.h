@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/metric.h"
@@ -25,6 +26,20 @@ void add_metrics(const std::vector<MetricDef<Source>>& table, const Source& src,
     const MetricValue val = m.value(src, m.arg);
     if (val.kind != MetricValue::Kind::kAbsent) put_at(j, m.name, metric_json(val));
   }
+}
+
+// A family's rows as an array: row k an object of `table`'s metrics that
+// apply to `row_of(k)`.
+template <class Source, class RowOf>
+nlohmann::ordered_json metric_rows(const std::vector<MetricDef<Source>>& table, std::size_t n,
+                                   RowOf row_of) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (std::size_t k = 0; k < n; ++k) {
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
+    add_metrics(table, row_of(k), row);
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 }  // namespace ssdtwin

@@ -10,6 +10,7 @@
 #include "app/fio_report.h"
 #include "app/metric_json.h"
 #include "app/report_procedures.h"
+#include "app/run_metrics.h"
 #include "app/timeseries_columns.h"
 #include "power/power_config.h"
 #include "sim/csv.h"
@@ -610,6 +611,7 @@ void print_metrics(std::FILE* out) {
                "(\"[]\": one row per member)\n");
   print_block_metrics(out);
   print_procedure_metrics(out);
+  print_run_metrics(out);
   print_timeseries_columns(out);
   print_fio_keys(out);
 }

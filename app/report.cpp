@@ -15,8 +15,10 @@
 #include <stdexcept>
 
 #include "app/block_metrics.h"
+#include "app/metric_json.h"
 #include "app/phase_metrics.h"
 #include "app/report_procedures.h"
+#include "app/run_metrics.h"
 #include "app/timeseries_columns.h"
 #include "ftl/zoned_ftl.h"
 #include "sim/chart.h"
@@ -35,84 +37,22 @@ double peak_rss_mib() {
 
 namespace {
 
-// "50us", "1ms": a threshold as a summary.json key.
-std::string time_label(Tick t) {
-  if (t % kMs == 0) return std::to_string(t / kMs) + "ms";
-  if (t % kUs == 0) return std::to_string(t / kUs) + "us";
-  return std::to_string(t) + "ns";
-}
-
 PhaseView view(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
   return PhaseView{drive, w, p, to_seconds(p.result.end - p.result.start)};
 }
 
-// Share of each op's IOs that completed within each configured bound
-// (workload latency_thresholds): keyed by the bound, so not a fixed metric.
-void add_share_under(const PhaseResult& r, const std::vector<Tick>& thresholds, Json& j) {
-  for (int op = 0; op < PhaseResult::kOps; ++op) {
-    const LatencyHistogram& h = r.latency[op];
-    if (h.count() == 0) continue;
-    Json under;
-    for (const Tick t : thresholds) under[time_label(t)] = round_decimals(h.share_below(t), 6);
-    j[kOpNames[op]]["share_under"] = under;
-  }
-}
-
-// The zoned FTL's layout and its device-side counters over the run.
-Json zoned_drive_json(const ZonedFtl& z) {
-  const ZonedConfig& c = z.layout();
-  const ZoneStats& s = z.zone_stats();
-  Json j;
-  j["zones"] = c.zones;
-  j["zone_size_bytes"] = c.zone_slots * kSectorBytes;
-  j["zone_capacity_bytes"] = c.capacity_slots * kSectorBytes;
-  j["max_open_zones"] = c.max_open;
-  j["max_active_zones"] = c.max_active;
-  j["stripe_dies"] = c.stripe_dies;
-  j["die_blocks_per_zone"] = std::uint64_t{c.blocks_per_die} * c.stripe_dies;
-  const std::pair<const char*, std::uint64_t> counts[] = {{"appends", s.appends},
-                                                          {"implicit_opens", s.implicit_opens},
-                                                          {"explicit_opens", s.explicit_opens},
-                                                          {"implicit_closes", s.implicit_closes},
-                                                          {"closes", s.closes},
-                                                          {"finishes", s.finishes},
-                                                          {"resets", s.resets},
-                                                          {"reset_erases", s.reset_erases}};
-  for (const auto& [key, n] : counts) j[key] = n;
-  Json errors = Json::object();
-  for (std::size_t k = 1; k < kCmdStatuses; ++k)
-    errors[cmd_status_name(static_cast<CmdStatus>(k))] = s.errors[k];
-  j["errors"] = errors;
-  return j;
-}
-
 Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
-  const PhaseSpec& s = *p.spec;
+  const PhaseView v = view(drive, w, p);
   Json j;
-  j["name"] = s.name;
-  j["precondition"] = s.precondition;
-  j["rw"] = rw_kind_name(s.rw);
-  j["bs"] = s.bs;
-  j["iodepth"] = s.iodepth;
-  j["offset"] = s.offset;
-  j["span"] = s.span;
-  j["idle_after_seconds"] = to_seconds(s.idle_after);
-  j["fast"] = s.fast;
+  add_metrics(phase_header_metrics(), v, j);
   // Every counter and figure of the phase, from the metrics table.
-  add_phase_metrics(view(drive, w, p), j);
-  add_share_under(p.result, w.latency_thresholds, j);
-  if (p.has_power) {  // the power.stateN_s times by the drive's names for its states
-    Json by_name = Json::object();
-    const auto& states = drive.power_cfg->states;
-    for (std::size_t s = 0; s < states.size(); ++s)
-      by_name[states[s].name] = to_seconds(p.power_after.states.time_in_state[s] -
-                                           p.power_before.states.time_in_state[s]);
-    j["power"]["time_in_state_s"] = by_name;
-  }
+  add_phase_metrics(v, j);
+  // share_under per op, and power.time_in_state_s: keys the configuration names.
+  add_phase_families(v, j);
   // The durability, trace, jobs, namespaces and fdp blocks, from their
   // tables (time_in_state_s, above, goes inside the power object: the
   // phase's keys keep their order).
-  add_block_metrics(view(drive, w, p), j);
+  add_block_metrics(v, j);
   add_procedure_phase_json(p, j);
   return j;
 }
@@ -121,112 +61,24 @@ Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p)
 
 Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunReport& report,
                   const RunMeta& meta) {
+  std::optional<VerifySummary> verify;
+  if (meta.verify) verify = verify_summary(drive, report);
+  // The wall times count up to now: this file is written last.
+  const RunView v{drive,
+                  workload,
+                  report,
+                  meta,
+                  SSDTWIN_VERSION,  // the CMake project's version
+                  std::chrono::steady_clock::now(),
+                  verify ? &*verify : nullptr};
   Json j;
-  j["ssdtwin_version"] = SSDTWIN_VERSION;  // the CMake project's version
-  j["drive"] = drive.name;
-  j["workload"] = workload.name;
-  j["drive_file"] = meta.drive_file;
-  j["workload_file"] = meta.workload_file;
-  j["overrides"] = meta.overrides;
-  Json d;
-  d["raw_bytes"] = drive.geo.raw_bytes();
-  d["user_bytes"] = drive.user_bytes();
-  // A zoned namespace's LBA space is larger than what its zones hold: the
-  // spare flash is over what the zones can take.
-  const ZonedConfig& zc = drive.ftl_cfg.zoned;
-  const std::uint64_t holds = drive.translation->zoned()
-                                  ? std::uint64_t{zc.zones} * zc.capacity_slots * kSectorBytes
-                                  : drive.user_bytes();
-  d["over_provisioning"] =
-      (static_cast<double>(drive.geo.raw_bytes()) - static_cast<double>(holds)) /
-      static_cast<double>(holds);
-  d["dies"] = drive.geo.dies();
-  d["host_link"] = drive.hif_cfg.link.description;
-  d["link_payload_mb_per_s"] = drive.hif_cfg.link.payload_bytes_per_s() / 1e6;
-  d["device_queue_slots"] = drive.hif_cfg.device_slots;
-  if (drive.ftl) {
-    d["map_cache_whole_table"] = drive.ftl->map_cache_whole_table();
-    const BlockManager& bm = drive.ftl->blocks();
-    std::uint64_t spares = 0;
-    for (std::uint32_t die = 0; die < bm.dies(); ++die) spares += bm.spare_blocks(die);
-    d["bad_blocks"] = bm.bad_blocks();
-    d["spare_blocks_left"] = spares;
-    d["unreplaced_bad_blocks"] = bm.unreplaced_bad_blocks();
-    d["error_model"] = drive.errors ? Json(true) : Json(false);
-    d["map_lookup_ns"] = drive.ftl_cfg.map.access_time;
-  } else {
-    d["error_model"] = drive.errors ? Json(true) : Json(false);
-  }
-  if (const auto* z = dynamic_cast<const ZonedFtl*>(drive.translation.get()))
-    d["zoned"] = zoned_drive_json(*z);
-  j["drive_model"] = d;
-
-  std::uint64_t host_ios = 0;
-  for (const auto& p : report.phases)
-    for (int op = 0; op < PhaseResult::kOps; ++op) host_ios += p.result.ios[op];
-  Json run;
-  // Wall time of the whole command and its parts: building the drive,
-  // simulating, writing the results (up to this file, written last). The
-  // rates below are of the simulation alone.
-  const auto now = std::chrono::steady_clock::now();
-  const double write_seconds =
-      meta.write_started ? std::chrono::duration<double>(now - *meta.write_started).count() : 0.0;
-  run["build_seconds"] = meta.build_seconds;
-  run["simulate_seconds"] = report.wall_seconds;
-  run["write_seconds"] = write_seconds;
-  run["wall_seconds"] = meta.started ? std::chrono::duration<double>(now - *meta.started).count()
-                                     : meta.build_seconds + report.wall_seconds + write_seconds;
-  run["events"] = report.events;
-  run["events_per_wall_second"] =
-      report.wall_seconds > 0 ? static_cast<double>(report.events) / report.wall_seconds : 0.0;
-  run["sim_seconds"] = to_seconds(report.sim_end);
-  run["host_ios"] = host_ios;
-  run["host_ios_per_wall_second"] =
-      report.wall_seconds > 0 ? static_cast<double>(host_ios) / report.wall_seconds : 0.0;
-  run["peak_rss_mib"] = peak_rss_mib();
-  run["ftl_table_mib"] =
-      drive.ftl ? static_cast<double>(drive.ftl->table_bytes()) / (1 << 20) : 0.0;
-  if (!report.failure.empty()) run["failure"] = report.failure;
-  j["run"] = run;
-  if (meta.verify) {
-    const VerifySummary v = verify_summary(drive, report);
-    j["verify"] = Json{{"passed", v.passed()},
-                       {"checks", v.checks},
-                       {"wrong_data", v.wrong_data},
-                       {"reads_failed", v.reads_failed},
-                       {"power_cut_pages_lost", v.cut_pages_lost},
-                       {"power_cut_loss_allowed", v.cut_loss_allowed}};
-  }
+  add_run_blocks(v, RunPlace::kBeforePhases, j);
   Json phases = Json::array();
   for (const auto& p : report.phases) phases.push_back(phase_json(drive, workload, p));
   j["phases"] = phases;
-  if (!report.power_cuts.empty()) {
-    Json cuts = Json::array();
-    for (const PowerCutReport& c : report.power_cuts)
-      cuts.push_back(Json{{"at_s", to_seconds(c.at)},
-                          {"phase", c.phase},
-                          {"plp_flush_held", c.account.protected_cut},
-                          {"plp_flush_s", to_seconds(c.account.flush_time)},
-                          {"pages_volatile_at_cut", c.account.volatile_pages},
-                          {"pages_on_failed_flash", c.account.failed_pages},
-                          {"pages_lost", c.recovery.lost_pages},
-                          {"programs_interrupted", c.account.interrupted_programs},
-                          {"paired_pages_corrupted", c.account.corrupted_pages},
-                          {"pages_scanned", c.recovery.pages_scanned},
-                          {"map_pages_read", c.recovery.map_pages_read},
-                          {"pages_replayed", c.recovery.replayed_pages},
-                          {"blocks_reclaimed", c.recovery.blocks_reclaimed},
-                          {"recovery_s", to_seconds(c.recovery.recovery_time)}});
-    j["power_cuts"] = cuts;
-  }
-  // The review procedure's figures, at the top level for quick reading.
-  for (std::size_t i = 0; i < report.phases.size(); ++i)
-    if (phases[i].contains("fill")) j["fill"] = phases[i]["fill"];
+  add_run_blocks(v, RunPlace::kAfterPhases, j);
   add_procedure_summary_json(report, j);
-  Json cfg;
-  cfg["drive"] = Json::parse(meta.drive_resolved_json);
-  cfg["workload"] = Json::parse(meta.workload_resolved_json);
-  j["config"] = cfg;
+  add_run_blocks(v, RunPlace::kLast, j);
   return j;
 }
 

@@ -26,6 +26,7 @@
 #include "app/compare.h"
 #include "app/phase_metrics.h"
 #include "app/run_inputs.h"
+#include "app/sweep_keys.h"
 #include "host/workload/axes.h"
 #include "sim/chart.h"
 #include "sim/config.h"
@@ -250,20 +251,6 @@ std::set<std::string> check_points(const SweepPlan& plan, const std::string& swe
   return phases;
 }
 
-Json point_json(const SweepPlan& plan, std::size_t i) {
-  const SweepPoint& p = plan.points[i];
-  Json j;
-  j["index"] = i;
-  Json axes = Json::object();
-  for (std::size_t a = 0; a < plan.axes.size(); ++a) axes[plan.axes[a].key] = p.values[a];
-  j["axes"] = axes;
-  j["drive"] = p.drive;
-  j["workload"] = p.workload;
-  j["sets"] = p.sets;
-  j["group"] = p.group;
-  return j;
-}
-
 }  // namespace
 
 std::vector<const ParamSection*> sweep_param_sections() {
@@ -455,39 +442,7 @@ SweepPlan plan_sweep(const std::string& sweep_file, std::size_t max_points) {
 }
 
 void write_plan(const SweepPlan& plan, const std::string& dir) {
-  Json j;
-  j["name"] = plan.name;
-  j["file"] = plan.file;
-  Json axes = Json::array();
-  for (const SweepAxis& a : plan.axes) {
-    Json with = Json::array();
-    for (const auto& [key, values] : a.with) with.push_back(Json{{"key", key}, {"values", values}});
-    axes.push_back(Json{{"key", a.key}, {"values", a.values}, {"with", with}, {"name", a.name}});
-  }
-  j["axes"] = axes;
-  j["metrics"] = plan.metrics;
-  j["phases"] = plan.phases;
-  Json charts = Json::array();
-  for (const SweepChart& c : plan.charts)
-    charts.push_back(Json{{"metrics", c.metrics},
-                          {"x", c.x},
-                          {"lines", c.lines},
-                          {"phase", c.phase},
-                          {"title", c.title},
-                          {"file", c.file}});
-  j["charts"] = charts;
-  j["point_charts"] = plan.point_charts;
-  j["slurm"] = Json{{"partition", plan.slurm.partition},
-                    {"time", plan.slurm.time},
-                    {"account", plan.slurm.account},
-                    {"extra", plan.slurm.extra}};
-  Json groups = Json::array();
-  for (const SweepGroup& g : plan.groups)
-    groups.push_back(Json{{"drive", g.drive}, {"workload", g.workload}, {"sets", g.sets}});
-  j["groups"] = groups;
-  Json points = Json::array();
-  for (std::size_t i = 0; i < plan.points.size(); ++i) points.push_back(point_json(plan, i));
-  j["points"] = points;
+  const Json j = sweep_plan_json(plan);
   fs::create_directories(dir);
   write_output_file((fs::path(dir) / "sweep.json").string(), j.dump(1) + "\n");
 }
@@ -620,7 +575,7 @@ bool ensure_state(const std::string& dir, const SweepPlan& plan, int g, const st
 
 // point.json as a point's folder holds it: what the point ran.
 std::string point_text(const SweepPlan& plan, std::size_t i) {
-  return point_json(plan, i).dump(1) + "\n";
+  return sweep_point_json(plan, i).dump(1) + "\n";
 }
 
 // Finished: the run's summary.json is there, for the same point.

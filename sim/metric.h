@@ -36,7 +36,8 @@ struct MetricValue {
     kList,
     kText,
     kCounts,
-    kReals
+    kReals,
+    kJson
   };
   using Counts = std::vector<std::pair<std::string, std::uint64_t>>;
   Kind kind = Kind::kAbsent;
@@ -46,6 +47,8 @@ struct MetricValue {
   std::string text;                 // kText: a name from the configuration (a file, a mode)
   Counts counts;                    // kCounts: counts keyed by what the run met (a trace's devices)
   std::vector<double> reals;        // kReals: a figure per interval or round (summary.json only)
+  // kJson (in `text`): a document the run was given (its resolved configuration, its --set
+  // list), kept as JSON text: sim/ does not depend on the JSON library.
 
   static MetricValue absent() { return {}; }
   static MetricValue null() { return with(Kind::kNull); }
@@ -79,12 +82,17 @@ struct MetricValue {
     m.text = std::move(v);
     return m;
   }
+  static MetricValue of_json(std::string v) {
+    MetricValue m = with(Kind::kJson);
+    m.text = std::move(v);
+    return m;
+  }
   static MetricValue of_counts(Counts v) {
     MetricValue m = with(Kind::kCounts);
     m.counts = std::move(v);
     return m;
   }
-  // A metrics.csv cell: empty when absent, null, a list, text or counts; booleans as 0/1;
+  // A metrics.csv cell: empty when absent, null, a list, text, counts or JSON; booleans as 0/1;
   // reals in the shortest form that reads back exactly.
   std::string csv() const;
 

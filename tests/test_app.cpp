@@ -20,6 +20,8 @@
 #include "app/compare.h"
 #include "app/config_params.h"
 #include "app/report_procedures.h"
+#include "app/run_metrics.h"
+#include "app/sweep_keys.h"
 #include "app/timeseries_columns.h"
 
 using namespace ssdtwin;
@@ -420,12 +422,36 @@ TEST_CASE("metrics: `ssdtwin metrics` lists each block, its keys and their units
           "[app][metrics][e2e]") {
   const Result r = run_ssdtwin("metrics");
   REQUIRE(r.status == 0);
-  check_contains(
-      r.out, {"write_amplification", "durability:", "trace:", "jobs[]:", "namespaces[]:", "fdp:",
-              "fdp.handles[]:", "events.media_reallocated", "queue_delay_us.read.p99",
-              "timeseries.csv:", "free_blocks_per_die", "power_w",
-              "phases[].steady_state:", "window_line_change_iops",
-              "load_curve.peaks{}:", "recovery.phases[]:", "noisy_neighbor[]:", "read_p99_9_us"});
+  check_contains(r.out, {"write_amplification",
+                         "durability:",
+                         "trace:",
+                         "jobs[]:",
+                         "namespaces[]:",
+                         "fdp:",
+                         "fdp.handles[]:",
+                         "events.media_reallocated",
+                         "queue_delay_us.read.p99",
+                         "timeseries.csv:",
+                         "free_blocks_per_die",
+                         "power_w",
+                         "Phase header:",
+                         "read.share_under.*",
+                         "power.time_in_state_s.*",
+                         "drive_model:",
+                         "drive_model.zoned:",
+                         "run:",
+                         "verify:",
+                         "power_cuts[]:",
+                         "config:",
+                         "ssdtwin_version",
+                         "pages_lost",
+                         "errors.zone_is_full",
+                         "phases[].steady_state:",
+                         "window_line_change_iops",
+                         "load_curve.peaks{}:",
+                         "recovery.phases[]:",
+                         "noisy_neighbor[]:",
+                         "read_p99_9_us"});
 }
 
 TEST_CASE(
@@ -555,4 +581,178 @@ TEST_CASE("metrics: a procedure run writes exactly the declared keys, in declare
   CHECK(summary["recovery"]["phases"].size() == 4);
   for (const auto& row : summary["recovery"]["phases"])
     CHECK(keys(row) == rows_of("recovery.phases[]"));
+}
+
+// ---- The run-level keys (app/run_metrics.h) ----
+
+namespace {
+
+template <class Source>
+void check_declared(const std::vector<MetricDef<Source>>& table) {
+  std::set<std::string> names;
+  for (const MetricDef<Source>& m : table) {
+    INFO(m.name);
+    CHECK(names.insert(m.name).second);
+    CHECK(std::string(m.unit) != "");
+    CHECK(std::string(m.description) != "");
+  }
+}
+
+// The keys of `o`, in order.
+std::vector<std::string> keys_of(const nlohmann::ordered_json& o) {
+  std::vector<std::string> k;
+  for (const auto& item : o.items()) k.push_back(item.key());
+  return k;
+}
+
+// The declared keys of `table` directly under its block (the first part of
+// a dotted name), in order, once each.
+template <class Source>
+std::vector<std::string> declared_keys(const std::vector<MetricDef<Source>>& table) {
+  std::vector<std::string> k;
+  for (const MetricDef<Source>& m : table) {
+    const std::string first = m.name.substr(0, m.name.find('.'));
+    if (k.empty() || k.back() != first) k.push_back(first);
+  }
+  return k;
+}
+
+const RunBlock& run_block(const std::string& path, RunPlace place) {
+  for (const RunBlock& b : run_blocks())
+    if (b.path == path && b.place == place) return b;
+  FAIL("no run block " << path);
+  return run_blocks().front();
+}
+
+nlohmann::ordered_json run_summary(const std::string& drive, const std::string& workload,
+                                   const fs::path& out, const std::string& extra = "") {
+  const std::string src = SSDTWIN_SOURCE_DIR;
+  const Result r =
+      run_ssdtwin("run -q --drive " + src + "/configs/drives/" + drive + " --workload " + src +
+                  "/configs/workloads/" + workload + " --out " + out.string() + " " + extra);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  return nlohmann::ordered_json::parse(slurp(out / "summary.json"));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "metrics: each run-level key and phase header key is declared once, with a unit and "
+    "a description",
+    "[app][metrics]") {
+  check_declared(phase_header_metrics());
+  for (const PhaseFamily& f : phase_families()) {
+    check_declared(f.metrics);
+    for (const MetricDef<PhaseRow>& m : f.metrics) {
+      INFO(m.name);
+      const std::size_t star = m.name.find('*');
+      REQUIRE(star != std::string::npos);  // where the row's key goes
+      CHECK(m.name.find('*', star + 1) == std::string::npos);
+    }
+  }
+  REQUIRE(!run_blocks().empty());
+  std::set<std::string> paths;
+  for (const RunBlock& b : run_blocks()) {
+    INFO(b.path);
+    CHECK(std::string(b.description) != "");
+    const bool array = b.path.size() > 2 && b.path.compare(b.path.size() - 2, 2, "[]") == 0;
+    CHECK(array == (b.rows != nullptr));
+    check_declared(b.metrics);
+    // Two blocks at one path would write the same keys twice.
+    if (!b.path.empty()) CHECK(paths.insert(b.path).second);
+  }
+  // The top level's own keys: declared once over all its blocks.
+  std::set<std::string> top;
+  for (const RunBlock& b : run_blocks())
+    for (const std::string& k : declared_keys(b.metrics))
+      if (b.path.empty()) CHECK(top.insert(k).second);
+}
+
+TEST_CASE("metrics: a run's summary.json has the declared run-level keys, in declared order",
+          "[app][metrics][e2e]") {
+  const fs::path dir = scratch_dir();
+  // Power cuts turn verification on: the verify and power_cuts blocks.
+  const auto j = run_summary("test_tlc_1gb.yaml", "power_cuts.yaml", dir / "cuts",
+                             "--set workload.phases.4.runtime=200ms");
+  std::vector<std::string> expected = declared_keys(run_block("", RunPlace::kBeforePhases).metrics);
+  for (const char* k : {"drive_model", "run", "verify", "phases", "power_cuts", "config"})
+    expected.push_back(k);
+  CHECK(keys_of(j) == expected);
+  CHECK(j.at("overrides") == nlohmann::ordered_json::array({"workload.phases.4.runtime=200ms"}));
+  // A page-mapped drive: every drive_model key, no zoned block.
+  CHECK(keys_of(j.at("drive_model")) ==
+        declared_keys(run_block("drive_model", RunPlace::kBeforePhases).metrics));
+  std::vector<std::string> run_keys =
+      declared_keys(run_block("run", RunPlace::kBeforePhases).metrics);
+  run_keys.pop_back();  // failure: only a run that stopped early has one
+  CHECK(keys_of(j.at("run")) == run_keys);
+  CHECK(keys_of(j.at("verify")) ==
+        declared_keys(run_block("verify", RunPlace::kBeforePhases).metrics));
+  CHECK(j.at("verify").at("passed") == true);
+  REQUIRE(j.at("power_cuts").size() == 3);  // the workload's three cuts, a row each
+  for (const auto& row : j.at("power_cuts"))
+    CHECK(keys_of(row) == declared_keys(run_block("power_cuts[]", RunPlace::kAfterPhases).metrics));
+  CHECK(keys_of(j.at("config")) == declared_keys(run_block("config", RunPlace::kLast).metrics));
+  // Each phase opens with its header, in declared order.
+  const std::vector<std::string> header = declared_keys(phase_header_metrics());
+  for (const auto& phase : j.at("phases")) {
+    const std::vector<std::string> k = keys_of(phase);
+    REQUIRE(k.size() > header.size());
+    CHECK(std::vector<std::string>(k.begin(), k.begin() + static_cast<long>(header.size())) ==
+          header);
+  }
+  // A bound of the workload's latency_thresholds (default 20us..): a key per bound.
+  const auto& churn = j.at("phases").at(1);
+  CHECK(churn.at("read").at("share_under").contains("20us"));
+  CHECK(churn.at("write").at("share_under").contains("1ms"));
+
+  // A zoned drive adds its layout and counters inside drive_model, and no page FTL keys.
+  const auto z = run_summary("test_zns_2gb.yaml", "zns_open_zones.yaml", dir / "zns",
+                             "--set workload.phases.0.io_size=64MiB");
+  const auto& model = z.at("drive_model");
+  CHECK(!model.contains("bad_blocks"));
+  CHECK(keys_of(model).back() == "zoned");
+  CHECK(keys_of(model.at("zoned")) ==
+        declared_keys(run_block("drive_model.zoned", RunPlace::kBeforePhases).metrics));
+  CHECK(model.at("zoned").at("errors").contains("zone_is_full"));
+  CHECK(!z.contains("verify"));
+  CHECK(!z.contains("power_cuts"));
+}
+
+TEST_CASE("metrics: a sweep plan's keys are declared once, and sweep.json has them in order",
+          "[app][metrics][sweep]") {
+  std::set<std::string> paths;
+  for (const SweepTable& t : sweep_tables()) {
+    INFO(t.path);
+    CHECK(paths.insert(t.path).second);
+    CHECK(std::string(t.description) != "");
+    check_declared(t.keys);
+  }
+  const SweepPlan plan =
+      plan_sweep(std::string(SSDTWIN_SOURCE_DIR) + "/tests/sweeps/slurm_small.yaml", 100);
+  REQUIRE(plan.points.size() == 4);
+  const auto table = [](const std::string& path) -> const std::vector<SweepKey>& {
+    for (const SweepTable& t : sweep_tables())
+      if (t.path == path) return t.keys;
+    FAIL("no sweep table " << path);
+    return sweep_tables().front().keys;
+  };
+  const nlohmann::ordered_json j = sweep_plan_json(plan);
+  CHECK(keys_of(j) == declared_keys(table("sweep.json")));
+  CHECK(keys_of(j.at("slurm")).size() == 4);
+  REQUIRE(j.at("axes").size() == 2);
+  for (const auto& a : j.at("axes")) CHECK(keys_of(a) == declared_keys(table("axes[]")));
+  REQUIRE(j.at("points").size() == 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(keys_of(j.at("points").at(i)) == declared_keys(table("points[]")));
+    CHECK(j.at("points").at(i) == sweep_point_json(plan, i));  // point.json holds the same
+  }
+  // The policies' points share a preconditioning: a group each, every point in one.
+  CHECK(j.at("groups").size() == 2);
+  CHECK(j.at("points").at(0).at("group").get<int>() >= 0);
+  // What the plan writes reads back whole.
+  const fs::path dir = scratch_dir();
+  write_plan(plan, dir.string());
+  CHECK(sweep_plan_json(read_plan(dir.string())) == j);
 }
