@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "ftl/address.h"
-#include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
 #include "ftl/streams.h"
 #include "ftl/translation.h"
@@ -22,8 +21,10 @@ class FdpPlacement {
   // Adds each handle's host stream and, for a persistently isolated one,
   // its own GC stream to `streams` (handle 0 writes the default host stream,
   // so a drive with one handle writes as without FDP).
-  void configure(const FdpConfig& c, std::uint64_t pages, std::uint32_t dies,
-                 std::uint32_t die_blocks, StreamTable& streams);
+  // `persistent`: per handle, whether it is persistently isolated.
+  void configure(const std::vector<bool>& persistent, std::uint64_t reclaim_unit_slots,
+                 std::uint64_t pages, std::uint32_t dies, std::uint32_t die_blocks,
+                 StreamTable& streams);
   bool enabled() const { return !handle_.empty(); }
   // [fixed] The stream handle `h`'s host data is written into.
   Stream host_stream(PlacementHandle h) const {

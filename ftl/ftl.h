@@ -16,7 +16,7 @@
 
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
-#include "ftl/mapping/map_traffic.h"
+#include "ftl/map_traffic.h"
 #include "ftl/namespaces.h"
 #include "ftl/program_ring.h"
 #include "ftl/recovery/fault_injector.h"
@@ -284,7 +284,7 @@ class Ftl final : public TxnSink,
   void verify_not_erased(const FlashTxn& t);
 
   FtlCore core_;
-  MapTraffic map_;  // map-cache loads and write-backs (ftl/mapping/map_traffic.h)
+  MapTraffic map_;  // map-cache loads and write-backs (ftl/map_traffic.h)
   bool lanes_;      // FDP: a write-buffer lane per reclaim unit handle
   WriteBuffer buffer_;
   ReadRecovery recovery_;

@@ -32,7 +32,8 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {
     StreamTable t;
-    fdp.configure(c.fdp, c.user_bytes / kSectorBytes, geo.dies(), geo.die_blocks(), t);
+    fdp.configure(c.fdp.persistent, c.fdp.reclaim_unit_slots, c.user_bytes / kSectorBytes,
+                  geo.dies(), geo.die_blocks(), t);
     blocks.set_streams(t);
     counts_owners = true;
   }

@@ -7,9 +7,9 @@
 #include <string>
 #include <utility>
 
+#include "ftl/map_traffic.h"
 #include "ftl/mapping/map_cache.h"
 #include "ftl/mapping/map_loads.h"
-#include "ftl/mapping/map_traffic.h"
 #include "ftl/mapping/mapping_table.h"
 #include "ftl_test_support.h"
 #include "host/host_link.h"

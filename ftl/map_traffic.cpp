@@ -1,4 +1,4 @@
-#include "ftl/mapping/map_traffic.h"
+#include "ftl/map_traffic.h"
 
 namespace ssdtwin {
 
