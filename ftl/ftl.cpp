@@ -31,15 +31,13 @@ Ftl::Ftl(EventEngine& engine, NandArray& nand, const FtlConfig& cfg, bool verify
       slc_(std::make_unique<SlcCache>(core_)),
       relocation_(std::make_unique<RelocationEngine>(core_, *slc_, make_gc_policy(cfg.gc_policy))),
       gc_(std::make_unique<GarbageCollector>(core_, *relocation_)),
+      flush_(core_, *slc_, *relocation_),
       idle_flush_(engine, this, kIdleFlush),
       idle_(core_, this, kHostIdle, slc_->enabled()),
       faults_(core_, recovery_, *this),
       programs_(cfg.write_buffer_slots + kMapHeadroom) {
   nand.set_sink(this);
   core_.map_updater = &map_;
-  starved_ = DieSet(core_.geo.dies());
-  smallest_unit_ =
-      slc_->enabled() ? std::min(slc_->unit_slots(), core_.unit_slots) : core_.unit_slots;
   recovery_.set_listener(this);
 }
 
@@ -82,7 +80,7 @@ inline bool Ftl::flush_due(bool pad) const {
   const std::uint32_t valid = buffer_.valid_entries();
   if (valid == 0) return false;
   if (pad) return true;
-  const std::uint32_t need = std::max(smallest_unit(), flush_need_);
+  const std::uint32_t need = flush_.need();
   if (!lanes()) return valid >= need;
   for (std::uint32_t k = 0; k < buffer_.lanes(); ++k)
     if (buffer_.valid_entries(k) >= need) return true;
@@ -171,7 +169,7 @@ void Ftl::trim(Lpn first, std::uint32_t count) {
       changed = false;
     }
   }
-  reopen_all_dies();  // a larger dynamic SLC budget may open the cache again
+  flush_.reopen_all();  // a larger dynamic SLC budget may open the cache again
 }
 
 bool Ftl::quiescent() const {
@@ -228,7 +226,7 @@ void Ftl::persist_fast_map() {
 }
 
 void Ftl::resume_after_fast() {
-  reopen_all_dies();
+  flush_.reopen_all();
   // Dies left short of erased blocks (or with an SLC cache to fold) pick up
   // where the state-only writes left them.
   for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
@@ -365,74 +363,22 @@ bool Ftl::pick_flush(bool pad, FlushChoice& out) {
   // the buffer, and a finished one leaves the ring only behind every older
   // one. One program held back on a die (a survivor of a failed die, its
   // reads rebuilding the group first) keeps the ring from draining while the
-  // other dies go on: no more programs start until it finishes, when a
-  // completion calls again (deliver clears flush_need_).
-  if (programs_.full()) {
-    flush_need_ = UINT32_MAX;
-    return false;
-  }
-  // No die to visit (every die's queue full, as after the unit a program's
-  // completion let in): the search below would find none.
-  if (!core_.flush_ready.any_outside(starved_)) {
-    flush_need_ = UINT32_MAX;
-    return false;
-  }
-  std::uint32_t need = UINT32_MAX;
-  // FDP: the lane comes first (every handle writes native units): a unit
-  // holds one handle's data, in the handle's stream.
-  std::uint32_t lane = 0;
-  Stream host_stream = Stream::kHost;
-  if (lanes()) {
-    lane = pick_lane(core_.unit_slots, pad);
-    if (lane == UINT32_MAX) {
-      flush_need_ = core_.unit_slots;
-      return false;
-    }
-    host_stream = core_.fdp.host_stream(lane);
-  }
-  // Round-robin over the dies that can take another program (the others
-  // would be skipped first thing).
-  const std::uint32_t smallest = smallest_unit();
-  const std::uint32_t d = core_.flush_ready.find_from(next_die_, starved_, [&](std::uint32_t die) {
-    const HostTarget target = slc_->host_target(die);
-    if (target == HostTarget::kWait) return false;
-    const bool native = target == HostTarget::kNative;
-    const std::uint32_t unit = native ? core_.unit_slots : slc_->unit_slots();
-    // While GC collects on a die short of erased blocks, the host takes no
-    // more space there than the collection has freed. (Tested before the
-    // block check, which it does not depend on: under sustained random
-    // writes it turns away most of the dies visited.) A die whose credit
-    // covers no unit, whichever its target, stays turned away until its
-    // GC or an operation of it moves on (starved_).
-    if (relocation_->host_waits(die, unit)) {
-      if (!core_.pacing.covers(die, smallest)) starved_.set(die, true);
-      return false;
-    }
-    // A die out of erased blocks for the host stays so until an operation
-    // of it completes or its GC is called: skipped till then (starved_),
-    // unless an SLC cache may turn it to another target meanwhile (its
-    // room depends on the whole drive's state).
-    if (native && !core_.blocks.can_allocate(die, host_stream, core_.pages_per_program)) {
-      if (!slc_->enabled()) starved_.set(die, true);
-      return false;
-    }
-    // A partial unit waits for more data unless this is an idle flush.
-    if ((lanes() ? buffer_.valid_entries(lane) : buffer_.valid_entries()) < unit && !pad) {
-      need = std::min(need, unit);
-      return false;
-    }
-    out = FlushChoice{die, target, unit, lane};
-    return true;
-  });
-  if (d != DieSet::kNone) {
-    next_die_ = (d + 1) % core_.geo.dies();
-    flush_need_ = 0;
-    return true;
-  }
-  // Dies change state only when an operation completes (which clears this):
-  // until then, only more buffered data can make a die eligible.
-  flush_need_ = need;
-  return false;
+  // other dies go on: no more programs start until it finishes.
+  return flush_.pick(
+      pad, programs_.full(),
+      [&](FlushScheduler::Source& src) {
+        if (!lanes()) {
+          src.buffered = buffer_.valid_entries();
+          return true;
+        }
+        // FDP: a unit holds one handle's data, in the handle's stream.
+        const std::uint32_t lane = pick_lane(core_.unit_slots, pad);
+        if (lane == UINT32_MAX) return false;
+        src =
+            FlushScheduler::Source{lane, core_.fdp.host_stream(lane), buffer_.valid_entries(lane)};
+        return true;
+      },
+      out);
 }
 
 void Ftl::try_flush(bool pad) {
@@ -531,7 +477,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   core_.take_due_parity(*unit, stream, mode, pool, submit_parity);
   note_free(c.die);
   gc_->check(c.die);
-  starved_.set(c.die, false);
+  flush_.reopen(c.die);
 }
 
 std::uint32_t Ftl::min_free_blocks_seen() const {
@@ -563,7 +509,7 @@ void Ftl::on_event(std::uint32_t kind, std::uint64_t arg) {
   }
   if (kind == kHostIdle) {
     idle_.fired(arg, [&] {
-      reopen_all_dies();
+      flush_.reopen_all();
       for (std::uint32_t d = 0; d < core_.geo.dies(); ++d) gc_->check(d);
     });
     return;
@@ -663,7 +609,7 @@ void Ftl::rewrite_page(std::uint32_t die, std::uint32_t block, std::uint32_t pag
 void Ftl::reclaim_block(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }
 
 void Ftl::reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on) {
-  starved_.set(die, false);  // a victim taken up may pay the host at once
+  flush_.reopen(die);  // a victim taken up may pay the host at once
   gc_->reclaim(die, block, power_on);
 }
 
@@ -725,8 +671,7 @@ void Ftl::die_failed(std::uint32_t die) {
 void Ftl::block_failed(std::uint32_t die, std::uint32_t block) { reclaim_on(die, block); }
 
 void Ftl::deliver(FlashTxn* t) {
-  flush_need_ = 0;
-  starved_.set(t->die, false);
+  flush_.on_completion(t->die);
   switch (t->source) {
     case TxnSource::kHostRead: {
       verify_not_erased(*t);
@@ -770,7 +715,7 @@ void Ftl::deliver(FlashTxn* t) {
         const std::uint32_t width = core_.cfg.rain_span_dies;
         if (width)
           for (std::uint32_t d = t->die / width * width; d < (t->die / width + 1) * width; ++d)
-            starved_.set(d, false);
+            flush_.reopen(d);
         gc_->on_erase_done(t);
       }
       // A die with fewer queued operations or new free blocks may take host data.
@@ -804,8 +749,8 @@ void Ftl::archive(StateArchive& ar) {
   recovery_.archive(ar);
   relocation_->archive(ar);
   gc_->archive(ar);
-  ar.pods(next_die_, flush_need_, last_write_, min_free_seen_, map_unpersisted_);
-  if (ar.loading()) starved_.clear();  // rebuilt by the next scans
+  flush_.archive(ar);
+  ar.pods(last_write_, min_free_seen_, map_unpersisted_);
   // The idle timers pending at the snapshot (sim/timer.h keeps when each
   // fires and the order they were armed in).
   idle_flush_.archive(ar);

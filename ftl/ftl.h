@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "ftl/flush_scheduler.h"
 #include "ftl/ftl_core.h"
 #include "ftl/idle_watch.h"
 #include "ftl/map_traffic.h"
@@ -216,12 +217,7 @@ class Ftl final : public TxnSink,
 
  private:
   enum Kind : std::uint32_t { kIdleFlush, kHostIdle, kGcMovesReady };
-  struct FlushChoice {
-    std::uint32_t die;
-    HostTarget target;
-    std::uint32_t unit_slots;
-    std::uint32_t lane = 0;  // the write-buffer lane (FDP handle) it takes
-  };
+  using FlushChoice = FlushScheduler::Choice;
   // FDP: one write-buffer lane per reclaim unit handle (else one lane).
   bool lanes() const { return lanes_; }
   std::uint32_t lane_of(Owner o) const {
@@ -250,15 +246,12 @@ class Ftl final : public TxnSink,
   // The oldest waiting entry of the buffer was overwritten while it waited.
   bool front_stale() const;
   // A search for a die may flush: data buffered and, unless padding, at
-  // least the smallest unit and what the last search found missing
-  // (`flush_need_`; tested here, not in pick_flush: most calls stop at it).
+  // least what the scheduler needs (tested here, not in its search: most
+  // calls stop at it).
   bool flush_due(bool pad) const;
   // try_flush(false) on the write path, which calls it for every page: the
   // tests that nearly always end it, inline.
   void flush_if_ready();
-  // The fewest slots a host program takes: an SLC unit or a native one
-  // (fixed by the geometry and the SLC config: set at construction).
-  std::uint32_t smallest_unit() const { return smallest_unit_; }
   bool pick_flush(bool pad, FlushChoice& out);
   void flush_unit(const FlushChoice& c);
   void arm_idle_flush();
@@ -292,24 +285,10 @@ class Ftl final : public TxnSink,
   std::unique_ptr<RelocationEngine> relocation_;  // every GC decision
   std::unique_ptr<GarbageCollector> gc_;          // its timed executor
   std::unique_ptr<FastWriter> fast_;
+  FlushScheduler flush_;  // which die takes the next unit (ftl/flush_scheduler.h)
   bool map_unpersisted_ =
       false;  // fast writes mapped pages whose translation pages are not on flash
   FtlListener* listener_ = nullptr;
-  std::uint32_t next_die_ = 0;
-  std::uint32_t flush_need_ = 0;  // buffered pages below which no die can take a unit
-  std::uint32_t smallest_unit_ = 0;
-  // Dies starved of GC pacing credit (none covers a host unit of any size
-  // while pacing holds them) or, with no SLC cache, of erased blocks for the
-  // host: pick_flush skips them until something on the die changes (an
-  // operation of it completes, its GC is called, or a drive-wide change),
-  // which under sustained random writes saves most of its visits.
-  // Derived state, rebuilt by the scans: not in snapshots.
-  DieSet starved_;
-  // Every die may take host data again (a drive-wide change).
-  void reopen_all_dies() {
-    flush_need_ = 0;
-    starved_.clear();
-  }
   // GC empties a block at risk (or, `power_on`, one recovery found partly
   // written or emptied).
   void reclaim_on(std::uint32_t die, std::uint32_t block, bool power_on = false);

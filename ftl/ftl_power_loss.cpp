@@ -278,7 +278,7 @@ RecoveryReport Ftl::recover(const DurableImage& img) {
       ++rep.blocks_reclaimed;
     }
   }
-  reopen_all_dies();  // pacing and blocks were rebuilt
+  flush_.reopen_all();  // pacing and blocks were rebuilt
   // Dies below their GC trigger collect now: one at its reserve cannot
   // program host data, so no completion would ever start its GC.
   for (std::uint32_t d = 0; d < geo.dies(); ++d) gc_->check(d);
