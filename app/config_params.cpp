@@ -3,7 +3,7 @@
 #include "app/drive.h"
 #include "app/sweep.h"
 #include "ftl/controller.h"
-#include "ftl/ftl_config.h"
+#include "ftl/ftl_params.h"
 #include "ftl/mapping/map_cache.h"
 #include "ftl/namespaces.h"
 #include "ftl/recovery/power_loss.h"
@@ -35,7 +35,7 @@ const std::vector<const ParamSection*>& config_sections() {
     add(ArbitrationConfig::params());
     add(sata_param_sections());
     add({&ControllerConfig::params()});
-    add(FtlConfig::params());
+    add(ftl_params());
     add({&MapCacheConfig::params()});
     add({&PowerLossConfig::params()});
     add(Namespaces::params());

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "ftl/ftl_kinds.h"
+#include "ftl/ftl_params.h"
 #include "sim/config.h"
 #include "sim/output_file.h"
 #include "sim/params.h"
@@ -53,8 +54,8 @@ Drive::Drive(const Params& root, bool verify, std::unique_ptr<ErrorModel> given_
       nand(engine, geo, timing),
       errors(given_errors ? std::move(given_errors) : make_error_model(root.map("nand"))),
       hif_cfg(HostIfConfig::from_config(root.map("host"))),
-      ftl_cfg(FtlConfig::from_config(root, geo, timing.of(CellMode::kSlc).present,
-                                     hif_cfg.hmb_round_trip)),
+      ftl_cfg(
+          read_ftl_config(root, geo, timing.of(CellMode::kSlc).present, hif_cfg.hmb_round_trip)),
       translation(make_ftl(ftl_cfg.kind, FtlParts{engine, nand, ftl_cfg, verify, errors.get()})),
       ftl(page_mapped(*translation)),
       namespaces(Namespaces::from_config(root, ftl_cfg.user_bytes, ftl_cfg.fdp.handles())),
@@ -112,8 +113,9 @@ constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
 // 2: mapping tables stored plus one; 3: map cache by slot; 4: flash writes by
 // namespace; 5: NAND suspend counts; 6: idle timers with their arm order
 // (sim/timer.h); 7: FDP's placement state (each page's handle, reclaim units'
-// fill, the handles each erase unit holds).
-constexpr std::uint32_t kSnapshotVersion = 7;
+// fill, the handles each erase unit holds); 8: GC pacing with the relocation
+// engine's state.
+constexpr std::uint32_t kSnapshotVersion = 8;
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

@@ -83,7 +83,7 @@ class FlushScheduler {
           // credit covers no unit, whichever its target, stays turned away
           // until its GC or an operation of it moves on.
           if (relocation_.host_waits(die, unit)) {
-            if (!core_.pacing.covers(die, smallest_)) starved_.set(die, true);
+            if (!relocation_.pacing().covers(die, smallest_)) starved_.set(die, true);
             return false;
           }
           // A die out of erased blocks for the host stays so until an operation

@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include "ftl/drive_failure.h"
-#include "ftl/ftl_kinds.h"
 #include "ftl/gc/garbage_collector.h"
 #include "ftl/gc/relocation_engine.h"
 #include "ftl/precondition/fast_writer.h"
@@ -473,7 +472,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   t->owner = programs_.started(first_entry);
   core_.nand.submit(t);
   core_.host_program_started(c.die);
-  core_.pacing.host_programmed(c.die, unit->slots, relocation_->paced(c.die));
+  relocation_->pacing().host_programmed(c.die, unit->slots, relocation_->paced(c.die));
   core_.take_due_parity(*unit, stream, mode, pool, submit_parity);
   note_free(c.die);
   gc_->check(c.die);

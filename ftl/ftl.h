@@ -35,7 +35,6 @@ class GarbageCollector;
 class RelocationEngine;
 class SlcCache;
 enum class HostTarget : std::uint8_t;
-struct FtlParts;
 
 // The page-mapped FTL (`ftl.kind: page_mapped`).
 // TxnSink first: the flash array's completion call (once per transaction)

@@ -1,4 +1,5 @@
-// FTL and controller-memory parameters read from the drive config.
+// FTL and controller-memory parameters read from the drive config
+// (ftl/ftl_params.h reads them).
 #pragma once
 
 #include <cstdint>
@@ -6,7 +7,6 @@
 #include <vector>
 
 #include "ftl/mapping/map_cache.h"
-#include "ftl/recovery/power_loss.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
@@ -33,6 +33,24 @@ struct SlcCacheConfig {
   Tick fold_idle = 0;
   // Fold while host writes go on, once a die's cache is full.
   bool fold_while_writing = false;
+};
+
+// Power loss and recovery (ftl/recovery/power_loss.h): power-loss
+// protection, and the map checkpoints recovery starts from.
+struct PowerLossConfig {
+  bool protection = false;  // capacitors (PLP)
+  Tick hold_up = 0;         // what the capacitors hold the drive up for
+  bool paired_page_protection = false;
+  Tick boot_time = 0;  // firmware start before the rebuild
+  // Map checkpoints: after this many bytes of host writes the firmware
+  // writes the translation pages changed since the last one (0: none, and
+  // recovery scans every programmed page). Recovery then reads the map and
+  // scans only the blocks programmed since the last checkpoint.
+  std::uint64_t checkpoint_every = 0;
+
+  // ftl.power_loss
+  static PowerLossConfig from_config(const ConfigNode& node);
+  static const ParamSection& params();  // its keys, declared (sim/params.h)
 };
 
 // The controller's ECC and what the firmware does when a read fails it
@@ -173,16 +191,6 @@ struct FtlConfig {
   BadBlockConfig bad_blocks;
   PowerLossConfig power_loss;
   ZonedConfig zoned;  // kind zoned only
-
-  // `drive` is the drive root, read through its section (the drive's,
-  // app/drive.cpp); reads user_capacity, controller.* and ftl.*;
-  // `slc_timing_present`: whether nand.timing has an slc block.
-  // `hmb_round_trip`: time to fetch a map entry over the host link (0: no HMB possible).
-  static FtlConfig from_config(const Params& drive, const Geometry& geo, bool slc_timing_present,
-                               Tick hmb_round_trip);
-  // Its keys, declared (sim/params.h): the controller's ECC, the NAND's bad blocks and ftl.* but
-  // the map cache.
-  static std::vector<const ParamSection*> params();
 };
 
 }  // namespace ssdtwin

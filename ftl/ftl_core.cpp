@@ -26,8 +26,7 @@ FtlCore::FtlCore(EventEngine& e, NandArray& n, const FtlConfig& c, bool verify)
              factory_bad_blocks(geo, c.bad_blocks)),
       map(c.user_bytes / kSectorBytes, geo.total_slots(), c.map.entries_per_tpage()),
       map_cache(c.map, c.user_bytes / kSectorBytes),
-      verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()),
-      pacing(cfg, blocks, unit_slots) {
+      verifier(verify, c.user_bytes / kSectorBytes, geo.total_slots()) {
   durable.die_offline.assign(geo.dies(), 0);
   if (c.rain_span_dies) blocks.enable_super_blocks(c.rain_span_dies);
   if (c.fdp.enabled) {
@@ -87,7 +86,6 @@ void FtlCore::archive(StateArchive& ar) {
   map.archive(ar);
   map_cache.archive(ar);
   verifier.archive(ar);
-  pacing.archive(ar);
   ar.pod(stats);
   FtlVolatile::archive(ar);
   durable.archive(ar);

@@ -1,5 +1,5 @@
 // State the FTL's parts share: the mapping, the blocks, the map cache, the
-// GC pacing and RAIN counters, and the small rules on them that the write
+// RAIN counters, and the small rules on them that the write
 // buffer's flush, the relocator (ftl/gc/garbage_collector.h), the SLC cache
 // (ftl/slc/slc_cache.h) and fast preconditioning (ftl/precondition/fast_writer.h) all apply.
 // The FTL facade (ftl/ftl.h) owns it.
@@ -18,7 +18,6 @@
 #include "ftl/fixed_state.h"
 #include "ftl/ftl_config.h"
 #include "ftl/ftl_stats.h"
-#include "ftl/gc/gc_pacing.h"
 #include "ftl/mapping/map_cache.h"
 #include "ftl/mapping/mapping_table.h"
 #include "ftl/translation.h"
@@ -105,7 +104,6 @@ struct FtlCore : FtlFixed, FtlVolatile {
   void refresh_flush_ready() {
     for (std::uint32_t d = 0; d < host_programs.size(); ++d) update_flush_ready(d);
   }
-  GcPacing pacing;  // GC trigger and host pacing (ftl/gc/gc_pacing.h)
   void poison(Lpn lpn) {
     if (durable.poisoned.empty()) durable.poisoned.assign((map.logical_pages() + 63) / 64, 0);
     std::uint64_t& w = durable.poisoned[lpn >> 6];

@@ -12,20 +12,7 @@
 
 namespace ssdtwin {
 
-class EventEngine;
-class NandArray;
-class ErrorModel;
 class Ftl;
-struct FtlConfig;
-
-// What every kind is built from.
-struct FtlParts {
-  EventEngine& engine;
-  NandArray& nand;
-  const FtlConfig& cfg;
-  bool verify;
-  const ErrorModel* errors;  // null: reads see no errors
-};
 
 using FtlKindInfo = PolicyInfo<FlashTranslation, const FtlParts&>;
 const std::vector<FtlKindInfo>& ftl_kinds();

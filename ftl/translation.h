@@ -18,6 +18,19 @@
 namespace ssdtwin {
 
 class FirmwareCores;
+class EventEngine;
+class NandArray;
+class ErrorModel;
+struct FtlConfig;
+
+// What every FTL kind is built from (its factory's argument).
+struct FtlParts {
+  EventEngine& engine;
+  NandArray& nand;
+  const FtlConfig& cfg;
+  bool verify;
+  const ErrorModel* errors;  // null: reads see no errors
+};
 
 // What an FTL tells the controller.
 class FtlListener {

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "ftl/ftl_kinds.h"
-
 namespace ssdtwin {
 
 const char* cmd_status_name(CmdStatus s) {

@@ -44,8 +44,6 @@
 
 namespace ssdtwin {
 
-struct FtlParts;
-
 enum class ZoneState : std::uint8_t {
   kEmpty,
   kImplicitlyOpened,
@@ -75,7 +73,7 @@ class ZonedFtl final : public FlashTranslation, public TxnSink {
   ZonedFtl(NandArray& nand, const FtlConfig& cfg);
 
   void set_listener(FtlListener* l) override { listener_ = l; }
-  bool durable_buffer() const override { return true; }   // required (ftl_config.cpp)
+  bool durable_buffer() const override { return true; }   // required (ftl_params.cpp)
   void set_gc_firmware(FirmwareCores*, Tick) override {}  // no GC
   // The zone map is arithmetic on the LBA, not a table: nothing to load.
   void prefetch_entries(Lpn, std::uint32_t, bool) override {}

@@ -12,6 +12,7 @@ RelocationEngine::RelocationEngine(FtlCore& core, const SlcCache& slc,
     : core_(core),
       slc_(slc),
       policy_(std::move(policy)),
+      pacing_(core.cfg, core.blocks, core.unit_slots),
       victims_(core.geo.dies()),
       reclaim_(core.geo.dies()),
       max_erase_(core.geo.dies(), 0),
@@ -29,7 +30,7 @@ bool RelocationEngine::start_super(std::uint32_t die, std::uint32_t target, bool
   std::uint32_t v = native_only ? kNoBlock : reclaim_victim(die, power_on);
   if (v != kNoBlock && !power_on) ++core_.stats.reclaim_blocks;
   if (v == kNoBlock) {
-    if (native_only && !core_.pacing.short_of(die, target)) return false;
+    if (native_only && !pacing_.short_of(die, target)) return false;
     v = choose_victim(die, target);
   }
   if (v == kNoBlock) return false;
@@ -80,7 +81,7 @@ bool RelocationEngine::candidate(std::uint32_t die, std::uint32_t block) const {
 }
 
 bool RelocationEngine::start_native(std::uint32_t die, std::uint32_t target) {
-  if (!core_.pacing.short_of(die, target)) return false;
+  if (!pacing_.short_of(die, target)) return false;
   const std::uint32_t v = choose_victim(die, target);
   if (v == kNoBlock) return false;  // nothing reclaimable: the host takes from the reserve
   begin(die, v, false);
@@ -128,7 +129,7 @@ void RelocationEngine::begin(std::uint32_t die, std::uint32_t block, bool fold) 
       dest == Stream::kGc && core_.cfg.gc_separate_cold && moved_before ? Stream::kGcCold : dest;
   // Proportional pacing: host IOPS settle at what GC sustains instead of
   // stalling and bursting.
-  v.credit_per_slot = core_.pacing.start(die, core_.blocks.info(die, block));
+  v.credit_per_slot = pacing_.start(die, core_.blocks.info(die, block));
   core_.blocks.set_victim(die, block);
   v.block = block;
   core_.folding[die] = fold ? 1 : 0;
@@ -154,7 +155,7 @@ void RelocationEngine::erased(std::uint32_t die, std::uint32_t block) {
 }
 
 RelocationEngine::HostStep RelocationEngine::before_host(std::uint32_t die, std::uint32_t slots) {
-  GcPacing& pacing = core_.pacing;
+  GcPacing& pacing = pacing_;
   if (!collecting(die) && !start(die, core_.cfg.gc_trigger_free_blocks, Sources::kNative, false))
     return HostStep::kProgram;
   // Not short of blocks: the host is not paced, and the victim's
@@ -202,7 +203,7 @@ std::uint32_t RelocationEngine::reclaim_victim(std::uint32_t die, bool& power_on
 std::uint32_t RelocationEngine::choose_victim(std::uint32_t die, std::uint32_t target) {
   const std::uint32_t wl = wear_victim(die);
   if (wl != kNoBlock) return wl;
-  if (!core_.pacing.short_of(die, target)) return kNoBlock;
+  if (!pacing_.short_of(die, target)) return kNoBlock;
   if (super_) return policy_->select_victim(SuperCandidates{core_.blocks, die}, core_.rng);
   return policy_->select_victim(DieCandidates{core_.blocks, die}, core_.rng);
 }
@@ -232,6 +233,7 @@ std::uint32_t RelocationEngine::wear_victim(std::uint32_t die) {
 // What a drive-state snapshot holds of it (sim/state_archive.h): a member
 // left out here is state a run from the snapshot would not have.
 void RelocationEngine::archive(StateArchive& ar) {
+  pacing_.archive(ar);
   // Field by field: the struct's padding would put stray bytes in the file.
   for (Victim& v : victims_) ar.pods(v.block, v.fold, v.credit_per_slot, v.dest);
   for (auto& q : reclaim_) ar.vec(q);

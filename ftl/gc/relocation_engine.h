@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ftl/ftl_core.h"
+#include "ftl/gc/gc_pacing.h"
 #include "ftl/gc/gc_policy.h"
 
 namespace ssdtwin {
@@ -55,16 +56,20 @@ class RelocationEngine {
   RelocationEngine(FtlCore& core, const SlcCache& slc, std::unique_ptr<GcPolicy> policy);
 
   const Victim& victim(std::uint32_t die) const { return victims_[die]; }
+  // The GC trigger and the host's pacing against collection, per die: the
+  // engine earns credit as it moves pages, the host spends it.
+  GcPacing& pacing() { return pacing_; }
+  const GcPacing& pacing() const { return pacing_; }
   bool collecting(std::uint32_t die) const { return victims_[die].block != kNoBlock; }
   // Host programs on `die` are paced: it collects a GC victim (not a fold)
   // because it is short of erased blocks (ftl/gc/gc_pacing.h).
   bool paced(std::uint32_t die) const {
     const Victim& v = victims_[die];
-    return core_.pacing.paced(die, v.block != kNoBlock && !v.fold);
+    return pacing_.paced(die, v.block != kNoBlock && !v.fold);
   }
   // A host unit of `slots` on `die` must wait for collection to earn credit.
   bool host_waits(std::uint32_t die, std::uint32_t slots) const {
-    return paced(die) && !core_.pacing.covers(die, slots);
+    return paced(die) && !pacing_.covers(die, slots);
   }
 
   // The erased blocks the timed executor collects `die` up to: the trigger,
@@ -84,7 +89,7 @@ class RelocationEngine {
   // SLC cache to reclaim or fold.
   bool nothing_to_collect(std::uint32_t die, std::uint32_t target) const {
     return reclaim_[die].empty() && !core_.cfg.slc.enabled && !wear_due(die) &&
-           !core_.pacing.short_of(die, target) && !victim_pending(die);
+           !pacing_.short_of(die, target) && !victim_pending(die);
   }
   // GC by super-block (ftl.rain.span: dies): victims are chosen per group of
   // dies, and each member collects its own block of every victim, in the
@@ -119,12 +124,12 @@ class RelocationEngine {
   void moved(std::uint32_t die, std::uint32_t slots) {
     const Victim& v = victims_[die];
     (v.fold ? core_.stats.fold_moved_slots : core_.stats.gc_moved_slots) += slots;
-    if (!v.fold) core_.pacing.earn(die, slots, v.credit_per_slot);
+    if (!v.fold) pacing_.earn(die, slots, v.credit_per_slot);
   }
   // Moves still to make before the die's credit covers `slots`
   // (GcPacing::moves_to_cover at the victim's rate).
   std::uint64_t moves_to_cover(std::uint32_t die, std::uint32_t slots) const {
-    return core_.pacing.moves_to_cover(die, slots, victims_[die].credit_per_slot);
+    return pacing_.moves_to_cover(die, slots, victims_[die].credit_per_slot);
   }
   // The victim's valid pages have all been read: returns it. It is erased
   // once they are programmed elsewhere.
@@ -180,6 +185,7 @@ class RelocationEngine {
   FtlCore& core_;
   const SlcCache& slc_;
   std::unique_ptr<GcPolicy> policy_;
+  GcPacing pacing_;
   std::vector<Victim> victims_;  // per die
   std::vector<std::vector<std::uint32_t>>
       reclaim_;  // per die: blocks read reclaim asked for, oldest first

@@ -156,7 +156,7 @@ void FastWriter::collect(std::uint32_t die, std::uint32_t unit_slots) {
     relocate_some(die, g.end - g.next, unit_slots);
     // The victim done and its credit still short: the next victim earns on.
     // Else it cannot earn more (the bound on credit): take the reserve.
-    if (engine_.collecting(die) && !core_.pacing.covers(die, unit_slots)) return;
+    if (engine_.collecting(die) && !engine_.pacing().covers(die, unit_slots)) return;
   }
 }
 
@@ -190,7 +190,7 @@ void FastWriter::relocate_some(std::uint32_t die, std::uint32_t slots, double ne
   Scan& g = scan(die);
   const Stream dest = engine_.victim(die).dest;
   OpenUnit& u = move_unit(die, dest);
-  const GcPacing& pacing = core_.pacing;
+  const GcPacing& pacing = engine_.pacing();
   const Ppa stop = g.next + std::min<Ppa>(slots, g.end - g.next);
   constexpr Ppa kAhead = 16;  // slots whose map entries load while this one moves
   while (g.next < stop && (need == 0 || !pacing.covers(die, static_cast<std::uint32_t>(need)))) {
@@ -211,7 +211,7 @@ void FastWriter::relocate_counted(std::uint32_t die, std::uint32_t slots, double
   Scan& g = scan(die);
   const Stream dest = engine_.victim(die).dest;
   OpenUnit& u = move_unit(die, dest);
-  const GcPacing& pacing = core_.pacing;
+  const GcPacing& pacing = engine_.pacing();
   BlockInfo& victim = core_.blocks.info(die, g.block);
   const double capacity = static_cast<double>(g.end - g.next);
   const double stop = std::min(capacity, g.scanned + slots);

@@ -42,29 +42,11 @@
 #include "ftl/address.h"
 #include "ftl/blocks/block_manager.h"
 #include "ftl/durable_state.h"
+#include "ftl/ftl_config.h"
 #include "ftl/mapping/mapping_table.h"
 #include "sim/time.h"
 
 namespace ssdtwin {
-
-class ConfigNode;
-struct ParamSection;
-
-struct PowerLossConfig {
-  bool protection = false;  // capacitors (PLP)
-  Tick hold_up = 0;         // what the capacitors hold the drive up for
-  bool paired_page_protection = false;
-  Tick boot_time = 0;  // firmware start before the rebuild
-  // Map checkpoints: after this many bytes of host writes the firmware
-  // writes the translation pages changed since the last one (0: none, and
-  // recovery scans every programmed page). Recovery then reads the map and
-  // scans only the blocks programmed since the last checkpoint.
-  std::uint64_t checkpoint_every = 0;
-
-  // ftl.power_loss
-  static PowerLossConfig from_config(const ConfigNode& node);
-  static const ParamSection& params();  // its keys, declared (sim/params.h)
-};
 
 // The model's own accounting of a cut: what it loses and why.
 struct CutAccount {

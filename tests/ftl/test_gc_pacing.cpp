@@ -82,7 +82,7 @@ TEST_CASE(
   // Host units until the die is short of erased blocks; every full block
   // holds only valid data but one, half valid (the greedy victim).
   std::vector<std::uint32_t> full;
-  while (!core.pacing.short_of_blocks(0)) {
+  while (!eng.pacing().short_of_blocks(0)) {
     const auto u = core.blocks.allocate_unit(0, Stream::kHost, core.pages_per_program, core.native);
     REQUIRE(u);
     core.blocks.on_programmed(0, u->block, u->pages);

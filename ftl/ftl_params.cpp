@@ -1,4 +1,4 @@
-#include "ftl/ftl_config.h"
+#include "ftl/ftl_params.h"
 
 #include <charconv>
 #include <cstdint>
@@ -421,7 +421,7 @@ ZonedConfig read_zoned(const Params& p, const Params& drive, std::uint64_t user_
 
 }  // namespace
 
-std::vector<const ParamSection*> FtlConfig::params() {
+std::vector<const ParamSection*> ftl_params() {
   return {&kControllerSection, &kEccSection,          &kRetrySection,   &kNandSection,
           &kBadBlocksSection,  &kFtlSection,          &kGcSection,      &kUrgencySection,
           &kBackgroundSection, &kWearLevelingSection, &kRainSection,    &kReadReclaimSection,
@@ -429,8 +429,8 @@ std::vector<const ParamSection*> FtlConfig::params() {
           &kZonedSection};
 }
 
-FtlConfig FtlConfig::from_config(const Params& drive, const Geometry& geo, bool slc_timing_present,
-                                 Tick hmb_round_trip) {
+FtlConfig read_ftl_config(const Params& drive, const Geometry& geo, bool slc_timing_present,
+                          Tick hmb_round_trip) {
   FtlConfig c;
   // Drives sell decimal capacities; the host sees whole 4 KiB logical pages.
   c.user_bytes = drive.bytes("user_capacity") / kSectorBytes * kSectorBytes;
