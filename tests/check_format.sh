@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v clang-format >/dev/null || { echo "check_format: clang-format is not installed (tools/setup.sh installs it)" >&2; exit 1; }
-bad=()
-while IFS= read -r f; do
-  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-done < <(git ls-files '*.cpp' '*.h' 2>/dev/null || find . -path ./build\* -prune -o \( -name '*.cpp' -o -name '*.h' \) -print)
+# One clang-format for all files (one per file took 30 s under CI's load);
+# its diagnostics name each file that differs.
+files() { git ls-files '*.cpp' '*.h' 2>/dev/null || find . -path ./build\* -prune -o \( -name '*.cpp' -o -name '*.h' \) -print; }
+mapfile -t bad < <(files | xargs -r clang-format --dry-run -Werror 2>&1 |
+  sed -n 's/^\(.*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u)
 if ((${#bad[@]})); then
   echo "check_format: ${#bad[@]} file(s) not as clang-format writes them: ${bad[*]}" >&2
   echo "check_format: mend with: clang-format -i ${bad[*]}" >&2
