@@ -472,7 +472,7 @@ void Ftl::flush_unit(const FlushChoice& c) {
   t->owner = programs_.started(first_entry);
   core_.nand.submit(t);
   core_.host_program_started(c.die);
-  relocation_->pacing().host_programmed(c.die, unit->slots, relocation_->paced(c.die));
+  relocation_->host_programmed(c.die, unit->slots);
   core_.take_due_parity(*unit, stream, mode, pool, submit_parity);
   note_free(c.die);
   gc_->check(c.die);

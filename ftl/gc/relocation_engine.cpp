@@ -155,18 +155,17 @@ void RelocationEngine::erased(std::uint32_t die, std::uint32_t block) {
 }
 
 RelocationEngine::HostStep RelocationEngine::before_host(std::uint32_t die, std::uint32_t slots) {
-  GcPacing& pacing = pacing_;
   if (!collecting(die) && !start(die, core_.cfg.gc_trigger_free_blocks, Sources::kNative, false))
     return HostStep::kProgram;
   // Not short of blocks: the host is not paced, and the victim's
   // collection goes on beside the host's program, as on the die.
-  if (!pacing.short_of_blocks(die)) return HostStep::kCollectBeside;
-  if (!pacing.covers(die, slots)) return HostStep::kEarn;
+  if (!pacing_.short_of_blocks(die)) return HostStep::kCollectBeside;
+  if (!pacing_.covers(die, slots)) return HostStep::kEarn;
   // Credit pays for the host's unit unless the die is down to its reserve:
   // with an urgency share above 1 the host can outrun GC, and the timed
   // path would stop giving it new blocks there (BlockManager::can_allocate).
   if (core_.blocks.free_blocks(die) <= core_.cfg.gc_reserved_blocks) return HostStep::kFinishVictim;
-  pacing.host_programmed(die, slots, true);
+  pacing_.host_programmed(die, slots, true);
   return HostStep::kProgram;
 }
 

@@ -58,8 +58,12 @@ class RelocationEngine {
   const Victim& victim(std::uint32_t die) const { return victims_[die]; }
   // The GC trigger and the host's pacing against collection, per die: the
   // engine earns credit as it moves pages, the host spends it.
-  GcPacing& pacing() { return pacing_; }
   const GcPacing& pacing() const { return pacing_; }
+  // A host unit of `slots` went to program on `die`: it spends credit if the
+  // die is paced.
+  void host_programmed(std::uint32_t die, std::uint32_t slots) {
+    pacing_.host_programmed(die, slots, paced(die));
+  }
   bool collecting(std::uint32_t die) const { return victims_[die].block != kNoBlock; }
   // Host programs on `die` are paced: it collects a GC victim (not a fold)
   // because it is short of erased blocks (ftl/gc/gc_pacing.h).
