@@ -40,4 +40,19 @@ void put_at(Json& j, const std::string& dotted, Json v) {
   (*node)[dotted.substr(from)] = std::move(v);
 }
 
+const Json* find_at(const Json& j, const std::string& dotted) {
+  const Json* node = &j;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t dot = dotted.find('.', from);
+    const std::string key = dotted.substr(from, dot == std::string::npos ? dot : dot - from);
+    if (!node->is_object()) return nullptr;
+    const auto it = node->find(key);
+    if (it == node->end()) return nullptr;
+    node = &*it;
+    if (dot == std::string::npos) return node;
+    from = dot + 1;
+  }
+}
+
 }  // namespace ssdtwin

@@ -18,6 +18,9 @@ nlohmann::ordered_json metric_json(const MetricValue& m);
 // objects on the way.
 void put_at(nlohmann::ordered_json& j, const std::string& dotted, nlohmann::ordered_json v);
 
+// The value at `dotted` in `j`, or nullptr when a key on the way is missing.
+const nlohmann::ordered_json* find_at(const nlohmann::ordered_json& j, const std::string& dotted);
+
 // Each metric of `table` that applies to `src`, in table order.
 template <class Source>
 void add_metrics(const std::vector<MetricDef<Source>>& table, const Source& src,

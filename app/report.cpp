@@ -41,22 +41,6 @@ PhaseView view(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) 
   return PhaseView{drive, w, p, to_seconds(p.result.end - p.result.start)};
 }
 
-Json phase_json(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
-  const PhaseView v = view(drive, w, p);
-  Json j;
-  add_metrics(phase_header_metrics(), v, j);
-  // Every counter and figure of the phase, from the metrics table.
-  add_phase_metrics(v, j);
-  // share_under per op, and power.time_in_state_s: keys the configuration names.
-  add_phase_families(v, j);
-  // The durability, trace, jobs, namespaces and fdp blocks, from their
-  // tables (time_in_state_s, above, goes inside the power object: the
-  // phase's keys keep their order).
-  add_block_metrics(v, j);
-  add_procedure_phase_json(p, j);
-  return j;
-}
-
 }  // namespace
 
 Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunReport& report,
@@ -72,11 +56,7 @@ Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunRep
                   std::chrono::steady_clock::now(),
                   verify ? &*verify : nullptr};
   Json j;
-  add_run_blocks(v, RunPlace::kBeforePhases, j);
-  Json phases = Json::array();
-  for (const auto& p : report.phases) phases.push_back(phase_json(drive, workload, p));
-  j["phases"] = phases;
-  add_run_blocks(v, RunPlace::kAfterPhases, j);
+  add_run_blocks(v, RunPlace::kBeforeProcedures, j);
   add_procedure_summary_json(report, j);
   add_run_blocks(v, RunPlace::kLast, j);
   return j;

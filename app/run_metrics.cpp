@@ -3,7 +3,9 @@
 #include <optional>
 #include <utility>
 
+#include "app/block_metrics.h"
 #include "app/metric_json.h"
+#include "app/report_procedures.h"
 #include "app/sweep_keys.h"
 #include "ftl/zoned_ftl.h"
 
@@ -369,6 +371,24 @@ V fill_figure(const RunView& v, int metric) {
   return m.value(phase_view(v, *last_fill(v)), m.arg);
 }
 
+// --- phases[]: one object per phase, from the phase tables --------------
+Json phase_row(const RunView& run, std::size_t k) {
+  const PhaseReport& p = run.report.phases[k];
+  const PhaseView v = phase_view(run, p);
+  Json j;
+  add_metrics(phase_header_metrics(), v, j);
+  // Every counter and figure of the phase, from the metrics table.
+  add_phase_metrics(v, j);
+  // share_under per op, and power.time_in_state_s: keys the configuration names.
+  add_phase_families(v, j);
+  // The durability, trace, jobs, namespaces and fdp blocks, from their
+  // tables (time_in_state_s, above, goes inside the power object: the
+  // phase's keys keep their order).
+  add_block_metrics(v, j);
+  add_procedure_phase_json(p, j);
+  return j;
+}
+
 // The fill figures as the per-phase table declares them.
 std::vector<RunMetric> fill_table() {
   std::vector<RunMetric> t;
@@ -392,26 +412,33 @@ std::vector<RunMetric> config_table() {
 
 std::vector<RunBlock> build_run_blocks() {
   return {
-      {"", "what was run", header_table(), RunPlace::kBeforePhases},
-      {"drive_model", "the drive as built", drive_model_table(), RunPlace::kBeforePhases},
+      {"", "what was run", header_table(), RunPlace::kBeforeProcedures},
+      {"drive_model", "the drive as built", drive_model_table(), RunPlace::kBeforeProcedures},
       {"drive_model.zoned", "a zoned drive: its layout and device-side zone counters over the run",
-       zoned_table(), RunPlace::kBeforePhases,
+       zoned_table(), RunPlace::kBeforeProcedures,
        [](const RunView& v) {
          return dynamic_cast<const ZonedFtl*>(v.drive.translation.get()) != nullptr;
        }},
       {"run",
        "the run's cost: wall time of the command and its parts, the simulation's events and "
        "memory",
-       run_table(), RunPlace::kBeforePhases},
+       run_table(), RunPlace::kBeforeProcedures},
       {"verify", "--verify (or power cuts): what the reads and cuts did to the data",
-       verify_table(), RunPlace::kBeforePhases,
+       verify_table(), RunPlace::kBeforeProcedures,
        [](const RunView& v) { return v.verify != nullptr; }},
+      {"phases[]",
+       "one object per phase: its header, metrics, families and blocks (listed above)",
+       {},
+       RunPlace::kBeforeProcedures,
+       nullptr,
+       [](const RunView& v) { return v.report.phases.size(); },
+       phase_row},
       {"power_cuts[]", "a workload with power cuts: one row per cut, what it lost and recovery",
-       power_cuts_table(), RunPlace::kAfterPhases,
+       power_cuts_table(), RunPlace::kBeforeProcedures,
        [](const RunView& v) { return !v.report.power_cuts.empty(); },
        [](const RunView& v) { return v.report.power_cuts.size(); }},
       {"", "a whole-drive fill: the last fill phase's figures (phases[] fill.*)", fill_table(),
-       RunPlace::kAfterPhases, [](const RunView& v) { return last_fill(v) != nullptr; }},
+       RunPlace::kBeforeProcedures, [](const RunView& v) { return last_fill(v) != nullptr; }},
       {"config", "the configuration as resolved", config_table(), RunPlace::kLast},
   };
 }
@@ -436,11 +463,15 @@ void add_run_blocks(const RunView& v, RunPlace place, Json& j) {
       put_at(j, b.path, std::move(block));
       continue;
     }
-    const Json rows = metric_rows(b.metrics, b.rows(v), [&v](std::size_t k) {
-      RunView row = v;
-      row.row = k;
-      return row;
-    });
+    Json rows = Json::array();
+    if (b.row_json)
+      for (std::size_t k = 0; k < b.rows(v); ++k) rows.push_back(b.row_json(v, k));
+    else
+      rows = metric_rows(b.metrics, b.rows(v), [&v](std::size_t k) {
+        RunView row = v;
+        row.row = k;
+        return row;
+      });
     put_at(j, b.path.substr(0, b.path.size() - 2), rows);
   }
 }

@@ -36,9 +36,9 @@ struct RunView {
 
 using RunMetric = MetricDef<RunView>;
 
-// Where a run block goes among what the writer nests itself: phases[] and
-// the review procedures' figures.
-enum class RunPlace : std::uint8_t { kBeforePhases, kAfterPhases, kLast };
+// Where a run block goes around what the writer nests itself: the review
+// procedures' figures.
+enum class RunPlace : std::uint8_t { kBeforeProcedures, kLast };
 
 // One block of summary.json's top level.
 struct RunBlock {
@@ -48,6 +48,8 @@ struct RunBlock {
   RunPlace place;
   bool (*applies)(const RunView& v) = nullptr;      // nullptr: always
   std::size_t (*rows)(const RunView& v) = nullptr;  // a family's rows; nullptr: one object
+  // A row another set of tables writes (a phase); nullptr: `metrics` do.
+  nlohmann::ordered_json (*row_json)(const RunView& v, std::size_t row) = nullptr;
 };
 
 // In report order.

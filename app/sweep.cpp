@@ -451,43 +451,13 @@ SweepPlan read_plan(const std::string& dir) {
   const std::string path = (fs::path(dir) / "sweep.json").string();
   if (!fs::is_regular_file(path))
     throw ConfigError(path + ": no sweep plan here (expected a folder written by ssdtwin sweep)");
-  SweepPlan plan;
   try {
-    const Json j = Json::parse(read_file(path));
-    plan.name = j.at("name");
-    plan.file = j.at("file");
-    for (const Json& a : j.at("axes")) {
-      SweepAxis axis{a.at("key"), a.at("values"), {}, a.at("name")};
-      for (const Json& w : a.at("with")) axis.with.emplace_back(w.at("key"), w.at("values"));
-      plan.axes.push_back(std::move(axis));
-    }
-    plan.metrics = j.at("metrics").get<std::vector<std::string>>();
-    plan.phases = j.at("phases").get<std::vector<std::string>>();
-    // A plan written before charts took several metrics names one: "metric".
-    for (const Json& c : j.at("charts"))
-      plan.charts.push_back({c.contains("metrics") ? c.at("metrics").get<std::vector<std::string>>()
-                                                   : std::vector<std::string>{c.at("metric")},
-                             c.at("x"), c.at("lines"), c.at("phase"), c.at("title"), c.at("file")});
-    // A plan written before points could leave their charts out drew them all.
-    plan.point_charts =
-        j.contains("point_charts") ? j.at("point_charts").get<std::string>() : "png";
-    const Json& s = j.at("slurm");
-    plan.slurm = {s.at("partition"), s.at("time"), s.at("account"), s.at("extra")};
-    for (const Json& g : j.at("groups"))
-      plan.groups.push_back({g.at("drive"), g.at("workload"), g.at("sets")});
-    for (const Json& p : j.at("points")) {
-      SweepPoint pt;
-      for (const SweepAxis& a : plan.axes) pt.values.push_back(p.at("axes").at(a.key));
-      pt.drive = p.at("drive");
-      pt.workload = p.at("workload");
-      pt.sets = p.at("sets").get<std::vector<std::string>>();
-      pt.group = p.at("group");
-      plan.points.push_back(std::move(pt));
-    }
+    return sweep_plan_from_json(Json::parse(read_file(path)));
   } catch (const Json::exception& e) {
     throw ConfigError(path + ": not a sweep plan written by ssdtwin sweep (" + e.what() + ")");
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(path + ": not a sweep plan written by ssdtwin sweep (" + e.what() + ")");
   }
-  return plan;
 }
 
 namespace {

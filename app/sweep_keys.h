@@ -23,11 +23,21 @@ struct SweepView {
 
 using SweepKey = MetricDef<SweepView>;
 
-// One table: the plan's top level, or one row of a family.
+// How a key reads back from sweep.json: `value` into the plan and, in a
+// family, into row `row` (in an axis's `with`, its key `sub`).
+using SweepRead = void (*)(SweepPlan& plan, std::size_t row, std::size_t sub,
+                           const nlohmann::ordered_json& value);
+
+// One table: the plan's top level, or one row of a family. Each key is
+// declared once, with how it is written and read; the three vectors are
+// that declaration's parts, in the order of the object's keys.
 struct SweepTable {
   const char* path;  // as `ssdtwin metrics` names it; "[]": one row per member
   const char* description;
-  std::vector<SweepKey> keys;  // in the order of the object's keys
+  std::vector<SweepKey> keys;
+  std::vector<SweepRead> reads;  // nullptr: not read (derived, as a point's index)
+  // What a plan written before the key existed meant (JSON); nullptr: required.
+  std::vector<const char*> absent;
 };
 
 // sweep.json, then its families in the order they nest.
@@ -35,6 +45,10 @@ const std::vector<SweepTable>& sweep_tables();
 
 // sweep.json's content.
 nlohmann::ordered_json sweep_plan_json(const SweepPlan& plan);
+
+// sweep.json's content read back (throws nlohmann::json's errors, or
+// std::invalid_argument naming a missing key).
+SweepPlan sweep_plan_from_json(const nlohmann::ordered_json& j);
 
 // Point `i` as sweep.json's points[] and its point.json hold it.
 nlohmann::ordered_json sweep_point_json(const SweepPlan& plan, std::size_t i);

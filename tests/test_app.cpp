@@ -675,24 +675,26 @@ TEST_CASE("metrics: a run's summary.json has the declared run-level keys, in dec
   // Power cuts turn verification on: the verify and power_cuts blocks.
   const auto j = run_summary("test_tlc_1gb.yaml", "power_cuts.yaml", dir / "cuts",
                              "--set workload.phases.4.runtime=200ms");
-  std::vector<std::string> expected = declared_keys(run_block("", RunPlace::kBeforePhases).metrics);
+  std::vector<std::string> expected =
+      declared_keys(run_block("", RunPlace::kBeforeProcedures).metrics);
   for (const char* k : {"drive_model", "run", "verify", "phases", "power_cuts", "config"})
     expected.push_back(k);
   CHECK(keys_of(j) == expected);
   CHECK(j.at("overrides") == nlohmann::ordered_json::array({"workload.phases.4.runtime=200ms"}));
   // A page-mapped drive: every drive_model key, no zoned block.
   CHECK(keys_of(j.at("drive_model")) ==
-        declared_keys(run_block("drive_model", RunPlace::kBeforePhases).metrics));
+        declared_keys(run_block("drive_model", RunPlace::kBeforeProcedures).metrics));
   std::vector<std::string> run_keys =
-      declared_keys(run_block("run", RunPlace::kBeforePhases).metrics);
+      declared_keys(run_block("run", RunPlace::kBeforeProcedures).metrics);
   run_keys.pop_back();  // failure: only a run that stopped early has one
   CHECK(keys_of(j.at("run")) == run_keys);
   CHECK(keys_of(j.at("verify")) ==
-        declared_keys(run_block("verify", RunPlace::kBeforePhases).metrics));
+        declared_keys(run_block("verify", RunPlace::kBeforeProcedures).metrics));
   CHECK(j.at("verify").at("passed") == true);
   REQUIRE(j.at("power_cuts").size() == 3);  // the workload's three cuts, a row each
   for (const auto& row : j.at("power_cuts"))
-    CHECK(keys_of(row) == declared_keys(run_block("power_cuts[]", RunPlace::kAfterPhases).metrics));
+    CHECK(keys_of(row) ==
+          declared_keys(run_block("power_cuts[]", RunPlace::kBeforeProcedures).metrics));
   CHECK(keys_of(j.at("config")) == declared_keys(run_block("config", RunPlace::kLast).metrics));
   // Each phase opens with its header, in declared order.
   const std::vector<std::string> header = declared_keys(phase_header_metrics());
@@ -714,7 +716,7 @@ TEST_CASE("metrics: a run's summary.json has the declared run-level keys, in dec
   CHECK(!model.contains("bad_blocks"));
   CHECK(keys_of(model).back() == "zoned");
   CHECK(keys_of(model.at("zoned")) ==
-        declared_keys(run_block("drive_model.zoned", RunPlace::kBeforePhases).metrics));
+        declared_keys(run_block("drive_model.zoned", RunPlace::kBeforeProcedures).metrics));
   CHECK(model.at("zoned").at("errors").contains("zone_is_full"));
   CHECK(!z.contains("verify"));
   CHECK(!z.contains("power_cuts"));
@@ -755,4 +757,18 @@ TEST_CASE("metrics: a sweep plan's keys are declared once, and sweep.json has th
   const fs::path dir = scratch_dir();
   write_plan(plan, dir.string());
   CHECK(sweep_plan_json(read_plan(dir.string())) == j);
+  // A plan written before charts drew several metrics, and before points could leave
+  // their charts out, reads back as it meant: one metric, PNGs drawn.
+  nlohmann::ordered_json old = j;
+  old.erase("point_charts");
+  REQUIRE(old.at("charts").size() == 1);
+  old.at("charts").at(0)["metric"] = "write.iops";
+  old.at("charts").at(0).erase("metrics");
+  const SweepPlan back = sweep_plan_from_json(old);
+  CHECK(back.point_charts == "png");
+  CHECK(back.charts.at(0).metrics == std::vector<std::string>{"write.iops"});
+  CHECK(back.points.at(3).values == plan.points.at(3).values);
+  // A missing key names itself and its table.
+  old.at("points").at(1).erase("drive");
+  CHECK_THROWS_WITH(sweep_plan_from_json(old), Catch::Contains("points[] drive"));
 }
