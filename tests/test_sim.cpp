@@ -1656,12 +1656,32 @@ TEST_CASE(
   CHECK(moved[n - 1].a == 3);
   moved.clear();
   CHECK(moved[n - 1].a == 0);
-  // A small one, and the default (random first writes): no alignment asked.
+  // A small one: no alignment.
   ZeroArray<Pair> small(10, ZeroArray<Pair>::Fill::kFromFront);
   small[9].a = 5;
   CHECK(small[9].a == 5);
-  ZeroArray<Pair> plain(n);
-  CHECK(plain[n - 1].a == 0);
+  small.collapse(9);  // no whole huge page: nothing happens
+  CHECK(small[9].a == 5);
+}
+
+TEST_CASE("ZeroArray written at random collapses a dense 2 MiB stretch and keeps every value") {
+  using ssdtwin::ZeroArray;
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  using Entries = ZeroArray<std::uint32_t>;
+  REQUIRE(Entries::kPerHugePage * sizeof(std::uint32_t) == kHuge);
+  const std::size_t n = 2 * Entries::kPerHugePage + 100;  // two huge pages and a tail
+  Entries plain(n);
+  // Aligned even for random writes, so that a stretch can become one huge page.
+  CHECK(reinterpret_cast<std::uintptr_t>(plain.data()) % kHuge == 0);
+  const std::size_t second = Entries::kPerHugePage;
+  for (std::size_t i = second; i < 2 * second; i += 4096) plain[i] = static_cast<std::uint32_t>(i);
+  plain[n - 1] = 11;
+  plain.collapse(second + 5);  // the kernel may refuse: the values hold either way
+  plain.collapse(n - 1);       // the tail: not a whole huge page, left alone
+  for (std::size_t i = second; i < 2 * second; ++i)
+    if (plain[i] != (i % 4096 == 0 ? i : 0)) FAIL_CHECK("entry " << i << " is " << plain[i]);
+  CHECK(plain[0] == 0);
+  CHECK(plain[n - 1] == 11);
 }
 
 TEST_CASE("FlatMap on huge-page buckets: a sequential run's keys erased in order") {

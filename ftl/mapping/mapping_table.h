@@ -37,6 +37,7 @@ class MappingTable {
                std::uint32_t entries_per_tpage = 1024)
       : l2p_(logical_pages),
         l2p_touched_((logical_pages + 64 * kEntriesPerOsPage - 1) / (64 * kEntriesPerOsPage)),
+        l2p_dense_((logical_pages + kL2pPerHuge - 1) / kL2pPerHuge),
         p2l_(physical_slots),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
         entries_per_tpage_(entries_per_tpage) {}
@@ -99,6 +100,9 @@ class MappingTable {
       return;
     }
     word |= bit;
+    // A stretch whose pages keep being touched is dense (random writes over
+    // the drive): the rest of it comes in one huge page, not a fault each.
+    if (++l2p_dense_[lpn / kL2pPerHuge] == kDenseAt) l2p_.collapse(lpn);
     __atomic_fetch_or(&l2p_[lpn], 0u, __ATOMIC_RELAXED);  // a store that keeps the value
   }
 
@@ -123,6 +127,13 @@ class MappingTable {
   ZeroArray<std::uint32_t> l2p_;
   // One bit per memory page of l2p_: touched by prefetch_entry_for_write.
   ZeroArray<std::uint64_t> l2p_touched_;
+  // Per 2 MiB of l2p_: its memory pages touched so far. At kDenseAt (one in
+  // eight) the stretch is collapsed to a huge page: a sparse table (a few
+  // writes over a large drive) never gets there and keeps its small pages,
+  // and a dense one then holds at most eight times what it touched.
+  static constexpr std::size_t kL2pPerHuge = ZeroArray<std::uint32_t>::kPerHugePage;
+  static constexpr std::uint16_t kDenseAt = 64;
+  std::vector<std::uint16_t> l2p_dense_;
   ZeroArray<Owner> p2l_;
   ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;
