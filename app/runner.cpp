@@ -479,6 +479,8 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
   if (const auto* z = dynamic_cast<const ZonedFtl*>(drive->translation.get()))
     gen.set_zone_layout(
         {z->layout().zone_slots * kSectorBytes, z->layout().capacity_slots * kSectorBytes});
+  drive->translation->expect_writes(spec.planned_write_bytes() / kSectorBytes,
+                                    spec.span / kSectorBytes);
   ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
   CutAt cut = next_cut();
   Watchdog watchdog(workload.watchdog, *drive);

@@ -80,6 +80,9 @@ class Ftl final : public TxnSink,
   // and the map-cache index entries its map updates probe. (These are
   // loaded at admission, as the data starts crossing the link, not on
   // arrival: a write that waits for buffer space would find them evicted.)
+  void expect_writes(std::uint64_t pages, std::uint64_t span_pages) override {
+    core_.map.expect_writes(pages, span_pages);
+  }
   void prefetch_entries(Lpn first, std::uint32_t pages, bool write) override {
     if (write) {
       core_.map.prefetch_entry_for_write(first);
