@@ -748,8 +748,9 @@ std::size_t run_phases(Drive*& drive, const WorkloadSpec& workload, const RunOpt
     if (drive->ftl) {  // block-pool figures: the page-mapped FTL's
       pr.min_free_blocks = drive->ftl->min_free_blocks_seen();
       if (cycler) pr.min_free_blocks = std::min(pr.min_free_blocks, cycler->min_free_seen());
-      pr.wear = drive->ftl->blocks().wear();
-      pr.valid_shares = drive->ftl->blocks().valid_shares();
+      const BlockManager::Census census = drive->ftl->blocks().census();
+      pr.wear = census.wear;
+      pr.valid_shares = census.valid;
       pr.slc_bytes_at_end = static_cast<double>(drive->ftl->slc_cache_bytes());
     }
     if (report.cut) {

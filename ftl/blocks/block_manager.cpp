@@ -383,57 +383,52 @@ void BlockManager::set_die_offline(std::uint32_t die) {
     trim_sequence(g, Stream{static_cast<std::uint8_t>(s)});
 }
 
-BlockManager::Wear BlockManager::wear() const {
-  // Blocks in service only: spares and bad blocks are never cycled. Summed
-  // in integers (exact, as the double sum was below 2^53), so that the
-  // loop is not one chain of dependent floating-point adds: every phase's
-  // report reads it, over every block of the drive.
+BlockManager::Census BlockManager::census() const {
+  // One pass over every block of the drive for both figures (each phase's
+  // report reads them). Wear counts blocks in service only: spares and bad
+  // blocks are never cycled. Sums are integers (exact, as the double sums
+  // were below 2^53), so that the loop is not one chain of dependent
+  // floating-point adds. Valid shares count the full native-mode blocks,
+  // as a count of blocks per valid-page count read off for the quantiles.
+  const std::uint64_t capacity =
+      std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
+  std::vector<std::uint64_t> blocks_with(capacity + 1, 0);
   std::uint32_t lo = UINT32_MAX, hi = 0;
-  std::uint64_t sum = 0, slc = 0, n = 0;
+  std::uint64_t erases = 0, slc = 0, in_service = 0, full = 0, valid_sum = 0;
   for (const auto& b : blocks_) {
     if (b.state == BlockState::kSpare || b.state == BlockState::kBad) continue;
     lo = std::min(lo, b.erase_count);
     hi = std::max(hi, b.erase_count);
-    sum += b.erase_count;
+    erases += b.erase_count;
     slc += b.slc_erases;
-    ++n;
-  }
-  Wear w;
-  if (n == 0) return w;
-  w.min = lo;
-  w.max = hi;
-  w.slc_erases = slc;
-  w.mean = static_cast<double>(sum) / static_cast<double>(n);
-  return w;
-}
-
-BlockManager::ValidShares BlockManager::valid_shares() const {
-  // A count of blocks per valid-page count, read off for the quantiles.
-  const std::uint64_t capacity =
-      std::uint64_t{geo_.pages_in_mode(geo_.native_mode)} * layout_.slots_per_page();
-  std::vector<std::uint64_t> blocks_with(capacity + 1, 0);
-  std::uint64_t n = 0, sum = 0;  // an integer sum, as in wear()
-  for (const auto& b : blocks_) {
+    ++in_service;
     if (b.state != BlockState::kFull || b.mode != geo_.native_mode) continue;
     ++blocks_with[std::min<std::uint64_t>(b.valid, capacity)];
-    sum += b.valid;
-    ++n;
+    valid_sum += b.valid;
+    ++full;
   }
-  ValidShares v;
-  if (n == 0) return v;
+  Census c;
+  if (in_service > 0) {
+    c.wear.min = lo;
+    c.wear.max = hi;
+    c.wear.slc_erases = slc;
+    c.wear.mean = static_cast<double>(erases) / static_cast<double>(in_service);
+  }
+  if (full == 0) return c;
+  ValidShares& v = c.valid;
   const auto cap = static_cast<double>(capacity);
-  v.mean = static_cast<double>(sum) / static_cast<double>(n) / cap;
+  v.mean = static_cast<double>(valid_sum) / static_cast<double>(full) / cap;
   double* const at[] = {&v.p10, &v.p25, &v.p50, &v.p75, &v.p90};
   const double q[] = {0.10, 0.25, 0.50, 0.75, 0.90};
   std::uint64_t seen = 0, valid = 0;
   for (int k = 0; k < 5; ++k) {
     // the smallest count with at least q of the blocks at or below it
-    const auto rank = static_cast<std::uint64_t>(std::ceil(q[k] * static_cast<double>(n)));
+    const auto rank = static_cast<std::uint64_t>(std::ceil(q[k] * static_cast<double>(full)));
     while (seen + blocks_with[valid] < std::max<std::uint64_t>(rank, 1))
       seen += blocks_with[valid++];
     *at[k] = static_cast<double>(valid) / cap;
   }
-  return v;
+  return c;
 }
 
 // What a drive-state snapshot holds of it (sim/state_archive.h): a member

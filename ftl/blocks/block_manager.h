@@ -191,14 +191,20 @@ class BlockManager {
     double mean = 0;
     std::uint64_t slc_erases = 0;
   };
-  Wear wear() const;
+  Wear wear() const { return census().wear; }
   // How full the full native-mode blocks are: quantiles and mean of their
   // valid pages over their capacity (GC's raw material; a steady state's
   // signature, which fast: steady is checked against).
   struct ValidShares {
     double p10 = 0, p25 = 0, p50 = 0, p75 = 0, p90 = 0, mean = 0;
   };
-  ValidShares valid_shares() const;
+  ValidShares valid_shares() const { return census().valid; }
+  // Both, in one pass over the blocks.
+  struct Census {
+    Wear wear;
+    ValidShares valid;
+  };
+  Census census() const;
   void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
 
  private:
