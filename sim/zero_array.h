@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -39,9 +40,16 @@ class ZeroArray {
   enum class Fill { kRandom, kFromFront };
 
   ZeroArray() = default;
-  explicit ZeroArray(std::size_t n, Fill fill = Fill::kRandom) : size_(n) {
+  // `skew` (bytes, below a page, a multiple of T's size) starts the
+  // elements that far into the mapping: two arrays indexed in lockstep
+  // whose elements would otherwise share their address's low 12 bits (both
+  // page-aligned, the same element size) stop aliasing each other in the
+  // store-to-load checks and the L1's sets.
+  explicit ZeroArray(std::size_t n, Fill fill = Fill::kRandom, std::size_t skew = 0) : size_(n) {
     if (n == 0) return;
-    bytes_ = n * sizeof(T);
+    if (skew >= 4096 || skew % sizeof(T) != 0) throw std::invalid_argument("ZeroArray: skew");
+    skew_ = skew;
+    bytes_ = n * sizeof(T) + skew;
     const bool huge = bytes_ >= kHuge;
     const std::size_t mapped = huge ? bytes_ + kHuge : bytes_;
     void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE,
@@ -58,7 +66,7 @@ class ZeroArray {
       p = reinterpret_cast<void*>(start);
       if (fill == Fill::kFromFront) ::madvise(p, bytes_ & ~(kHuge - 1), MADV_HUGEPAGE);
     }
-    data_ = static_cast<T*>(p);
+    data_ = reinterpret_cast<T*>(static_cast<char*>(p) + skew_);
   }
   ~ZeroArray() { release(); }
   ZeroArray(ZeroArray&& o) noexcept { swap(o); }
@@ -85,27 +93,31 @@ class ZeroArray {
   // kernel) the stretch stays in base pages: only the cost of first
   // touches changes, never a value.
   void collapse(std::size_t i) {
-    const std::size_t first = i / kPerHugePage * kPerHugePage;
-    if (first + kPerHugePage > size_) return;  // the tail: no whole huge page
-    ::madvise(data_ + first, kHuge, kMadvCollapse);
+    const std::size_t from = (i * sizeof(T) + skew_) & ~(kHuge - 1);
+    if (from + kHuge > bytes_) return;  // the tail: no whole huge page
+    ::madvise(base() + from, kHuge, kMadvCollapse);
   }
   // Back to all zeros, giving the touched pages back to the OS.
   void clear() {
-    if (data_ && ::madvise(data_, bytes_, MADV_DONTNEED) != 0) std::memset(data_, 0, bytes_);
+    if (data_ && ::madvise(base(), bytes_, MADV_DONTNEED) != 0)
+      std::memset(data_, 0, size_ * sizeof(T));
   }
 
  private:
   void release() {
-    if (data_) ::munmap(data_, bytes_);
+    if (data_) ::munmap(base(), bytes_);
     data_ = nullptr;
-    size_ = bytes_ = 0;
+    size_ = bytes_ = skew_ = 0;
   }
   void swap(ZeroArray& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(size_, o.size_);
     std::swap(bytes_, o.bytes_);
+    std::swap(skew_, o.skew_);
   }
   static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  // The mapping's start (2 MiB aligned from 2 MiB up), `skew_` before the elements.
+  char* base() const { return reinterpret_cast<char*>(data_) - skew_; }
   // Linux 6.1's MADV_COLLAPSE, which glibc 2.36's <sys/mman.h> does not
   // name yet; older kernels refuse it (EINVAL), as collapse() allows.
 #ifdef MADV_COLLAPSE
@@ -114,7 +126,7 @@ class ZeroArray {
   static constexpr int kMadvCollapse = 25;
 #endif
   T* data_ = nullptr;
-  std::size_t size_ = 0, bytes_ = 0;
+  std::size_t size_ = 0, bytes_ = 0, skew_ = 0;
 };
 
 }  // namespace ssdtwin

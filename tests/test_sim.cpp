@@ -1682,6 +1682,21 @@ TEST_CASE("ZeroArray written at random collapses a dense 2 MiB stretch and keeps
     if (plain[i] != (i % 4096 == 0 ? i : 0)) FAIL_CHECK("entry " << i << " is " << plain[i]);
   CHECK(plain[0] == 0);
   CHECK(plain[n - 1] == 11);
+  // Skewed half a page into its mapping: every element still inside it, a
+  // collapse and a clear still keep to the array.
+  Entries skewed(n, Entries::Fill::kRandom, 2048);
+  CHECK(reinterpret_cast<std::uintptr_t>(skewed.data()) % 4096 == 2048);
+  skewed[0] = 1;
+  skewed[second] = 2;
+  skewed[n - 1] = 3;
+  skewed.collapse(second);
+  CHECK(skewed[0] == 1);
+  CHECK(skewed[second] == 2);
+  CHECK(skewed[n - 1] == 3);
+  skewed.clear();
+  CHECK(skewed[0] == 0);
+  CHECK(skewed[n - 1] == 0);
+  CHECK_THROWS_AS(Entries(n, Entries::Fill::kRandom, 4096), std::invalid_argument);
 }
 
 TEST_CASE("FlatMap on huge-page buckets: a sequential run's keys erased in order") {

@@ -166,6 +166,7 @@ class MapCache {
   // untouched zero pages, never read. free_slots_: slots to take before
   // fresh ones (a loaded snapshot's free list).
   ZeroArray<Slot> slots_;
+  static constexpr std::size_t kSlotsSkew = 2048;  // bytes: see the constructor
   std::uint32_t fresh_ = 0;
   std::vector<std::uint32_t> free_slots_;
   std::unique_ptr<MapEvictionPolicy> policy_;
