@@ -32,11 +32,10 @@ class ZeroArray {
   // How the array is first written. kRandom: anywhere (base pages, as
   // above). kFromFront: index by index from 0 (a pool whose slots are handed
   // out in order): 2 MiB pages then zero little that is not used soon, and
-  // random reads of the written part miss the TLB far less, so an array of
-  // 2 MiB or more starts on a 2 MiB boundary and asks for them
-  // (MADV_HUGEPAGE; ignored where the kernel gives none). Either way an
-  // array of 2 MiB or more starts on a 2 MiB boundary, so that collapse()
-  // has whole huge pages to promote.
+  // random reads of the written part miss the TLB far less, so it asks for
+  // them (MADV_HUGEPAGE; ignored where the kernel gives none). Either way an
+  // array of 2 MiB or more starts on a 2 MiB boundary: huge pages can back
+  // it whole, and collapse() has whole ones to promote.
   enum class Fill { kRandom, kFromFront };
 
   ZeroArray() = default;
