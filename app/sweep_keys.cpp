@@ -30,8 +30,6 @@ SweepView member(const SweepView& v, std::size_t k) { return {v.plan, k}; }
 SweepView with_key(const SweepView& v, std::size_t k) { return {v.plan, v.row, k}; }
 
 const SweepAxis& axis(const SweepView& v) { return v.plan.axes[v.row]; }
-const SweepChart& chart(const SweepView& v) { return v.plan.charts[v.row]; }
-const SweepGroup& group(const SweepView& v) { return v.plan.groups[v.row]; }
 const SweepPoint& point(const SweepView& v) { return v.plan.points[v.row]; }
 
 // Reading back: each key's value into the plan, in table order.
@@ -54,49 +52,65 @@ struct Field {
   const char* absent = nullptr;
 };
 
+V value_of(const std::string& s) { return text(s); }
+V value_of(const Strings& s) { return texts(s); }
+
+// A key that is one member of the plan (or of its Slurm options), written
+// from it and read back into it.
+template <auto Member>
+Field plan_key(const char* name, const char* unit, const char* description,
+               const char* absent = nullptr) {
+  return {
+      {name, unit, description, [](const SweepView& v, int) { return value_of(v.plan.*Member); }},
+      [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { j.get_to(p.*Member); },
+      absent};
+}
+template <auto Member>
+Field slurm_key(const char* name, const char* unit, const char* description) {
+  return {{name, unit, description,
+           [](const SweepView& v, int) { return value_of(v.plan.slurm.*Member); }},
+          [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { j.get_to(p.slurm.*Member); }};
+}
+// A key that is one member of a family's row: row `v.row` of the plan's `Rows`.
+template <auto Rows, auto Member>
+Field row_key(const char* name, const char* unit, const char* description,
+              const char* absent = nullptr) {
+  return {{name, unit, description,
+           [](const SweepView& v, int) { return value_of((v.plan.*Rows)[v.row].*Member); }},
+          [](SweepPlan& p, std::size_t r, std::size_t, const Json& j) {
+            j.get_to((p.*Rows)[r].*Member);
+          },
+          absent};
+}
+
 std::vector<Field> plan_table() {
   return {
-      {{"name", "name", "the sweep's name (`name:`; by default the file's stem)",
-        [](const SweepView& v, int) { return text(v.plan.name); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.name = j; }},
-      {{"file", "path", "the sweep file, absolute",
-        [](const SweepView& v, int) { return text(v.plan.file); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.file = j; }},
+      plan_key<&SweepPlan::name>("name", "name",
+                                 "the sweep's name (`name:`; by default the file's stem)"),
+      plan_key<&SweepPlan::file>("file", "path", "the sweep file, absolute"),
       {{"axes", "rows", "the axes, in the file's order (axes[])",
         [](const SweepView& v, int) { return rows(kAxis, v.plan.axes.size(), member, v); }},
        [](SweepPlan& p, std::size_t, std::size_t, const Json& j) {
          read_rows(kAxis, p, p.axes, j);
        }},
-      {{"metrics", "names", "results.csv's metric columns",
-        [](const SweepView& v, int) { return texts(v.plan.metrics); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.metrics = j.get<Strings>(); }},
-      {{"phases", "names", "the phases results.csv keeps (empty: every phase)",
-        [](const SweepView& v, int) { return texts(v.plan.phases); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.phases = j.get<Strings>(); }},
+      plan_key<&SweepPlan::metrics>("metrics", "names", "results.csv's metric columns"),
+      plan_key<&SweepPlan::phases>("phases", "names",
+                                   "the phases results.csv keeps (empty: every phase)"),
       {{"charts", "rows", "the sweep's charts (charts[])",
         [](const SweepView& v, int) { return rows(kChart, v.plan.charts.size(), member, v); }},
        [](SweepPlan& p, std::size_t, std::size_t, const Json& j) {
          read_rows(kChart, p, p.charts, j);
        }},
       // Before points could leave their charts out, they drew them all.
-      {{"point_charts", "name", "what each point's run draws (its --charts)",
-        [](const SweepView& v, int) { return text(v.plan.point_charts); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.point_charts = j; },
-       "\"png\""},
-      {{"slurm.partition", "name", "the Slurm partition (empty: the cluster's default)",
-        [](const SweepView& v, int) { return text(v.plan.slurm.partition); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.slurm.partition = j; }},
-      {{"slurm.time", "time", "the job array's time limit (empty: the partition's)",
-        [](const SweepView& v, int) { return text(v.plan.slurm.time); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.slurm.time = j; }},
-      {{"slurm.account", "name", "the account charged (empty: the user's default)",
-        [](const SweepView& v, int) { return text(v.plan.slurm.account); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) { p.slurm.account = j; }},
-      {{"slurm.extra", "lines", "further #SBATCH lines",
-        [](const SweepView& v, int) { return texts(v.plan.slurm.extra); }},
-       [](SweepPlan& p, std::size_t, std::size_t, const Json& j) {
-         p.slurm.extra = j.get<Strings>();
-       }},
+      plan_key<&SweepPlan::point_charts>("point_charts", "name",
+                                         "what each point's run draws (its --charts)", "\"png\""),
+      slurm_key<&SlurmOptions::partition>("slurm.partition", "name",
+                                          "the Slurm partition (empty: the cluster's default)"),
+      slurm_key<&SlurmOptions::time>("slurm.time", "time",
+                                     "the job array's time limit (empty: the partition's)"),
+      slurm_key<&SlurmOptions::account>("slurm.account", "name",
+                                        "the account charged (empty: the user's default)"),
+      slurm_key<&SlurmOptions::extra>("slurm.extra", "lines", "further #SBATCH lines"),
       {{"groups", "rows", "points sharing one preconditioning (groups[])",
         [](const SweepView& v, int) { return rows(kGroup, v.plan.groups.size(), member, v); }},
        [](SweepPlan& p, std::size_t, std::size_t, const Json& j) {
@@ -113,14 +127,9 @@ std::vector<Field> plan_table() {
 
 std::vector<Field> axis_table() {
   return {
-      {{"key", "key", "what the axis sets: drive, workload (files) or a key path",
-        [](const SweepView& v, int) { return text(axis(v).key); }},
-       [](SweepPlan& p, std::size_t a, std::size_t, const Json& j) { p.axes[a].key = j; }},
-      {{"values", "values", "its values, as written",
-        [](const SweepView& v, int) { return texts(axis(v).values); }},
-       [](SweepPlan& p, std::size_t a, std::size_t, const Json& j) {
-         p.axes[a].values = j.get<Strings>();
-       }},
+      row_key<&SweepPlan::axes, &SweepAxis::key>(
+          "key", "key", "what the axis sets: drive, workload (files) or a key path"),
+      row_key<&SweepPlan::axes, &SweepAxis::values>("values", "values", "its values, as written"),
       {{"with", "rows", "keys set together with it (with[])",
         [](const SweepView& v, int) { return rows(kWith, axis(v).with.size(), with_key, v); }},
        [](SweepPlan& p, std::size_t a, std::size_t, const Json& j) {
@@ -129,9 +138,8 @@ std::vector<Field> axis_table() {
            read_object(kWith, p, a, p.axes[a].with.size() - 1, w);
          }
        }},
-      {{"name", "name", "its label on charts (empty: the key)",
-        [](const SweepView& v, int) { return text(axis(v).name); }},
-       [](SweepPlan& p, std::size_t a, std::size_t, const Json& j) { p.axes[a].name = j; }},
+      row_key<&SweepPlan::axes, &SweepAxis::name>("name", "name",
+                                                  "its label on charts (empty: the key)"),
   };
 }
 
@@ -152,12 +160,8 @@ std::vector<Field> with_table() {
 
 std::vector<Field> chart_table() {
   return {
-      {{"metrics", "names", "the metrics drawn (one unit)",
-        [](const SweepView& v, int) { return texts(chart(v).metrics); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) {
-         p.charts[c].metrics = j.get<Strings>();
-       },
-       "[]"},
+      row_key<&SweepPlan::charts, &SweepChart::metrics>("metrics", "names",
+                                                        "the metrics drawn (one unit)", "[]"),
       // Never written: a plan from before charts drew several metrics named one.
       {{"metric", "name", "read only: the one metric of a chart in an older plan",
         [](const SweepView&, int) { return V::absent(); }},
@@ -165,36 +169,25 @@ std::vector<Field> chart_table() {
          if (!j.is_null()) p.charts[c].metrics.push_back(j);
        },
        "null"},
-      {{"x", "key", "the axis along x", [](const SweepView& v, int) { return text(chart(v).x); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) { p.charts[c].x = j; }},
-      {{"lines", "key", "the axis drawn as one line per value (empty: none)",
-        [](const SweepView& v, int) { return text(chart(v).lines); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) { p.charts[c].lines = j; }},
-      {{"phase", "name", "the phase drawn (empty: the only one)",
-        [](const SweepView& v, int) { return text(chart(v).phase); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) { p.charts[c].phase = j; }},
-      {{"title", "text", "the chart's title (empty: made from the metrics)",
-        [](const SweepView& v, int) { return text(chart(v).title); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) { p.charts[c].title = j; }},
-      {{"file", "name", "the PNG's name (empty: chart_<k>.png)",
-        [](const SweepView& v, int) { return text(chart(v).file); }},
-       [](SweepPlan& p, std::size_t c, std::size_t, const Json& j) { p.charts[c].file = j; }},
+      row_key<&SweepPlan::charts, &SweepChart::x>("x", "key", "the axis along x"),
+      row_key<&SweepPlan::charts, &SweepChart::lines>(
+          "lines", "key", "the axis drawn as one line per value (empty: none)"),
+      row_key<&SweepPlan::charts, &SweepChart::phase>("phase", "name",
+                                                      "the phase drawn (empty: the only one)"),
+      row_key<&SweepPlan::charts, &SweepChart::title>(
+          "title", "text", "the chart's title (empty: made from the metrics)"),
+      row_key<&SweepPlan::charts, &SweepChart::file>("file", "name",
+                                                     "the PNG's name (empty: chart_<k>.png)"),
   };
 }
 
 std::vector<Field> group_table() {
   return {
-      {{"drive", "path", "the group's drive file",
-        [](const SweepView& v, int) { return text(group(v).drive); }},
-       [](SweepPlan& p, std::size_t g, std::size_t, const Json& j) { p.groups[g].drive = j; }},
-      {{"workload", "path", "the workload file whose preconditioning it shares",
-        [](const SweepView& v, int) { return text(group(v).workload); }},
-       [](SweepPlan& p, std::size_t g, std::size_t, const Json& j) { p.groups[g].workload = j; }},
-      {{"sets", "settings", "the overrides that shape the preconditioning",
-        [](const SweepView& v, int) { return texts(group(v).sets); }},
-       [](SweepPlan& p, std::size_t g, std::size_t, const Json& j) {
-         p.groups[g].sets = j.get<Strings>();
-       }},
+      row_key<&SweepPlan::groups, &SweepGroup::drive>("drive", "path", "the group's drive file"),
+      row_key<&SweepPlan::groups, &SweepGroup::workload>(
+          "workload", "path", "the workload file whose preconditioning it shares"),
+      row_key<&SweepPlan::groups, &SweepGroup::sets>(
+          "sets", "settings", "the overrides that shape the preconditioning"),
   };
 }
 
@@ -214,17 +207,11 @@ std::vector<Field> point_table() {
        [](SweepPlan& p, std::size_t i, std::size_t, const Json& j) {
          for (const SweepAxis& a : p.axes) p.points[i].values.push_back(j.at(a.key));
        }},
-      {{"drive", "path", "the drive file it runs, absolute",
-        [](const SweepView& v, int) { return text(point(v).drive); }},
-       [](SweepPlan& p, std::size_t i, std::size_t, const Json& j) { p.points[i].drive = j; }},
-      {{"workload", "path", "the workload file it runs, absolute",
-        [](const SweepView& v, int) { return text(point(v).workload); }},
-       [](SweepPlan& p, std::size_t i, std::size_t, const Json& j) { p.points[i].workload = j; }},
-      {{"sets", "settings", "its --set overrides",
-        [](const SweepView& v, int) { return texts(point(v).sets); }},
-       [](SweepPlan& p, std::size_t i, std::size_t, const Json& j) {
-         p.points[i].sets = j.get<Strings>();
-       }},
+      row_key<&SweepPlan::points, &SweepPoint::drive>("drive", "path",
+                                                      "the drive file it runs, absolute"),
+      row_key<&SweepPlan::points, &SweepPoint::workload>("workload", "path",
+                                                         "the workload file it runs, absolute"),
+      row_key<&SweepPlan::points, &SweepPoint::sets>("sets", "settings", "its --set overrides"),
       // JSON text: -1 (no group) as the signed number it is.
       {{"group", "index", "the group whose preconditioning it starts from (-1: none)",
         [](const SweepView& v, int) { return V::of_json(std::to_string(point(v).group)); }},
