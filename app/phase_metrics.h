@@ -27,6 +27,11 @@ struct PhaseView {
   double seconds;  // simulated length of the phase
 };
 
+// Phase `p` of a run, as its metrics read it.
+inline PhaseView phase_view(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
+  return PhaseView{drive, w, p, to_seconds(p.result.end - p.result.start)};
+}
+
 using PhaseMetric = MetricDef<PhaseView>;
 
 // The IO directions as results name them (keys, columns), by IoOp.

@@ -35,14 +35,6 @@ double peak_rss_mib() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-namespace {
-
-PhaseView view(const Drive& drive, const WorkloadSpec& w, const PhaseReport& p) {
-  return PhaseView{drive, w, p, to_seconds(p.result.end - p.result.start)};
-}
-
-}  // namespace
-
 Json summary_json(const Drive& drive, const WorkloadSpec& workload, const RunReport& report,
                   const RunMeta& meta) {
   std::optional<VerifySummary> verify;
@@ -232,7 +224,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       f << line;
     }
     f.commit();
-    const PhaseView v = view(drive, workload, p);
+    const PhaseView v = phase_view(drive, workload, p);
     char title[256];
     std::snprintf(
         title, sizeof title,
@@ -258,7 +250,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
       f << line;
     }
     f.commit();
-    const PhaseView v = view(drive, workload, p);
+    const PhaseView v = phase_view(drive, workload, p);
     const double score = phase_metric(v, "consistency.average_over_stddev");
     char title[256];
     std::snprintf(title, sizeof title,
@@ -285,7 +277,7 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
                     static_cast<double>(p.spec->span) / 1e9,
                     secs > 0 ? static_cast<double>(p.result.ios[rd]) / secs : 0.0,
                     p.result.latency[rd].mean() / 1e3,
-                    phase_metric(view(drive, workload, p), "map_cache.hit_rate"));
+                    phase_metric(phase_view(drive, workload, p), "map_cache.hit_rate"));
       f << line;
     }
     f.commit();

@@ -353,7 +353,7 @@ std::vector<RunMetric> power_cuts_table() {
 // --- The last fill phase's figures, at the top level for quick reading ---
 bool is_fill_metric(const PhaseMetric& m) { return m.name.rfind("fill.", 0) == 0; }
 PhaseView phase_view(const RunView& v, const PhaseReport& p) {
-  return PhaseView{v.drive, v.workload, p, to_seconds(p.result.end - p.result.start)};
+  return phase_view(v.drive, v.workload, p);
 }
 // The last phase with a fill figure, or nullptr.
 const PhaseReport* last_fill(const RunView& v) {
