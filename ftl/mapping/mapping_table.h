@@ -14,6 +14,7 @@
 // costs to fetch the rest, is ftl/mapping/map_cache.h's business.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -37,7 +38,6 @@ class MappingTable {
                std::uint32_t entries_per_tpage = 1024)
       : l2p_(logical_pages),
         l2p_touched_((logical_pages + 64 * kEntriesPerOsPage - 1) / (64 * kEntriesPerOsPage)),
-        l2p_dense_((logical_pages + kL2pPerHuge - 1) / kL2pPerHuge),
         p2l_(physical_slots),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
         entries_per_tpage_(entries_per_tpage) {}
@@ -102,7 +102,7 @@ class MappingTable {
     word |= bit;
     // A stretch whose pages keep being touched is dense (random writes over
     // the drive): the rest of it comes in one huge page, not a fault each.
-    if (++l2p_dense_[lpn / kL2pPerHuge] == kDenseAt && collapse_dense_) l2p_.collapse(lpn);
+    if (collapse_dense_ && touched_in_stretch(page) == kDenseAt) l2p_.collapse(lpn);
     __atomic_fetch_or(&l2p_[lpn], 0u, __ATOMIC_RELAXED);  // a store that keeps the value
   }
 
@@ -137,14 +137,24 @@ class MappingTable {
   ZeroArray<std::uint32_t> l2p_;
   // One bit per memory page of l2p_: touched by prefetch_entry_for_write.
   ZeroArray<std::uint64_t> l2p_touched_;
-  // Per 2 MiB of l2p_: its memory pages touched so far. At kDenseAt (one in
-  // eight), if the writes expected touch most of the table, the stretch is
+  // When a 2 MiB stretch of l2p_ has kDenseAt of its memory pages touched
+  // (one in eight), and the writes expected touch most of the table, it is
   // collapsed to a huge page: it then holds at most eight times what it
   // touched, and the rest of its pages will be touched soon.
-  static constexpr std::size_t kL2pPerHuge = ZeroArray<std::uint32_t>::kPerHugePage;
-  static constexpr std::uint16_t kDenseAt = 64;
-  std::vector<std::uint16_t> l2p_dense_;
+  static constexpr std::uint64_t kPagesPerStretch =
+      ZeroArray<std::uint32_t>::kPerHugePage / kEntriesPerOsPage;
+  static constexpr int kDenseAt = 64;
   bool collapse_dense_ = false;  // expect_writes()
+  // Memory pages touched in the stretch holding memory page `page`: its
+  // words of l2p_touched_ (the first touch of a page only, so no hot path).
+  int touched_in_stretch(std::uint64_t page) const {
+    const std::uint64_t first = page / kPagesPerStretch * (kPagesPerStretch / 64);
+    const std::uint64_t end =
+        std::min<std::uint64_t>(first + kPagesPerStretch / 64, l2p_touched_.size());
+    int n = 0;
+    for (std::uint64_t w = first; w < end; ++w) n += __builtin_popcountll(l2p_touched_[w]);
+    return n;
+  }
   ZeroArray<Owner> p2l_;
   ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;
