@@ -4,11 +4,11 @@
 // memory grows with what the workload touches, not with the drive. Pages
 // are the base size: a transparent huge page would zero 2 MiB on the first
 // touch of a 4 B entry, and a few thousand random writes to a 4 TB drive
-// then cost 2 GB of zeroing (measured: 7.6 s against 0.16 s). A table that
-// learns a 2 MiB stretch of it is dense (its user counts the pages it has
-// touched there) promotes that stretch to one huge page with collapse():
-// the stretch's remaining pages then cost no fault each. Tables that need a
-// non-zero "empty" value store it biased (see ftl/mapping/mapping_table.h).
+// then cost 2 GB of zeroing (measured: 7.6 s against 0.16 s). A table whose
+// user knows the writes ahead will touch nearly all of it (random writes
+// over the whole drive) asks for huge pages with prefer_huge_pages(): each
+// 2 MiB stretch then costs one fault, not 512. Tables that need a non-zero
+// "empty" value store it biased (see ftl/mapping/mapping_table.h).
 #pragma once
 
 #include <sys/mman.h>
@@ -35,7 +35,7 @@ class ZeroArray {
   // random reads of the written part miss the TLB far less, so it asks for
   // them (MADV_HUGEPAGE; ignored where the kernel gives none). Either way an
   // array of 2 MiB or more starts on a 2 MiB boundary: huge pages can back
-  // it whole, and collapse() has whole ones to promote.
+  // it whole, and prefer_huge_pages() has whole ones to map.
   enum class Fill { kRandom, kFromFront };
 
   ZeroArray() = default;
@@ -63,7 +63,8 @@ class ZeroArray {
       if (start > raw) ::munmap(p, start - raw);
       if (raw + mapped > end) ::munmap(reinterpret_cast<void*>(end), raw + mapped - end);
       p = reinterpret_cast<void*>(start);
-      if (fill == Fill::kFromFront) ::madvise(p, bytes_ & ~(kHuge - 1), MADV_HUGEPAGE);
+      ::madvise(p, bytes_ & ~(kHuge - 1),
+                fill == Fill::kFromFront ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     }
     data_ = reinterpret_cast<T*>(static_cast<char*>(p) + skew_);
   }
@@ -84,17 +85,14 @@ class ZeroArray {
   T* data() { return data_; }
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
-  // Elements per huge page: the stretch collapse() promotes.
-  static constexpr std::size_t kPerHugePage = (std::size_t{2} << 20) / sizeof(T);
-  // Promotes the 2 MiB stretch holding element `i` to one huge page now
-  // (MADV_COLLAPSE: the kernel copies the pages touched so far and zeroes
-  // the rest). Where the kernel cannot (no huge page free, an older
-  // kernel) the stretch stays in base pages: only the cost of first
-  // touches changes, never a value.
-  void collapse(std::size_t i) {
-    const std::size_t from = (i * sizeof(T) + skew_) & ~(kHuge - 1);
-    if (from + kHuge > bytes_) return;  // the tail: no whole huge page
-    ::madvise(base() + from, kHuge, kMadvCollapse);
+  // Whether the first touch of a 2 MiB stretch from now on maps all of it
+  // as one huge page (MADV_HUGEPAGE), or only the base page touched
+  // (MADV_NOHUGEPAGE, also where the system backs every mapping with huge
+  // pages). Stretches already touched stay as they are. Where the kernel
+  // gives no huge page, only the cost of first touches changes, never a value.
+  void prefer_huge_pages(bool on) {
+    if (bytes_ >= kHuge)
+      ::madvise(base(), bytes_ & ~(kHuge - 1), on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   }
   // Back to all zeros, giving the touched pages back to the OS.
   void clear() {
@@ -117,13 +115,6 @@ class ZeroArray {
   static constexpr std::size_t kHuge = std::size_t{2} << 20;
   // The mapping's start (2 MiB aligned from 2 MiB up), `skew_` before the elements.
   char* base() const { return reinterpret_cast<char*>(data_) - skew_; }
-  // Linux 6.1's MADV_COLLAPSE, which glibc 2.36's <sys/mman.h> does not
-  // name yet; older kernels refuse it (EINVAL), as collapse() allows.
-#ifdef MADV_COLLAPSE
-  static constexpr int kMadvCollapse = MADV_COLLAPSE;
-#else
-  static constexpr int kMadvCollapse = 25;
-#endif
   T* data_ = nullptr;
   std::size_t size_ = 0, bytes_ = 0, skew_ = 0;
 };

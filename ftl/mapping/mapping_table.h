@@ -100,20 +100,18 @@ class MappingTable {
       return;
     }
     word |= bit;
-    // A stretch whose pages keep being touched is dense (random writes over
-    // the drive): the rest of it comes in one huge page, not a fault each.
-    if (collapse_dense_ && touched_in_stretch(page) == kDenseAt) l2p_.collapse(lpn);
     __atomic_fetch_or(&l2p_[lpn], 0u, __ATOMIC_RELAXED);  // a store that keeps the value
   }
 
   // The next writes: about `pages` over a range of `span_pages`. When they
   // are at least one per memory page of the range's entries, nearly every
   // such page will be touched (63% or more of them, drawn at random), and
-  // a dense stretch is collapsed to a huge page; fewer, and a collapse
-  // would zero 2 MiB for a few pages' worth (measured on a 4 TB drive:
-  // 140,000 random writes took 2.6 times as long, and six times the memory).
+  // the table takes huge pages (one fault per 2 MiB, not 512); fewer, and
+  // a huge page would zero 2 MiB for a few pages' worth (measured on a 4 TB
+  // drive: 140,000 random writes took 2.6 times as long, and six times the
+  // memory).
   void expect_writes(std::uint64_t pages, std::uint64_t span_pages) {
-    collapse_dense_ = span_pages > 0 && pages >= span_pages / kEntriesPerOsPage;
+    l2p_.prefer_huge_pages(span_pages > 0 && pages >= span_pages / kEntriesPerOsPage);
   }
 
   std::uint64_t logical_pages() const { return l2p_.size(); }
@@ -137,24 +135,6 @@ class MappingTable {
   ZeroArray<std::uint32_t> l2p_;
   // One bit per memory page of l2p_: touched by prefetch_entry_for_write.
   ZeroArray<std::uint64_t> l2p_touched_;
-  // When a 2 MiB stretch of l2p_ has kDenseAt of its memory pages touched
-  // (one in eight), and the writes expected touch most of the table, it is
-  // collapsed to a huge page: it then holds at most eight times what it
-  // touched, and the rest of its pages will be touched soon.
-  static constexpr std::uint64_t kPagesPerStretch =
-      ZeroArray<std::uint32_t>::kPerHugePage / kEntriesPerOsPage;
-  static constexpr int kDenseAt = 64;
-  bool collapse_dense_ = false;  // expect_writes()
-  // Memory pages touched in the stretch holding memory page `page`: its
-  // words of l2p_touched_ (the first touch of a page only, so no hot path).
-  int touched_in_stretch(std::uint64_t page) const {
-    const std::uint64_t first = page / kPagesPerStretch * (kPagesPerStretch / 64);
-    const std::uint64_t end =
-        std::min<std::uint64_t>(first + kPagesPerStretch / 64, l2p_touched_.size());
-    int n = 0;
-    for (std::uint64_t w = first; w < end; ++w) n += __builtin_popcountll(l2p_touched_[w]);
-    return n;
-  }
   ZeroArray<Owner> p2l_;
   ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;
