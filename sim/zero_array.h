@@ -94,6 +94,19 @@ class ZeroArray {
     if (bytes_ >= kHuge)
       ::madvise(base(), bytes_ & ~(kHuge - 1), on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
   }
+  // Whether every base page of the 2 MiB stretch holding element `i` is
+  // mapped (after a first touch under prefer_huge_pages: whether the kernel
+  // gave a huge page). False for the tail, which no huge page backs.
+  bool stretch_mapped(std::size_t i) const {
+    const std::size_t from = (i * sizeof(T) + skew_) & ~(kHuge - 1);
+    if (from + kHuge > bytes_) return false;
+    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    unsigned char resident[kHuge / 4096];  // base pages are 4 KiB or larger
+    if (page < 4096 || ::mincore(base() + from, kHuge, resident) != 0) return false;
+    for (std::size_t k = 0; k < kHuge / page; ++k)
+      if (!(resident[k] & 1)) return false;
+    return true;
+  }
   // Back to all zeros, giving the touched pages back to the OS.
   void clear() {
     if (data_ && ::madvise(base(), bytes_, MADV_DONTNEED) != 0)

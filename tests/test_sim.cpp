@@ -1687,6 +1687,15 @@ TEST_CASE("ZeroArray written at random keeps every value whichever pages back it
   CHECK(plain[0] == 0);
   CHECK(plain[5] == 7);
   CHECK(plain[n - 1] == 11);
+  // Every base page of the second stretch written: all of it is mapped,
+  // whatever pages back it. One page written in base pages is not, and the
+  // tail never counts.
+  for (std::size_t i = second; i < 2 * second; i += 1024) plain[i] = static_cast<std::uint32_t>(i);
+  CHECK(plain.stretch_mapped(second + 17));
+  CHECK_FALSE(plain.stretch_mapped(n - 1));
+  Entries sparse(n);
+  sparse[1] = 1;
+  CHECK_FALSE(sparse.stretch_mapped(1));
   plain.prefer_huge_pages(false);
   plain[second + 1] = 9;
   CHECK(plain[second + 1] == 9);
