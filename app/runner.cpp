@@ -479,12 +479,6 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
   if (const auto* z = dynamic_cast<const ZonedFtl*>(drive->translation.get()))
     gen.set_zone_layout(
         {z->layout().zone_slots * kSectorBytes, z->layout().capacity_slots * kSectorBytes});
-  // What the phase will write shapes the tables' memory pages, no result.
-  const auto expect_writes = [&spec](Drive& d) {
-    d.translation->expect_writes(spec.planned_write_bytes() / kSectorBytes,
-                                 spec.span / kSectorBytes);
-  };
-  expect_writes(*drive);
   ActivityWatch watch(*drive, pr, pr.result.start, workload.interval);
   CutAt cut = next_cut();
   Watchdog watchdog(workload.watchdog, *drive);
@@ -519,7 +513,6 @@ bool run_timed_phase(Drive*& drive, const WorkloadSpec& workload, const PhaseSpe
     watch.after_cut(*drive);
     gc_moves.replaced(moves);
     gen.attach(drive->engine, drive->hif, down);
-    expect_writes(*drive);  // the recovered drive's tables
     watchdog.reset(*drive);
     cut = next_cut();
   }

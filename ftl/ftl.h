@@ -73,10 +73,6 @@ class Ftl final : public TxnSink,
   // Write path: reserve buffer space for a command's pages before its data
   // crosses the link; then hand each page over.
   bool reserve_buffer(std::uint32_t pages) override { return buffer_.reserve(pages); }
-  // The phase's planned writes, for the forward map's memory pages.
-  void expect_writes(std::uint64_t pages, std::uint64_t span_pages) override {
-    core_.map.expect_writes(pages, span_pages);
-  }
   // Start loading what a command on [first, first + pages) will touch, so
   // that the work between its arrival and its processing hides the cache
   // misses of a large drive's tables: the forward-map entries on arrival,

@@ -75,11 +75,6 @@ class FlashTranslation {
   // Relocation moves take `move_time` per slot on the controller's cores.
   virtual void set_gc_firmware(FirmwareCores* cores, Tick move_time) = 0;
 
-  // A hint ahead of a phase: it will write about `pages` logical pages
-  // over a range of `span_pages`. Only the memory pages of the tables
-  // follow it (huge pages for a table the phase will touch all over); no
-  // result depends on it.
-  virtual void expect_writes(std::uint64_t /*pages*/, std::uint64_t /*span_pages*/) {}
   // Loads what a command on [first, first + pages) will touch, so that the
   // work before it is processed hides the cache misses of large tables.
   virtual void prefetch_entries(Lpn first, std::uint32_t pages, bool write) = 0;

@@ -2,13 +2,15 @@
 // memory the OS maps only when a page is first written (anonymous mmap):
 // building a drive allocates its whole-capacity tables at no cost, and
 // memory grows with what the workload touches, not with the drive. Pages
-// are the base size: a transparent huge page would zero 2 MiB on the first
-// touch of a 4 B entry, and a few thousand random writes to a 4 TB drive
-// then cost 2 GB of zeroing (measured: 7.6 s against 0.16 s). A table whose
-// user knows the writes ahead will touch nearly all of it (random writes
-// over the whole drive) asks for huge pages with prefer_huge_pages(): each
-// 2 MiB stretch then costs one fault, not 512. Tables that need a non-zero
-// "empty" value store it biased (see ftl/mapping/mapping_table.h).
+// are the base size (MADV_NOHUGEPAGE, also where the system backs every
+// mapping with huge pages): a transparent huge page would zero 2 MiB on the
+// first touch of a 4 B entry, and a few thousand random writes to a 4 TB
+// drive then cost 2 GB of zeroing (measured: 7.6 s against 0.16 s). Even a
+// table written all over gains nothing from huge pages on a virtual
+// machine that hands freed memory back to its host: each new huge page
+// then costs the host's faults too (docs/RESULTS.md, "Tried and not
+// kept"). Tables that need a non-zero "empty" value store it biased (see
+// ftl/mapping/mapping_table.h).
 #pragma once
 
 #include <sys/mman.h>
@@ -33,9 +35,9 @@ class ZeroArray {
   // above). kFromFront: index by index from 0 (a pool whose slots are handed
   // out in order): 2 MiB pages then zero little that is not used soon, and
   // random reads of the written part miss the TLB far less, so it asks for
-  // them (MADV_HUGEPAGE; ignored where the kernel gives none). Either way an
-  // array of 2 MiB or more starts on a 2 MiB boundary: huge pages can back
-  // it whole, and prefer_huge_pages() has whole ones to map.
+  // them (MADV_HUGEPAGE; ignored where the kernel gives none). An array of
+  // 2 MiB or more starts on a 2 MiB boundary, so that huge pages can back
+  // a kFromFront one whole.
   enum class Fill { kRandom, kFromFront };
 
   ZeroArray() = default;
@@ -85,28 +87,6 @@ class ZeroArray {
   T* data() { return data_; }
   const T* data() const { return data_; }
   std::size_t size() const { return size_; }
-  // Whether the first touch of a 2 MiB stretch from now on maps all of it
-  // as one huge page (MADV_HUGEPAGE), or only the base page touched
-  // (MADV_NOHUGEPAGE, also where the system backs every mapping with huge
-  // pages). Stretches already touched stay as they are. Where the kernel
-  // gives no huge page, only the cost of first touches changes, never a value.
-  void prefer_huge_pages(bool on) {
-    if (bytes_ >= kHuge)
-      ::madvise(base(), bytes_ & ~(kHuge - 1), on ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-  }
-  // Whether every base page of the 2 MiB stretch holding element `i` is
-  // mapped (after a first touch under prefer_huge_pages: whether the kernel
-  // gave a huge page). False for the tail, which no huge page backs.
-  bool stretch_mapped(std::size_t i) const {
-    const std::size_t from = (i * sizeof(T) + skew_) & ~(kHuge - 1);
-    if (from + kHuge > bytes_) return false;
-    const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    unsigned char resident[kHuge / 4096];  // base pages are 4 KiB or larger
-    if (page < 4096 || ::mincore(base() + from, kHuge, resident) != 0) return false;
-    for (std::size_t k = 0; k < kHuge / page; ++k)
-      if (!(resident[k] & 1)) return false;
-    return true;
-  }
   // Back to all zeros, giving the touched pages back to the OS.
   void clear() {
     if (data_ && ::madvise(base(), bytes_, MADV_DONTNEED) != 0)

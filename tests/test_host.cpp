@@ -1042,26 +1042,3 @@ TEST_CASE(
     CHECK(s.end_flush);
   }
 }
-
-TEST_CASE("A phase's planned writes: its IO-count or byte limit times its write share") {
-  using ssdtwin::PhaseSpec;
-  using ssdtwin::RwKind;
-  PhaseSpec p;
-  p.rw = RwKind::kRandWrite;
-  p.bs = 4096;
-  p.ios = 1000;
-  CHECK(p.planned_write_bytes() == 4'096'000);
-  p.io_bytes = 1'000'000;  // whichever limit comes first
-  CHECK(p.planned_write_bytes() == 1'000'000);
-  p.io_bytes = 0;
-  p.rw = RwKind::kRandRw;
-  p.read_share = 0.75;
-  CHECK(p.planned_write_bytes() == 1'024'000);
-  p.rw = RwKind::kRandRead;
-  CHECK(p.planned_write_bytes() == 0);
-  // Bounded by time alone: not known ahead.
-  p.rw = RwKind::kWrite;
-  p.ios = 0;
-  p.runtime = 1'000'000;
-  CHECK(p.planned_write_bytes() == 0);
-}

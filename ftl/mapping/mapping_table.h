@@ -101,24 +101,6 @@ class MappingTable {
     }
     word |= bit;
     __atomic_fetch_or(&l2p_[lpn], 0u, __ATOMIC_RELAXED);  // a store that keeps the value
-    // Under huge pages that store mapped the whole stretch: its other pages
-    // need no store of their own (one locked store per 2 MiB, not per 4 KiB).
-    if (huge_ && l2p_.stretch_mapped(lpn)) {
-      const std::uint64_t first = page / kPagesPerStretch * (kPagesPerStretch / 64);
-      for (std::uint64_t w = first; w < first + kPagesPerStretch / 64; ++w) l2p_touched_[w] = ~0ull;
-    }
-  }
-
-  // The next writes: about `pages` over a range of `span_pages`. When they
-  // are at least one per memory page of the range's entries, nearly every
-  // such page will be touched (63% or more of them, drawn at random), and
-  // the table takes huge pages (one fault per 2 MiB, not 512); fewer, and
-  // a huge page would zero 2 MiB for a few pages' worth (measured on a 4 TB
-  // drive: 140,000 random writes took 2.6 times as long, and six times the
-  // memory).
-  void expect_writes(std::uint64_t pages, std::uint64_t span_pages) {
-    huge_ = span_pages > 0 && pages >= span_pages / kEntriesPerOsPage;
-    l2p_.prefer_huge_pages(huge_);
   }
 
   std::uint64_t logical_pages() const { return l2p_.size(); }
@@ -142,8 +124,6 @@ class MappingTable {
   ZeroArray<std::uint32_t> l2p_;
   // One bit per memory page of l2p_: touched by prefetch_entry_for_write.
   ZeroArray<std::uint64_t> l2p_touched_;
-  static constexpr std::uint64_t kPagesPerStretch = (std::uint64_t{2} << 20) / 4096;
-  bool huge_ = false;  // expect_writes()
   ZeroArray<Owner> p2l_;
   ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;

@@ -13,25 +13,6 @@
 
 namespace ssdtwin {
 
-std::uint64_t PhaseSpec::planned_write_bytes() const {
-  double share = 0;
-  switch (rw) {
-    case RwKind::kWrite:
-    case RwKind::kRandWrite:
-      share = 1;
-      break;
-    case RwKind::kRandRw:
-    case RwKind::kReadWrite:
-      share = 1 - read_share;
-      break;
-    default:
-      return 0;
-  }
-  std::uint64_t bytes = io_bytes;
-  if (ios > 0 && (bytes == 0 || ios * bs < bytes)) bytes = ios * bs;
-  return static_cast<std::uint64_t>(share * static_cast<double>(bytes));
-}
-
 const char* rw_kind_name(RwKind k) {
   switch (k) {
     case RwKind::kRead:

@@ -137,11 +137,6 @@ RandomDistribution parse_random_distribution(
     const std::function<std::optional<std::uint64_t>(const std::string&)>& size_of);
 
 struct PhaseSpec {
-  // Bytes the phase writes if it runs to its IO-count or byte limit; 0 when
-  // that is not known ahead (a phase bounded by time alone, a trace) or it
-  // writes nothing. A mixed phase counts its write share.
-  std::uint64_t planned_write_bytes() const;
-
   std::string name;
   bool precondition = false;  // results reported apart from measured phases
   // Fast preconditioning: the phase's writes and trims go straight to the
