@@ -9,9 +9,10 @@ min-max range. Two commands are compared in interleaved pairs (A, B, A, B,
 ...): the ratio pair by pair keeps its meaning when the machine's speed
 drifts, which seconds from different runs or machines do not.
 
-  bench/harness.py paired [-n PAIRS] [-w WARMUP] [-c CPU] [--row LABEL] 'COMMAND A' 'COMMAND B'
+  bench/harness.py paired [-n PAIRS] [-w WARMUP] [-c CPU] [--cold S] [--row LABEL] 'COMMAND A' 'COMMAND B'
       the medians and ranges of both commands and of the ratio A/B (--row:
-      as one markdown table row)
+      as one markdown table row; --cold: S seconds of sleep, not timed,
+      before every run, so that each starts as a user's run does)
   bench/harness.py time [-n RUNS] [-c CPU] [--summary DIR] [--label L] [--ref SECONDS] -- COMMAND
       one table row: wall median (range), the ratio REF / wall, peak memory,
       and with --summary the set-up and host-IO rate the run's summary.json
@@ -19,8 +20,15 @@ drifts, which seconds from different runs or machines do not.
   bench/harness.py field SUMMARY_JSON KEY.PATH [...]
       values read from a summary.json (dotted paths, `phases.-1.name`)
 
-The shell scripts beside it (paired.sh, mqsim_rows.sh, mqsim_side_by_side.sh,
-run_bench.sh, setup_memory.sh, sweep_bench.sh) only say what to run.
+Back-to-back runs can flatter a change in how memory is handed out: on a
+virtual machine whose balloon returns freed memory to its host, a run that
+starts right after another reuses pages the host still backs, while one
+that starts a few seconds later pays the host's faults too (huge pages most:
+docs/RESULTS.md, "Against MQSim"). `--cold 3` measures the second case.
+
+The shell scripts beside it (paired.sh, pinned_rows.sh, mqsim_rows.sh,
+mqsim_side_by_side.sh, run_bench.sh, setup_memory.sh, sweep_bench.sh) only
+say what to run.
 """
 import argparse
 import json
@@ -30,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 
 class Failed(Exception):
@@ -72,6 +81,8 @@ def cmd_paired(a):
     runs = {"A": [], "B": []}
     for i in range(a.warmup + a.pairs):
         for tag, c in (("A", a.command_a), ("B", a.command_b)):
+            if a.cold > 0:
+                time.sleep(a.cold)
             r = measure(c, a.cpu)
             if i >= a.warmup:
                 runs[tag].append(r)
@@ -141,6 +152,8 @@ def main():
     s.add_argument("-n", dest="pairs", type=int, default=5)
     s.add_argument("-w", dest="warmup", type=int, default=1)
     s.add_argument("-c", dest="cpu", type=int, help="pin both to this CPU (taskset)")
+    s.add_argument("--cold", metavar="S", type=float, default=0,
+                   help="sleep S seconds (not timed) before every run")
     s.add_argument("--row", metavar="LABEL",
                    help="print one table row: LABEL | A wall (CPU) | B wall (CPU) | A/B | peaks")
     s.add_argument("command_a")

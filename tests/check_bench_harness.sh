@@ -14,6 +14,10 @@ for k in "A wall s" "B cpu s" "A peak MiB" "A/B wall" "A/B cpu"; do
   n='([0-9.]+|nan)'
   grep -Eq "^$k *median $n *min $n *max $n\$" <<<"$out" || fail "paired: no '$k' line in: $out"
 done
+# --cold sleeps before every run, outside the timing.
+cold=$(python3 "$h" paired -n 1 -w 0 --cold 0.2 "sleep 0.05" "sleep 0.05")
+a=$(awk '/^A wall s/ {print $5}' <<<"$cold")
+python3 -c "import sys; sys.exit(0 if float('$a') < 0.2 else 1)" || fail "paired --cold: the sleep was timed ($a s)"
 row=$(python3 "$h" paired -n 1 -w 0 --row label "sleep 0.05" "sleep 0.05")
 want='^\| label \| [0-9.]+ s \([0-9.]+ s\) \| [0-9.]+ s \([0-9.]+ s\) \| .*x \(.*\) \| [0-9]+ / [0-9]+ \|$'
 grep -Eq "$want" <<<"$row" || fail "paired --row: $row"
