@@ -1,6 +1,7 @@
-# Sourced by bench/mqsim_rows.sh and bench/instr_counts.sh (from the
-# repository root): the MQSim drive, its 16 GiB version and the tpcc trace,
-# so that both scripts run the same rows.
+# Sourced by bench/mqsim_rows.sh, instr_counts.sh, mqsim_side_by_side.sh and
+# pinned_rows.sh (from the repository root): the MQSim drive, its 16 GiB
+# version and the tpcc trace, so that all of them run the same rows, and the
+# comparand and binary checks the last two share.
 # shellcheck shell=bash disable=SC2034  # D, W and G16 are for the sourcing scripts
 
 D=bench/mqsim_512gib.yaml
@@ -23,4 +24,20 @@ mqsim_tpcc_trace() {
     return
   fi
   python3 bench/tpcc_standin.py bench/out/mqsim/tpcc.trace
+}
+
+# A script's comparand: folder $1 made absolute, holding the executable $2
+# (else a message saying how to get it, $3, and exit 2).
+comparand_dir() {
+  local dir
+  dir=$(cd "$1" && pwd) || exit 2
+  [ -x "$dir/$2" ] || { echo "no $2 in $dir ($3)" >&2; exit 2; }
+  echo "$dir"
+}
+
+# This tree's binary: SSDTWIN, default build/ssdtwin (built if missing).
+ssdtwin_bin() {
+  local bin=${SSDTWIN:-build/ssdtwin}
+  [ -x "$bin" ] || tools/build.sh build >&2
+  echo "$bin"
 }

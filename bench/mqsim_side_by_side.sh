@@ -23,18 +23,15 @@
 # traces/tpcc-small.trace 50 times (SSDTwin's row reads the same file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mq=${1:?usage: bench/mqsim_side_by_side.sh MQSIM_DIR [ROW ...]}
+# shellcheck source=bench/mqsim_common.sh
+. bench/mqsim_common.sh
+mq=$(comparand_dir "${1:?usage: bench/mqsim_side_by_side.sh MQSIM_DIR [ROW ...]}" MQSim "build it there with make")
 shift
-mq=$(cd "$mq" && pwd)
-[ -x "$mq/MQSim" ] || { echo "no MQSim binary in $mq (build it there with make)" >&2; exit 2; }
-bin=${SSDTWIN:-build/ssdtwin}
-[ -x "$bin" ] || tools/build.sh build
+bin=$(ssdtwin_bin)
 pairs=${PAIRS:-5}
 out=bench/out/mqsim_sbs
 mkdir -p "$out"
 
-# shellcheck source=bench/mqsim_common.sh
-. bench/mqsim_common.sh
 TPCC_TRACE=$mq/traces/tpcc-small.trace mqsim_tpcc_trace
 eval "$(sed -n '/^rows=(/,/^)/p' bench/mqsim_rows.sh)"
 

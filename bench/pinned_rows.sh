@@ -18,18 +18,14 @@
 # farm-bench's finer clock (docs/RESULTS.md gives the command).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-base=${1:?usage: bench/pinned_rows.sh BASELINE_TREE [ROW ...]}
+# shellcheck source=bench/mqsim_common.sh
+. bench/mqsim_common.sh
+base=$(comparand_dir "${1:?usage: bench/pinned_rows.sh BASELINE_TREE [ROW ...]}" build/ssdtwin "build it there")
 shift
-base=$(cd "$base" && pwd)
-[ -x "$base/build/ssdtwin" ] || { echo "no build/ssdtwin in $base (build it there)" >&2; exit 2; }
-bin=${SSDTWIN:-build/ssdtwin}
-[ -x "$bin" ] || tools/build.sh build
+bin=$(ssdtwin_bin)
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 out=$(pwd)/bench/out/pinned
 mkdir -p "$out"
-
-# shellcheck source=bench/mqsim_common.sh
-. bench/mqsim_common.sh
 mqsim_tpcc_trace
 mkdir -p "$base/bench/out/mqsim"
 cp bench/out/mqsim/tpcc.trace "$base/bench/out/mqsim/tpcc.trace"
