@@ -1,7 +1,8 @@
 # Sourced by bench/mqsim_rows.sh, instr_counts.sh, mqsim_side_by_side.sh and
 # pinned_rows.sh (from the repository root): the MQSim drive, its 16 GiB
-# version and the tpcc trace, so that all of them run the same rows, and the
-# comparand and binary checks the last two share.
+# version, the tpcc trace and (for the last two) the rows' table, so that all
+# of them run the same rows, and the comparand and binary checks the last two
+# share.
 # shellcheck shell=bash disable=SC2034  # D, W and G16 are for the sourcing scripts
 
 D=bench/mqsim_512gib.yaml
@@ -33,6 +34,12 @@ comparand_dir() {
   dir=$(cd "$1" && pwd) || exit 2
   [ -x "$dir/$2" ] || { echo "no $2 in $dir ($3)" >&2; exit 2; }
   echo "$dir"
+}
+
+# The `rows` array of bench/mqsim_rows.sh (name|MQSim seconds|label|ssdtwin
+# run arguments), for the scripts that run the same rows another way.
+mqsim_row_table() {
+  eval "$(sed -n '/^rows=(/,/^)/p' bench/mqsim_rows.sh)"
 }
 
 # This tree's binary: SSDTWIN, default build/ssdtwin (built if missing).

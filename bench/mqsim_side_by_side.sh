@@ -33,7 +33,7 @@ out=bench/out/mqsim_sbs
 mkdir -p "$out"
 
 TPCC_TRACE=$mq/traces/tpcc-small.trace mqsim_tpcc_trace
-eval "$(sed -n '/^rows=(/,/^)/p' bench/mqsim_rows.sh)"
+mqsim_row_table
 
 cfg=$(cat "$mq/ssdconfig.xml")
 echo "$cfg" >"$out/ssd_default.xml"

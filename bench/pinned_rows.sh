@@ -29,8 +29,10 @@ mkdir -p "$out"
 mqsim_tpcc_trace
 mkdir -p "$base/bench/out/mqsim"
 cp bench/out/mqsim/tpcc.trace "$base/bench/out/mqsim/tpcc.trace"
-eval "$(sed -n '/^rows=(/,/^)/p' bench/mqsim_rows.sh)"
+mqsim_row_table
 
+# A line of bench/harness.py paired's output ($1: its name) as "median (min-max)".
+med() { sed -n "s|^$1 *median \([^ ]*\) *min \([^ ]*\) *max \([^ ]*\)\$|\1 (\2-\3)|p" <<<"$res"; }
 want=" $* "
 echo "this tree $(git rev-parse --short HEAD 2>/dev/null || echo '?') against $(git -C "$base" rev-parse --short HEAD 2>/dev/null || echo "$base"), ${PAIRS:-5} pairs, cold ${COLD:-0} s"
 echo
@@ -45,7 +47,6 @@ for r in "${rows[@]}"; do
   res=$(python3 bench/harness.py paired -n "${PAIRS:-5}" -c "${CPU:-0}" --cold "${COLD:-0}" \
     "cd $base && build/ssdtwin run -q $args --out $out/$name.base" \
     "$bin run -q --charts script $args --out $out/$name.new")
-  med() { sed -n "s|^$1 *median \([^ ]*\) *min \([^ ]*\) *max \([^ ]*\)\$|\1 (\2-\3)|p" <<<"$res"; }
   same=$(python3 tools/same_results.py "$out/$name.base" "$out/$name.new" | tail -1 || true)
   echo "| $label | $(med "A wall s" | cut -d' ' -f1) s / $(med "B wall s" | cut -d' ' -f1) s | $(med "A/B wall") | $same |"
 done
