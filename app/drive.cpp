@@ -114,8 +114,8 @@ constexpr char kSnapshotMagic[8] = {'S', 'S', 'D', 'T', 'S', 'N', 'A', 'P'};
 // namespace; 5: NAND suspend counts; 6: idle timers with their arm order
 // (sim/timer.h); 7: FDP's placement state (each page's handle, reclaim units'
 // fill, the handles each erase unit holds); 8: GC pacing with the relocation
-// engine's state.
-constexpr std::uint32_t kSnapshotVersion = 8;
+// engine's state; 9: the forward map as a directory and its leaves.
+constexpr std::uint32_t kSnapshotVersion = 9;
 
 void archive_string(StateArchive& ar, std::string& s) {
   const std::size_t n = ar.length(s.size(), false);

@@ -9,6 +9,18 @@
 // its owner's location is that slot. Together the tables take 8 bytes per
 // 4 KiB of flash (2 MiB per GiB), the dominant memory cost of a drive.
 //
+// The forward map is two levels: a directory with one entry per leaf of
+// kLeafEntries entries (128 B), and a pool of leaves handed out from the
+// front as entries are first written. Random writes over a large drive
+// then touch memory in proportion to what they write, packed, instead of
+// a page per entry spread over the whole LBA range: 1 M random writes to
+// 512 GiB touched all 476 MiB of a flat table, and its first-touch faults
+// and page walks were most of the run (docs/RESULTS.md, "Against MQSim").
+// An unwritten range's directory entry names leaf 0, which stays all zero,
+// so that a lookup is two loads and no test. Once every range has its leaf
+// (a drive written all over), the leaves are put in logical order and the
+// directory is dropped (flatten): the table is then the flat one.
+//
 // The simulator always holds the whole table (it is the ground truth the
 // model runs on); which parts a DRAMless controller has cached, and what it
 // costs to fetch the rest, is ftl/mapping/map_cache.h's business.
@@ -36,25 +48,39 @@ class MappingTable {
   // drive costs no memory until it is written.
   MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots,
                std::uint32_t entries_per_tpage = 1024)
-      : l2p_(logical_pages),
-        l2p_touched_((logical_pages + 64 * kEntriesPerOsPage - 1) / (64 * kEntriesPerOsPage)),
+      : logical_pages_(logical_pages),
+        dir_((logical_pages + kLeafEntries - 1) / kLeafEntries),
+        leaves_((dir_.size() + 1) * kLeafEntries),
         p2l_(physical_slots),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
         entries_per_tpage_(entries_per_tpage) {}
 
-  std::uint32_t lookup(Lpn lpn) const { return out(l2p_[lpn]); }
-  void set(Lpn lpn, std::uint32_t where) { l2p_[lpn] = in(where); }
+  std::uint32_t lookup(Lpn lpn) const { return out(leaves_[entry(lpn)]); }
+  void set(Lpn lpn, std::uint32_t where) {
+    if (flat_) {
+      leaves_[kLeafEntries + lpn] = in(where);
+      return;
+    }
+    std::uint32_t& leaf = dir_[lpn / kLeafEntries];
+    if (leaf == 0) {
+      if (where == kUnmapped) return;  // leaf 0 already says so
+      leaf = next_leaf_++;
+    }
+    leaves_[std::uint64_t{leaf} * kLeafEntries + lpn % kLeafEntries] = in(where);
+    if (next_leaf_ == leaves_.size() / kLeafEntries) [[unlikely]]
+      flatten();
+  }
 
   // Where an owner's current copy is: a flash slot, a write-buffer
   // reference, or kUnmapped.
   std::uint32_t location(Owner o) const {
-    return out((o & kMapOwner) ? gtd_[o & ~kMapOwner] : l2p_[o]);
+    return (o & kMapOwner) ? out(gtd_[o & ~kMapOwner]) : lookup(o);
   }
   void set_location(Owner o, std::uint32_t where) {
     if (o & kMapOwner)
       gtd_[o & ~kMapOwner] = in(where);
     else
-      l2p_[o] = in(where);
+      set(o, where);
   }
   // Records that flash slot `ppa` now holds `o` and points `o` at it.
   void place(Owner o, Ppa ppa) {
@@ -65,9 +91,16 @@ class MappingTable {
   // Translation page `tpage` maps at least one logical page.
   bool tpage_maps_any(std::uint32_t tpage) const {
     const std::uint64_t first = std::uint64_t{tpage} * entries_per_tpage_;
-    const std::uint64_t end = std::min<std::uint64_t>(first + entries_per_tpage_, l2p_.size());
-    for (std::uint64_t l = first; l < end; ++l)
-      if (l2p_[l] != in(kUnmapped)) return true;
+    const std::uint64_t end = std::min<std::uint64_t>(first + entries_per_tpage_, logical_pages_);
+    for (std::uint64_t l = first; l < end;) {
+      const std::uint64_t leaf_end = std::min(end, (l / kLeafEntries + 1) * kLeafEntries);
+      if (!flat_ && dir_[l / kLeafEntries] == 0) {
+        l = leaf_end;
+        continue;
+      }
+      for (; l < leaf_end; ++l)
+        if (lookup(l) != kUnmapped) return true;
+    }
     return false;
   }
   void clear_owner(Ppa ppa) { p2l_[ppa] = in(kUnmapped); }
@@ -80,36 +113,33 @@ class MappingTable {
   // scans over a block's slots (GC) otherwise wait on one miss per slot.
   void prefetch_owner(Ppa ppa) const {
     const Owner o = owner(ppa);
-    if (o != kUnmapped && (o & kMapOwner) == 0) prefetch_line(&l2p_[o]);
+    if (o != kUnmapped && (o & kMapOwner) == 0) prefetch_line(&leaves_[entry(o)]);
   }
 
   // Starts loading logical page `lpn`'s forward entry (a write's lookup).
-  void prefetch_entry(Lpn lpn) const { prefetch_line(&l2p_[lpn]); }
-  // The same ahead of a write, which will store to the entry. The first
-  // time the entry's memory page is used it is touched with a store
-  // instead: a prefetch of a page not mapped yet stalls on the page walk
-  // and is dropped, and the write's lookup (a load) would then map the
-  // shared zero page, so that its store faults a second time to copy it.
-  // A fresh drive's random writes took two faults per table page.
+  void prefetch_entry(Lpn lpn) const { prefetch_line(&leaves_[entry(lpn)]); }
+  // Ahead of a write, only the directory entry: the write's own leaf is
+  // most often one it will be handed (a fresh drive's random writes), so
+  // there is nothing there to load, and a load of the directory entry here
+  // waited on its miss (40% of whole-map B1; a directory line prefetched
+  // instead took the row from 0.81-0.90 s to 0.65 s). Its leaf entry is
+  // loaded at admission (the write's lookup of its old copy).
   void prefetch_entry_for_write(Lpn lpn) {
-    const std::uint64_t page = lpn / kEntriesPerOsPage;
-    std::uint64_t& word = l2p_touched_[page / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (page % 64);
-    if (word & bit) {
-      prefetch_line(&l2p_[lpn]);
-      return;
-    }
-    word |= bit;
-    __atomic_fetch_or(&l2p_[lpn], 0u, __ATOMIC_RELAXED);  // a store that keeps the value
+    if (flat_)
+      prefetch_line(&leaves_[kLeafEntries + lpn]);
+    else
+      prefetch_line(&dir_[lpn / kLeafEntries]);
   }
 
-  std::uint64_t logical_pages() const { return l2p_.size(); }
+  std::uint64_t logical_pages() const { return logical_pages_; }
   std::uint32_t tpages() const { return static_cast<std::uint32_t>(gtd_.size()); }
   std::uint32_t entries_per_tpage() const { return entries_per_tpage_; }
   std::uint32_t tpage_of(Lpn lpn) const { return lpn / entries_per_tpage_; }
   void archive(StateArchive& ar);  // drive-state snapshots (sim/state_archive.h)
+  // The tables with every entry written: the forward map's leaves, its
+  // directory, the reverse map and the translation pages' locations.
   std::uint64_t bytes() const {
-    return (l2p_.size() + p2l_.size() + gtd_.size()) * sizeof(std::uint32_t);
+    return (logical_pages_ + dir_.size() + p2l_.size() + gtd_.size()) * sizeof(std::uint32_t);
   }
 
  private:
@@ -117,13 +147,30 @@ class MappingTable {
   static std::uint32_t in(std::uint32_t v) { return v + 1; }
   static std::uint32_t out(std::uint32_t v) { return v - 1; }
 
-  // The base page size of Linux on x86-64 and most ARM64 systems; on a
-  // larger one, some first touches are stores where a prefetch would do.
-  static constexpr std::uint64_t kEntriesPerOsPage = 4096 / sizeof(std::uint32_t);
+  // 32 entries, 128 B: two cache lines, and a directory 1/32 the size of
+  // the leaves. (16-entry leaves would take a drive whose every entry is
+  // written past 2 MiB per GiB with the directory.)
+  static constexpr std::uint64_t kLeafEntries = 32;
+  // Once every range has its leaf, the directory only costs a load per
+  // lookup: 9% of the 16 GiB GC row's time (a directory in logical order,
+  // measured), whose random writes hand out the last leaf after about
+  // 1.5 M of their 6 M (derived: 124 k leaves, each first hit at random).
+  // Puts range k's leaf at slot k + 1, in place, and drops the directory.
+  void flatten();
 
-  ZeroArray<std::uint32_t> l2p_;
-  // One bit per memory page of l2p_: touched by prefetch_entry_for_write.
-  ZeroArray<std::uint64_t> l2p_touched_;
+  // The pool slot of `lpn`'s entry (in leaf 0 while its range is unwritten).
+  std::uint64_t entry(Lpn lpn) const {
+    if (flat_) return kLeafEntries + lpn;
+    return std::uint64_t{dir_[lpn / kLeafEntries]} * kLeafEntries + lpn % kLeafEntries;
+  }
+
+  std::uint64_t logical_pages_;
+  ZeroArray<std::uint32_t> dir_;     // leaf of each kLeafEntries logical pages (0: none)
+  ZeroArray<std::uint32_t> leaves_;  // leaf 0 (all unmapped), then leaves in hand-out order
+  std::uint32_t next_leaf_ = 1;
+  // Every leaf handed out and put in logical order (flatten): an entry is
+  // then found without the directory.
+  bool flat_ = false;
   ZeroArray<Owner> p2l_;
   ZeroArray<std::uint32_t> gtd_;  // translation page -> its location
   std::uint32_t entries_per_tpage_;

@@ -1,5 +1,7 @@
 // The mapping table and the slot layout: which slot holds a page, and where a slot lies.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <vector>
 
 #include "ftl/address.h"
 #include "ftl/mapping/mapping_table.h"
@@ -19,7 +21,7 @@ TEST_CASE("a slot is valid exactly while the mapping points at it", "[ftl][mappi
   CHECK(m.valid(43));
   m.set(5, kUnmapped);  // trim
   CHECK_FALSE(m.valid(43));
-  CHECK(m.bytes() == (100 + 1000 + 1) * 4);  // one translation page covers all 100
+  CHECK(m.bytes() == (100 + 4 + 1000 + 1) * 4);  // 4 leaves of 32; one translation page
 }
 
 TEST_CASE("loading entries ahead of a write leaves every entry as it was", "[ftl][mapping]") {
@@ -32,6 +34,48 @@ TEST_CASE("loading entries ahead of a write leaves every entry as it was", "[ftl
   for (Lpn l = 0; l < 3000000; l += 331)
     REQUIRE(m.lookup(l) == (l % 997 == 0 ? l % 1000 : kUnmapped));
   for (Lpn l = 0; l < 3000000; l += 997) REQUIRE(m.lookup(l) == l % 1000);
+}
+
+TEST_CASE("the forward map keeps every entry as its leaves are handed out and put in order",
+          "[ftl][mapping]") {
+  // 100,003 entries: 3,126 leaves of 32, the last one partly used. Entries
+  // are written in a scrambled order, so that leaves are handed out out of
+  // logical order; the last range to get a leaf puts them all in order.
+  const std::uint64_t n = 100003;
+  MappingTable m(n, 1u << 20, 1000);
+  std::vector<std::uint32_t> want(n, kUnmapped);
+  CHECK_FALSE(m.tpage_maps_any(7));
+  m.set(7000, kUnmapped);  // a trim of a never-written range
+  CHECK(m.lookup(7000) == kUnmapped);
+  CHECK_FALSE(m.tpage_maps_any(7));
+  m.set(7001, 5);
+  m.set(7001, kUnmapped);  // its leaf stays, all unmapped
+  CHECK_FALSE(m.tpage_maps_any(7));
+  std::uint64_t x = 12345;
+  auto check_all = [&] {
+    for (Lpn l = 0; l < n; ++l) REQUIRE(m.lookup(l) == want[l]);
+    for (std::uint32_t t = 0; t < m.tpages(); ++t) {
+      bool any = false;
+      for (Lpn l = t * 1000; l < std::min<std::uint64_t>(n, (t + 1) * 1000); ++l)
+        any = any || want[l] != kUnmapped;
+      REQUIRE(m.tpage_maps_any(t) == any);
+    }
+  };
+  for (std::uint64_t i = 0; i < 3 * n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto l = static_cast<Lpn>((x >> 33) % n);
+    const std::uint32_t v = (x >> 13) % 3 == 0 ? kUnmapped : static_cast<std::uint32_t>(i);
+    m.prefetch_entry_for_write(l);
+    m.set(l, v);
+    want[l] = v;
+    if (i == n / 4) check_all();  // before every leaf is out
+  }
+  check_all();
+  for (Lpn l = 0; l < n; l += 3) {  // and after: sets and lookups without the directory
+    m.set(l, l);
+    want[l] = l;
+  }
+  check_all();
 }
 
 TEST_CASE("buffer references and flash addresses do not overlap", "[ftl][mapping]") {
