@@ -10,10 +10,10 @@ namespace ssdtwin {
 // What a drive-state snapshot holds of it (sim/state_archive.h): a member
 // left out here is state a run from the snapshot would not have.
 void MappingTable::archive(StateArchive& ar) {
-  // The directory, then the leaves handed out so far (the pool's tail is
-  // zero in a fresh table and stays unsaved).
+  // The directory (none once flat), then the leaves handed out so far
+  // (the pool's tail is zero in a fresh table and stays unsaved).
   ar.pod(flat_);
-  ar.array(dir_);
+  if (!flat_) ar.array(dir_);
   const std::uint32_t had = next_leaf_;
   ar.pod(next_leaf_);
   if (ar.loading() && (next_leaf_ == 0 || next_leaf_ > leaves_.size() / kLeafEntries))

@@ -57,18 +57,16 @@ class MappingTable {
 
   std::uint32_t lookup(Lpn lpn) const { return out(leaves_[entry(lpn)]); }
   void set(Lpn lpn, std::uint32_t where) {
-    if (flat_) {
-      leaves_[kLeafEntries + lpn] = in(where);
-      return;
+    if (!flat_) {
+      std::uint32_t& leaf = dir_[lpn / kLeafEntries];
+      if (leaf == 0) {
+        if (where == kUnmapped) return;  // leaf 0 already says so
+        leaf = next_leaf_++;
+        if (next_leaf_ == leaves_.size() / kLeafEntries) [[unlikely]]
+          flatten();
+      }
     }
-    std::uint32_t& leaf = dir_[lpn / kLeafEntries];
-    if (leaf == 0) {
-      if (where == kUnmapped) return;  // leaf 0 already says so
-      leaf = next_leaf_++;
-    }
-    leaves_[std::uint64_t{leaf} * kLeafEntries + lpn % kLeafEntries] = in(where);
-    if (next_leaf_ == leaves_.size() / kLeafEntries) [[unlikely]]
-      flatten();
+    leaves_[entry(lpn)] = in(where);
   }
 
   // Where an owner's current copy is: a flash slot, a write-buffer

@@ -25,8 +25,8 @@ TEST_CASE("a slot is valid exactly while the mapping points at it", "[ftl][mappi
 }
 
 TEST_CASE("loading entries ahead of a write leaves every entry as it was", "[ftl][mapping]") {
-  // 3 M entries span many memory pages: first touches (stores that keep the
-  // value) and later ones (prefetches), on mapped and unmapped entries.
+  // 3 M entries: prefetches of directory lines, on ranges with a leaf and
+  // without one, many memory pages apart.
   MappingTable m(3000000, 1000);
   for (Lpn l = 0; l < 3000000; l += 997) m.set(l, l % 1000);
   for (int pass = 0; pass < 2; ++pass)
