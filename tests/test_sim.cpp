@@ -1,5 +1,6 @@
 // Unit tests for the simulation kernel: event engine, random numbers,
 // latency histogram, transfer time and throughput series.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -1660,6 +1661,53 @@ TEST_CASE(
   ZeroArray<Pair> small(10, ZeroArray<Pair>::Fill::kFromFront);
   small[9].a = 5;
   CHECK(small[9].a == 5);
+}
+
+TEST_CASE("ZeroArray written in runs maps a stretch at its first announced write") {
+  using ssdtwin::ZeroArray;
+  using Entries = ZeroArray<std::uint32_t>;
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  constexpr std::size_t kStretch = std::size_t{64} << 10;
+  // Pages of [p, p + bytes) the process has mapped (mincore).
+  auto resident = [&](const void* p, std::size_t bytes) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+    const std::size_t len = reinterpret_cast<std::uintptr_t>(p) + bytes - a;
+    std::vector<unsigned char> v((len + page - 1) / page);
+    REQUIRE(::mincore(reinterpret_cast<void*>(a), len, v.data()) == 0);
+    return static_cast<std::size_t>(
+        std::count_if(v.begin(), v.end(), [](unsigned char c) { return c & 1; }));
+  };
+  const std::size_t per = kStretch / sizeof(std::uint32_t);
+  const std::size_t n = 40 * per + 123;  // past 2 MiB (aligned), and a partial last stretch
+  for (const std::size_t skew : {std::size_t{0}, std::size_t{256}}) {
+    Entries runs(n, Entries::Fill::kInRuns, skew);
+    const std::size_t third = 3 * per;
+    REQUIRE(resident(&runs[third], kStretch - skew) == 0);
+    runs.will_write(third + 5);
+    // The stretch (from a 64 KiB boundary of the mapping, skew before the
+    // elements) is mapped: on a kernel without MADV_POPULATE_WRITE, none is.
+    const std::size_t mapped = resident(&runs[third], kStretch - skew);
+    CHECK((mapped == 0 || mapped == kStretch / page));
+    CHECK(resident(&runs[7 * per], 4) == 0);  // another stretch is not
+    for (std::size_t i = third; i < third + per; ++i) REQUIRE(runs[i] == 0);
+    runs[third + 5] = 9;
+    runs.will_write(third + 6);  // again: nothing changes
+    CHECK(runs[third + 5] == 9);
+    runs.will_write(n - 1);  // the last, partial stretch
+    runs[n - 1] = 4;
+    CHECK(runs[n - 1] == 4);
+    Entries moved(std::move(runs));
+    CHECK(moved[third + 5] == 9);
+    moved.clear();  // back to zero, and its stretches mapped again when announced
+    CHECK(moved[third + 5] == 0);
+    moved.will_write(third);
+    moved[third] = 2;
+    CHECK(moved[third] == 2);
+  }
+  Entries tiny(3, Entries::Fill::kInRuns);  // smaller than a page
+  tiny.will_write(2);
+  tiny[2] = 1;
+  CHECK(tiny[2] == 1);
 }
 
 TEST_CASE("ZeroArray written at random keeps every value, skewed or not") {

@@ -35,9 +35,13 @@ void MappingTable::flatten() {
   // holds), following each cycle once; then the leaves are moved along
   // the inverse's cycles with one leaf in hand. The top bit marks what is
   // done, in place of a second table (a 512 GiB drive's would be 16 MiB,
-  // past the memory goal at the moment the last leaf is handed out).
+  // past the memory goal at the moment the table flattens).
   constexpr std::uint32_t kDone = 0x80000000u;
   const std::uint32_t n = static_cast<std::uint32_t>(dir_.size());
+  // A sequential fill hands the leaves out in logical order: ranges still
+  // without one take theirs in the same order, so that its leaves stay put.
+  for (std::uint32_t r = 0; r < n; ++r)
+    if (dir_[r] == 0) dir_[r] = next_leaf_++;
   for (std::uint32_t r = 0; r < n; ++r) {
     if (dir_[r] & kDone) continue;
     std::uint32_t prev = r, cur = dir_[r] - 1;

@@ -17,9 +17,9 @@
 // 512 GiB touched all 476 MiB of a flat table, and its first-touch faults
 // and page walks were most of the run (docs/RESULTS.md, "Against MQSim").
 // An unwritten range's directory entry names leaf 0, which stays all zero,
-// so that a lookup is two loads and no test. Once every range has its leaf
-// (a drive written all over), the leaves are put in logical order and the
-// directory is dropped (flatten): the table is then the flat one.
+// so that a lookup is two loads and no test. Once half the ranges have a
+// leaf, the rest are given theirs, the leaves are put in logical order and
+// the directory is dropped (flatten): the table is then the flat one.
 //
 // The simulator always holds the whole table (it is the ground truth the
 // model runs on); which parts a DRAMless controller has cached, and what it
@@ -50,8 +50,8 @@ class MappingTable {
                std::uint32_t entries_per_tpage = 1024)
       : logical_pages_(logical_pages),
         dir_((logical_pages + kLeafEntries - 1) / kLeafEntries),
-        leaves_((dir_.size() + 1) * kLeafEntries),
-        p2l_(physical_slots),
+        leaves_((dir_.size() + 1) * kLeafEntries, ZeroArray<std::uint32_t>::Fill::kInRuns),
+        p2l_(physical_slots, ZeroArray<Owner>::Fill::kInRuns),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
         entries_per_tpage_(entries_per_tpage) {}
 
@@ -62,7 +62,8 @@ class MappingTable {
       if (leaf == 0) {
         if (where == kUnmapped) return;  // leaf 0 already says so
         leaf = next_leaf_++;
-        if (next_leaf_ == leaves_.size() / kLeafEntries) [[unlikely]]
+        leaves_.will_write(std::uint64_t{leaf} * kLeafEntries);
+        if (next_leaf_ > dir_.size() / 2) [[unlikely]]
           flatten();
       }
     }
@@ -83,6 +84,7 @@ class MappingTable {
   // Records that flash slot `ppa` now holds `o` and points `o` at it.
   void place(Owner o, Ppa ppa) {
     set_location(o, ppa);
+    p2l_.will_write(ppa);
     p2l_[ppa] = in(o);
   }
   Owner owner(Ppa ppa) const { return out(p2l_[ppa]); }
@@ -101,7 +103,10 @@ class MappingTable {
     }
     return false;
   }
-  void clear_owner(Ppa ppa) { p2l_[ppa] = in(kUnmapped); }
+  void clear_owner(Ppa ppa) {
+    p2l_.will_write(ppa);
+    p2l_[ppa] = in(kUnmapped);
+  }
   bool valid(Ppa ppa) const {
     const Owner o = owner(ppa);
     return o != kUnmapped && location(o) == ppa;
@@ -149,11 +154,15 @@ class MappingTable {
   // the leaves. (16-entry leaves would take a drive whose every entry is
   // written past 2 MiB per GiB with the directory.)
   static constexpr std::uint64_t kLeafEntries = 32;
-  // Once every range has its leaf, the directory only costs a load per
-  // lookup: 9% of the 16 GiB GC row's time (a directory in logical order,
-  // measured), whose random writes hand out the last leaf after about
-  // 1.5 M of their 6 M (derived: 124 k leaves, each first hit at random).
-  // Puts range k's leaf at slot k + 1, in place, and drops the directory.
+  // Once most ranges have a leaf, the directory only costs a load per
+  // lookup (a miss where a write's prefetch only reached the directory):
+  // 9% of the 16 GiB GC row's time when kept (a directory in logical
+  // order, measured), 3% of B4's, whose fill of 476 of 512 GiB never gave
+  // every range a leaf. Flattening at half the ranges costs at most twice
+  // the memory the leaves had taken, never more than the flat table: the
+  // memory goal's own bound. Gives each range without a leaf one of the
+  // (zero) leaves left, puts range k's leaf at slot k + 1, in place, and
+  // drops the directory.
   void flatten();
 
   // The pool slot of `lpn`'s entry (in leaf 0 while its range is unwritten).
