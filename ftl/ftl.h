@@ -75,19 +75,19 @@ class Ftl final : public TxnSink,
   bool reserve_buffer(std::uint32_t pages) override { return buffer_.reserve(pages); }
   // Start loading what a command on [first, first + pages) will touch, so
   // that the work between its arrival and its processing hides the cache
-  // misses of a large drive's tables: the forward-map entries on arrival,
-  // then (once those are in) the blocks holding the old copies of a write
-  // and the map-cache index entries its map updates probe. (These are
-  // loaded at admission, as the data starts crossing the link, not on
-  // arrival: a write that waits for buffer space would find them evicted.)
+  // misses of a large drive's tables: on arrival, the forward map's first
+  // level and a read's map-cache index entries; then, for a write (once
+  // those are in), the blocks holding its old copies and the map-cache
+  // index entries its map updates probe. (These are loaded at admission,
+  // as the data starts crossing the link, not on arrival: a write that
+  // waits for buffer space would find them evicted.)
   void prefetch_entries(Lpn first, std::uint32_t pages, bool write) override {
-    if (write) {
-      core_.map.prefetch_entry_for_write(first);
-      if (pages > 1) core_.map.prefetch_entry_for_write(first + pages - 1);
-      return;
-    }
-    core_.map.prefetch_entry(first);
-    if (pages > 1) core_.map.prefetch_entry(first + pages - 1);
+    core_.map.prefetch_first_level(first);
+    if (pages > 1) core_.map.prefetch_first_level(first + pages - 1);
+    if (write || pages == 0) return;
+    const MapCache& mc = core_.map_cache;
+    mc.prefetch(mc.segment_of(first),
+                mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
   }
   void prefetch_old_blocks(Lpn first, std::uint32_t pages) const override {
     for (std::uint32_t i = 0; i < pages && i < kPrefetchPages; ++i) {

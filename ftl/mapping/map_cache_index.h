@@ -135,6 +135,9 @@ class MapCacheIndex {
       prefetch_line(&direct_[first]);
       prefetch_line(&direct_[last]);
     } else {
+      // find() reads the page's record first (its dense block, if any).
+      prefetch_line(&pages_[tpage_of_segment(first)]);
+      prefetch_line(&pages_[tpage_of_segment(last)]);
       slot_of_.prefetch(first, last);
     }
   }

@@ -49,7 +49,8 @@ class MappingTable {
   MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots,
                std::uint32_t entries_per_tpage = 1024)
       : logical_pages_(logical_pages),
-        dir_((logical_pages + kLeafEntries - 1) / kLeafEntries),
+        dir_((logical_pages + kLeafEntries - 1) / kLeafEntries,
+             ZeroArray<std::uint32_t>::Fill::kSmallIndex),
         leaves_((dir_.size() + 1) * kLeafEntries, ZeroArray<std::uint32_t>::Fill::kInRuns),
         p2l_(physical_slots, ZeroArray<Owner>::Fill::kInRuns),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
@@ -121,13 +122,15 @@ class MappingTable {
 
   // Starts loading logical page `lpn`'s forward entry (a write's lookup).
   void prefetch_entry(Lpn lpn) const { prefetch_line(&leaves_[entry(lpn)]); }
-  // Ahead of a write, only the directory entry: the write's own leaf is
-  // most often one it will be handed (a fresh drive's random writes), so
-  // there is nothing there to load, and a load of the directory entry here
-  // waited on its miss (40% of whole-map B1; a directory line prefetched
-  // instead took the row from 0.81-0.90 s to 0.65 s). Its leaf entry is
-  // loaded at admission (the write's lookup of its old copy).
-  void prefetch_entry_for_write(Lpn lpn) {
+  // Ahead of a command, only the first level (the directory entry, or
+  // once flat the entry): a write's own leaf is most often one it will be
+  // handed (a fresh drive's random writes), and a read of a fresh drive
+  // mostly finds leaf 0, so there is little there to load, and a load of
+  // the directory entry here waited on its miss (40% of whole-map B1, 12%
+  // of tpcc; a directory line prefetched instead took the B1 row from
+  // 0.81-0.90 s to 0.65 s). The leaf entry is loaded at admission (a
+  // write's lookup of its old copy) or at the read's lookup.
+  void prefetch_first_level(Lpn lpn) {
     if (flat_)
       prefetch_line(&leaves_[kLeafEntries + lpn]);
     else

@@ -30,7 +30,7 @@ TEST_CASE("loading entries ahead of a write leaves every entry as it was", "[ftl
   MappingTable m(3000000, 1000);
   for (Lpn l = 0; l < 3000000; l += 997) m.set(l, l % 1000);
   for (int pass = 0; pass < 2; ++pass)
-    for (Lpn l = 0; l < 3000000; l += 331) m.prefetch_entry_for_write(l);
+    for (Lpn l = 0; l < 3000000; l += 331) m.prefetch_first_level(l);
   for (Lpn l = 0; l < 3000000; l += 331)
     REQUIRE(m.lookup(l) == (l % 997 == 0 ? l % 1000 : kUnmapped));
   for (Lpn l = 0; l < 3000000; l += 997) REQUIRE(m.lookup(l) == l % 1000);
@@ -65,7 +65,7 @@ TEST_CASE("the forward map keeps every entry as its leaves are handed out and pu
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     const auto l = static_cast<Lpn>((x >> 33) % n);
     const std::uint32_t v = (x >> 13) % 3 == 0 ? kUnmapped : static_cast<std::uint32_t>(i);
-    m.prefetch_entry_for_write(l);
+    m.prefetch_first_level(l);
     m.set(l, v);
     want[l] = v;
     if (i == 400) check_all();  // before half the leaves are out (about 380 of 3,126)
