@@ -47,12 +47,7 @@ class ZeroArray {
   // the 2-core AMD VM of issue 34, a fault cost 10-14 us (512 MiB touched:
   // 1.39-1.86 s) and a populated page 5.5 us (0.70-0.75 s): most of a
   // fault there is its trap, not its zeroing.
-  // kSmallIndex: read and written at random all over, but a small index
-  // into larger tables (the forward map's directory, 1/32 of the map):
-  // huge pages, as kFromFront, for the TLB reach of its random lookups,
-  // whose page walks were most of a read's map prefetch; zeroing 2 MiB at
-  // a first touch costs at most its own size, 16 MiB on a 512 GiB drive.
-  enum class Fill { kRandom, kFromFront, kInRuns, kSmallIndex };
+  enum class Fill { kRandom, kFromFront, kInRuns };
 
   ZeroArray() = default;
   // `skew` (bytes, below a page, a multiple of T's size) starts the
@@ -79,9 +74,8 @@ class ZeroArray {
       if (start > raw) ::munmap(p, start - raw);
       if (raw + mapped > end) ::munmap(reinterpret_cast<void*>(end), raw + mapped - end);
       p = reinterpret_cast<void*>(start);
-      ::madvise(
-          p, bytes_ & ~(kHuge - 1),
-          fill == Fill::kFromFront || fill == Fill::kSmallIndex ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+      ::madvise(p, bytes_ & ~(kHuge - 1),
+                fill == Fill::kFromFront ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
     }
     data_ = reinterpret_cast<T*>(static_cast<char*>(p) + skew_);
     if (fill == Fill::kInRuns) mapped_.assign((bytes_ / kStretch + 64) / 64, 0);

@@ -49,8 +49,7 @@ class MappingTable {
   MappingTable(std::uint64_t logical_pages, std::uint64_t physical_slots,
                std::uint32_t entries_per_tpage = 1024)
       : logical_pages_(logical_pages),
-        dir_((logical_pages + kLeafEntries - 1) / kLeafEntries,
-             ZeroArray<std::uint32_t>::Fill::kSmallIndex),
+        dir_((logical_pages + kLeafEntries - 1) / kLeafEntries),
         leaves_((dir_.size() + 1) * kLeafEntries, ZeroArray<std::uint32_t>::Fill::kInRuns),
         p2l_(physical_slots, ZeroArray<Owner>::Fill::kInRuns),
         gtd_((logical_pages + entries_per_tpage - 1) / entries_per_tpage),
@@ -175,7 +174,11 @@ class MappingTable {
   }
 
   std::uint64_t logical_pages_;
-  ZeroArray<std::uint32_t> dir_;     // leaf of each kLeafEntries logical pages (0: none)
+  // Leaf of each kLeafEntries logical pages (0: none). Base pages: in huge
+  // pages its random lookups miss the TLB less (whole-map B1 1.11x), but a
+  // few random writes then zero 2 MiB each (1,000 on a 4 TB drive: 133 MiB
+  // against 21 MiB; docs/RESULTS.md, "Tried and not kept").
+  ZeroArray<std::uint32_t> dir_;
   ZeroArray<std::uint32_t> leaves_;  // leaf 0 (all unmapped), then leaves in hand-out order
   std::uint32_t next_leaf_ = 1;
   // Every leaf handed out and put in logical order (flatten): an entry is
