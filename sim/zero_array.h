@@ -46,7 +46,7 @@ class ZeroArray {
   // one call (MADV_POPULATE_WRITE) instead of a fault per 4 KiB page. On
   // the 2-core AMD VM of issue 34, a fault cost 10-14 us (512 MiB touched:
   // 1.39-1.86 s) and a populated page 5.5 us (0.70-0.75 s): most of a
-  // fault there is its trap, not its zeroing.
+  // fault there is its trap, not its zeroing (build/bench/bench_first_touch).
   enum class Fill { kRandom, kFromFront, kInRuns };
 
   ZeroArray() = default;
