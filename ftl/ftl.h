@@ -84,20 +84,14 @@ class Ftl final : public TxnSink,
   void prefetch_entries(Lpn first, std::uint32_t pages, bool write) override {
     core_.map.prefetch_first_level(first);
     if (pages > 1) core_.map.prefetch_first_level(first + pages - 1);
-    if (write || pages == 0) return;
-    const MapCache& mc = core_.map_cache;
-    mc.prefetch(mc.segment_of(first),
-                mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
+    if (!write) prefetch_map_cache(first, pages);
   }
   void prefetch_old_blocks(Lpn first, std::uint32_t pages) const override {
     for (std::uint32_t i = 0; i < pages && i < kPrefetchPages; ++i) {
       const std::uint32_t old = core_.map.lookup(first + i);
       if (is_flash(old)) core_.blocks.prefetch_info_of(old);
     }
-    if (pages == 0) return;  // (the range end below would wrap to the drive's last page)
-    const MapCache& mc = core_.map_cache;
-    mc.prefetch(mc.segment_of(first),
-                mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
+    prefetch_map_cache(first, pages);
   }
   void write(Lpn first, std::uint32_t count, PlacementHandle handle) override;
   // Durability (host Flush and FUA writes). Entries enter the write buffer
@@ -228,6 +222,13 @@ class Ftl final : public TxnSink,
   std::uint32_t pick_lane(std::uint32_t unit, bool pad) const;
   // FDP: the oldest entry number still waiting or in flight.
   std::uint64_t lanes_programmed_seq() const;
+  // The map-cache index entries of a command's first kMapPrefetchPages pages.
+  void prefetch_map_cache(Lpn first, std::uint32_t pages) const {
+    if (pages == 0) return;  // (the range end below would wrap to the drive's last page)
+    const MapCache& mc = core_.map_cache;
+    mc.prefetch(mc.segment_of(first),
+                mc.segment_of(first + std::min(pages, kMapPrefetchPages) - 1));
+  }
   // Inlined into write()'s per-page loop: GCC otherwise keeps it apart,
   // a call per host page.
   [[gnu::always_inline]] void write_page(Lpn lpn, PlacementHandle handle);

@@ -131,7 +131,7 @@ class MappingTable {
   // write's lookup of its old copy) or at the read's lookup.
   void prefetch_first_level(Lpn lpn) {
     if (flat_)
-      prefetch_line(&leaves_[kLeafEntries + lpn]);
+      prefetch_line(&leaves_[entry(lpn)]);
     else
       prefetch_line(&dir_[lpn / kLeafEntries]);
   }
