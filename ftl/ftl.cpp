@@ -104,12 +104,26 @@ inline void Ftl::flush_if_ready() {
   if (front_stale() || flush_due(false) || forcing()) try_flush(false);
 }
 
+inline void Ftl::drop_old_copy(std::uint32_t old) {
+  if (is_flash(old))
+    core_.invalidate(old);
+  else if (is_buffered(old))
+    buffer_.mark_stale(old);
+}
+
 inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
   if (lanes()) core_.fdp.note_host(lpn, handle, core_.stats);
   core_.clear_poison(lpn);
-  if (core_.map.lookup(lpn) == kUnmapped) ++core_.mapped_pages;
-  push_owner(lpn, core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0);
+  // push_owner() for a host page, its entry found once.
+  MappingTable::Entry entry = core_.map.for_write(lpn);
+  const std::uint32_t old = entry.get();
+  if (old == kUnmapped) ++core_.mapped_pages;
+  const std::uint32_t version = core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0;
+  drop_old_copy(old);
+  entry.set(lanes() ? buffer_.push(lpn, version, lane_of(lpn), pushed_)
+                    : buffer_.push(lpn, version));
+  ++pushed_;
   map_.map_update(lpn);
   last_write_ = core_.engine.now();
   note_host_activity();
@@ -130,11 +144,7 @@ void Ftl::checkpoint() {
 }
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
-  const std::uint32_t old = core_.map.location(owner);
-  if (is_flash(old))
-    core_.invalidate(old);
-  else if (is_buffered(old))
-    buffer_.mark_stale(old);
+  drop_old_copy(core_.map.location(owner));
   core_.map.set_location(owner, lanes() ? buffer_.push(owner, version, lane_of(owner), pushed_)
                                         : buffer_.push(owner, version));
   ++pushed_;
@@ -438,17 +448,18 @@ void Ftl::flush_unit(const FlushChoice& c) {
   std::uint32_t taken = 0, stale = 0;
   const std::uint32_t slots = unit->slots;
   const Ppa first = unit->first;
+  core_.map.will_place(first, slots);  // taken or padded below
   // The per-page loop, compiled twice: without per-owner counting and the
   // verifier (the common case) it is the map update and the block's count.
   const auto take = [&](auto tracked) {
     buffer_.take_front(lane, [&](Lpn lpn, std::uint32_t ref, std::uint32_t version) {
       if (taken == slots) return -1;
-      if (core_.map.location(lpn) != ref) {
+      const Ppa ppa = first + taken;
+      if (!core_.map.place_if_at(lpn, ref, ppa)) {
         ++stale;
         return 0;
       }
-      const Ppa ppa = first + taken++;
-      core_.map.place(lpn, ppa);
+      ++taken;
       if constexpr (decltype(tracked)::value) core_.note_host_placed(lpn, ppa);
       core_.place(block);
       if constexpr (decltype(tracked)::value)

@@ -260,6 +260,8 @@ class Ftl final : public TxnSink,
   // Reads of pages whose mapping is at hand.
   ReadPlan plan_data(std::uint64_t cmd, Lpn first, std::uint32_t count);
   void push_owner(Owner owner, std::uint32_t version);
+  // An owner's previous copy, on flash or in the buffer, stops being current.
+  void drop_old_copy(std::uint32_t old);
   // MapTraffic's client: a write-back enters the write buffer; a read that
   // waited for a map load goes on.
   void write_tpage(std::uint32_t tpage) override;

@@ -101,15 +101,13 @@ class ZeroArray {
   // its stretch is, the whole stretch is mapped now. A hint: where the
   // kernel has no MADV_POPULATE_WRITE (before Linux 5.14), pages fault in
   // as they are written.
-  void will_write(std::size_t i) {
-    const std::size_t s = (skew_ + i * sizeof(T)) / kStretch;
-    std::uint64_t& word = mapped_[s / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (s % 64);
-    if (word & bit) [[likely]]
-      return;
-    word |= bit;
-    const std::size_t from = s * kStretch;
-    ::madvise(base() + from, std::min(kStretch, bytes_ - from), kPopulateWrite);
+  void will_write(std::size_t i) { map_stretch((skew_ + i * sizeof(T)) / kStretch); }
+  // will_write() of elements [i, i + n), with one test per stretch rather
+  // than per element (a program unit's reverse entries).
+  void will_write(std::size_t i, std::size_t n) {
+    if (n == 0) return;
+    const std::size_t last = (skew_ + (i + n - 1) * sizeof(T)) / kStretch;
+    for (std::size_t s = (skew_ + i * sizeof(T)) / kStretch; s <= last; ++s) map_stretch(s);
   }
   // Back to all zeros, giving the touched pages back to the OS.
   void clear() {
@@ -119,6 +117,15 @@ class ZeroArray {
   }
 
  private:
+  void map_stretch(std::size_t s) {
+    std::uint64_t& word = mapped_[s / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (s % 64);
+    if (word & bit) [[likely]]
+      return;
+    word |= bit;
+    const std::size_t from = s * kStretch;
+    ::madvise(base() + from, std::min(kStretch, bytes_ - from), kPopulateWrite);
+  }
   void release() {
     if (data_) ::munmap(base(), bytes_);
     data_ = nullptr;

@@ -1704,6 +1704,21 @@ TEST_CASE("ZeroArray written in runs maps a stretch at its first announced write
     moved[third] = 2;
     CHECK(moved[third] == 2);
   }
+  {
+    // A range announced at once maps each stretch it touches, no others.
+    Entries range(n, Entries::Fill::kInRuns);
+    range.will_write(2 * per - 3, per + 6);  // the last 3 of stretch 1, all of 2, 3 of 3
+    for (const std::size_t s : {std::size_t{1}, std::size_t{2}, std::size_t{3}}) {
+      const std::size_t mapped = resident(&range[s * per], kStretch);
+      CHECK((mapped == 0 || mapped == kStretch / page));
+    }
+    CHECK(resident(&range[0], kStretch) == 0);
+    CHECK(resident(&range[4 * per], kStretch) == 0);
+    range.will_write(5 * per, 0);  // nothing
+    CHECK(resident(&range[5 * per], kStretch) == 0);
+    for (std::size_t i = 2 * per - 3; i < 3 * per + 3; ++i) range[i] = 1;
+    CHECK(range[3 * per + 2] == 1);
+  }
   Entries tiny(3, Entries::Fill::kInRuns);  // smaller than a page
   tiny.will_write(2);
   tiny[2] = 1;

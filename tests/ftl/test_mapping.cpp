@@ -78,6 +78,48 @@ TEST_CASE("the forward map keeps every entry as its leaves are handed out and pu
   check_all();
 }
 
+TEST_CASE("a write's entry and a program's conditional placement act as lookup, set and place",
+          "[ftl][mapping]") {
+  // 4,003 entries (126 leaves): for_write gives a range its leaf where set()
+  // would, and once half have one the table flattens under later writes.
+  const std::uint64_t n = 4003;
+  MappingTable m(n, 1u << 16, 1000);
+  std::vector<std::uint32_t> want(n, kUnmapped);
+  std::uint64_t x = 777;
+  std::uint32_t ppa = 0;
+  for (std::uint64_t i = 0; i < 4 * n; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const auto l = static_cast<Lpn>((x >> 33) % n);
+    MappingTable::Entry e = m.for_write(l);
+    REQUIRE(e.get() == want[l]);
+    const std::uint32_t buffered = kBufferBase + static_cast<std::uint32_t>(i % 4096);
+    e.set(buffered);
+    REQUIRE(m.lookup(l) == buffered);
+    // Programmed: placed only while the buffered copy is still current.
+    m.will_place(ppa, 2);
+    CHECK_FALSE(m.place_if_at(l, buffered + 1, ppa));
+    REQUIRE(m.lookup(l) == buffered);
+    REQUIRE(m.place_if_at(l, buffered, ppa));
+    REQUIRE(m.lookup(l) == ppa);
+    REQUIRE(m.owner(ppa) == l);
+    REQUIRE(m.valid(ppa));
+    want[l] = ppa;
+    ppa = (ppa + 1) % (1u << 16);
+  }
+  for (Lpn l = 0; l < n; ++l) REQUIRE(m.lookup(l) == want[l]);
+  // A never-written range reads kUnmapped and takes no conditional placement.
+  MappingTable fresh(n, 64, 1000);
+  CHECK_FALSE(fresh.place_if_at(100, kBufferBase, 3));
+  CHECK(fresh.lookup(100) == kUnmapped);
+  CHECK(fresh.owner(3) == kUnmapped);
+  // A translation page's location takes it too.
+  fresh.set_location(kMapOwner | 2, kBufferBase + 7);
+  fresh.will_place(5, 1);
+  CHECK(fresh.place_if_at(kMapOwner | 2, kBufferBase + 7, 5));
+  CHECK(fresh.location(kMapOwner | 2) == 5);
+  CHECK(fresh.owner(5) == (kMapOwner | 2));
+}
+
 TEST_CASE("buffer references and flash addresses do not overlap", "[ftl][mapping]") {
   CHECK(is_flash(0));
   CHECK(is_flash(kBufferBase - 1));
