@@ -80,7 +80,7 @@ bool AddressMap::place(const TraceRecord& r, const std::string& source, MappedIo
   u128 s = u128{map_.offset} + r.offset;
   if (map_.mode == MapMode::kWrap) {
     out.wrapped = s + r.bytes > capacity_;
-    s %= capacity_;
+    if (s >= capacity_) s %= capacity_;  // a 128-bit division is a call: only when needed
   } else if (map_.mode == MapMode::kScale) {
     if (r.offset >= map_.trace_span)
       fail(r, source,
