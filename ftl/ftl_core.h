@@ -229,7 +229,8 @@ struct FtlCore : FtlFixed, FtlVolatile {
   }
   // Moves owner `o`'s page from flash slot `from` to slot `to` of block
   // `dest` (a GC relocation: the mapping follows the data).
-  void relocate(Owner o, Ppa from, Ppa to, BlockInfo& dest) {
+  // (Inlined into GC's per-move loop: out of line it cost the GC row 1% more instructions.)
+  [[gnu::always_inline]] void relocate(Owner o, Ppa from, Ppa to, BlockInfo& dest) {
     invalidate(from);
     map.place(o, to);
     if (!is_tpage(o)) note_map_change(o);
