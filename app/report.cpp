@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +22,7 @@
 #include "app/timeseries_columns.h"
 #include "ftl/zoned_ftl.h"
 #include "sim/chart.h"
+#include "sim/csv.h"
 #include "sim/fill_curve.h"
 #include "sim/output_file.h"
 
@@ -32,21 +32,12 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 // One activity column of timeseries.csv: a running total's difference as
-// printf's ",%.0f", a level as ",%.4g". std::to_chars writes exactly what
-// printf would, but printf's %f of a byte total (1e10 and up) took some
-// 6,000 instructions a value: 3% of the tpcc row.
+// printf's ",%.0f", a level as ",%.4g" (printf_number: printf's own %f was
+// 3% of the tpcc row).
 void write_column(OutputFile& f, double v, bool whole) {
   char buf[512];
-  buf[0] = ',';
-  const std::to_chars_result r =
-      whole ? std::to_chars(buf + 1, buf + sizeof buf, v, std::chars_format::fixed, 0)
-            : std::to_chars(buf + 1, buf + sizeof buf, v, std::chars_format::general, 4);
-  if (r.ec == std::errc{}) {
-    f << std::string_view(buf, static_cast<std::size_t>(r.ptr - buf));
-  } else {  // past 510 digits (not a count this simulator reaches)
-    std::snprintf(buf, sizeof buf, whole ? ",%.0f" : ",%.4g", v);
-    f << buf;
-  }
+  f << ",";
+  f << printf_number(v, whole, whole ? 0 : 4, buf, sizeof buf);
 }
 }  // namespace
 

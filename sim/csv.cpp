@@ -1,6 +1,8 @@
 #include "sim/csv.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 
 namespace ssdtwin {
 
@@ -8,6 +10,15 @@ std::string csv_number(double v) {
   char buf[32];  // the longest shortest form of a double is 24 characters
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
+}
+
+std::string_view printf_number(double v, bool fixed, int precision, char* buf, std::size_t size) {
+  const std::to_chars_result r = std::to_chars(
+      buf, buf + size, v, fixed ? std::chars_format::fixed : std::chars_format::general, precision);
+  if (r.ec == std::errc{}) return std::string_view(buf, static_cast<std::size_t>(r.ptr - buf));
+  // Too long for `buf`: printf's own text, cut to it as snprintf cuts.
+  const int n = std::snprintf(buf, size, fixed ? "%.*f" : "%.*g", precision, v);
+  return std::string_view(buf, n < 0 ? 0 : std::min(static_cast<std::size_t>(n), size - 1));
 }
 
 std::string csv_field(std::string_view s) {

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -1806,4 +1807,31 @@ TEST_CASE("a figure rounded to N places is the double nearest that decimal, and 
   CHECK(csv_number(0.1) == "0.1");
   CHECK(csv_number(1e-7) == "1e-07");
   CHECK(csv_number(3.0) == "3");
+}
+
+TEST_CASE("printf_number writes what printf's %.Nf and %.Ng write") {
+  // timeseries.csv kept its text when it left printf: byte totals, rates,
+  // levels, halves (printf rounds them to even), signs, the tiny and the huge.
+  std::vector<double> values = {0.0,        -0.0,    0.5,   1.5,         2.5,       -2.5,
+                                1e-7,       0.1,     0.125, 12345.678,   1e10,      6.0e12 + 0.5,
+                                9.87654e15, 1.0e300, -3.25, 123456789.5, 0.00012345};
+  std::uint64_t x = 42;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double mant = static_cast<double>(x >> 11) / 9007199254740992.0;  // [0, 1)
+    const int exp = static_cast<int>((x >> 3) % 40) - 12;
+    values.push_back((x & 1 ? -1 : 1) * mant * std::pow(10.0, exp));
+  }
+  char got[512], want[512];
+  for (const double v : values)
+    for (const bool fixed : {true, false})
+      for (const int precision : {0, 1, 4, 6}) {
+        std::snprintf(want, sizeof want, fixed ? "%.*f" : "%.*g", precision, v);
+        INFO(v << (fixed ? " f" : " g") << precision);
+        REQUIRE(std::string(ssdtwin::printf_number(v, fixed, precision, got, sizeof got)) ==
+                std::string(want));
+      }
+  // Past the buffer: cut as snprintf cuts.
+  char small[8];
+  CHECK(std::string(ssdtwin::printf_number(1e20, true, 0, small, sizeof small)) == "1000000");
 }
