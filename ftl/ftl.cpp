@@ -111,6 +111,13 @@ inline void Ftl::drop_old_copy(std::uint32_t old) {
     buffer_.mark_stale(old);
 }
 
+inline std::uint32_t Ftl::push_to_buffer(Owner owner, std::uint32_t version) {
+  const std::uint32_t ref = lanes() ? buffer_.push(owner, version, lane_of(owner), pushed_)
+                                    : buffer_.push(owner, version);
+  ++pushed_;
+  return ref;
+}
+
 inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   ++core_.stats.host_write_slots;
   if (lanes()) core_.fdp.note_host(lpn, handle, core_.stats);
@@ -121,9 +128,7 @@ inline void Ftl::write_page(Lpn lpn, PlacementHandle handle) {
   if (old == kUnmapped) ++core_.mapped_pages;
   const std::uint32_t version = core_.verifier.enabled() ? core_.verifier.on_write(lpn) : 0;
   drop_old_copy(old);
-  entry.set(lanes() ? buffer_.push(lpn, version, lane_of(lpn), pushed_)
-                    : buffer_.push(lpn, version));
-  ++pushed_;
+  entry.set(push_to_buffer(lpn, version));
   map_.map_update(lpn);
   last_write_ = core_.engine.now();
   note_host_activity();
@@ -145,9 +150,7 @@ void Ftl::checkpoint() {
 
 void Ftl::push_owner(Owner owner, std::uint32_t version) {
   drop_old_copy(core_.map.location(owner));
-  core_.map.set_location(owner, lanes() ? buffer_.push(owner, version, lane_of(owner), pushed_)
-                                        : buffer_.push(owner, version));
-  ++pushed_;
+  core_.map.set_location(owner, push_to_buffer(owner, version));
 }
 
 bool Ftl::unmap(Lpn lpn) {

@@ -262,6 +262,9 @@ class Ftl final : public TxnSink,
   void push_owner(Owner owner, std::uint32_t version);
   // An owner's previous copy, on flash or in the buffer, stops being current.
   void drop_old_copy(std::uint32_t old);
+  // Appends `owner`'s new copy to the write buffer (its lane, under FDP):
+  // the buffer reference its mapping takes.
+  std::uint32_t push_to_buffer(Owner owner, std::uint32_t version);
   // MapTraffic's client: a write-back enters the write buffer; a read that
   // waited for a map load goes on.
   void write_tpage(std::uint32_t tpage) override;
