@@ -7,7 +7,13 @@ namespace ssdtwin {
 Tick HostLink::reserve(Direction dir, std::uint64_t bytes, Tick earliest) {
   const int lane = p_.half_duplex ? 0 : static_cast<int>(dir);
   const Tick start = std::max(earliest, free_at_[lane]);
-  const Tick d = duration(bytes);
+  // Commands mostly move one size: the last one's duration is kept (its
+  // packet count and wire time are two divisions).
+  if (bytes != last_bytes_) {
+    last_bytes_ = bytes;
+    last_duration_ = duration(bytes);
+  }
+  const Tick d = last_duration_;
   free_at_[lane] = start + d;
   moved_[static_cast<int>(dir)] += bytes;
   busy_[static_cast<int>(dir)] += d;

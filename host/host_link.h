@@ -67,6 +67,8 @@ class HostLink {
   Tick free_at_[2] = {0, 0};
   std::uint64_t moved_[2] = {0, 0};
   Tick busy_[2] = {0, 0};
+  std::uint64_t last_bytes_ = UINT64_MAX;  // reserve()'s last size, and its duration
+  Tick last_duration_ = 0;
 };
 
 }  // namespace ssdtwin

@@ -11,6 +11,9 @@ NandArray::NandArray(EventEngine& engine, const Geometry& geo, const NandTiming&
       geo_(geo),
       timing_(timing),
       suspend_(timing.suspend.enabled()),
+      sector_bus_time_(timing.bus_time(kSectorBytes)),
+      bus_in_(timing.bus_bytes_per_s),
+      bus_out_(timing.bus_bytes_per_s),
       dies_(geo.dies()),
       channel_free_at_(geo.channels, 0),
       channel_cmd_end_(geo.channels, 0) {}
@@ -61,7 +64,7 @@ Tick NandArray::reserve_command(std::uint32_t die) {
     cmd_end = free_at;
     return free_at;
   }
-  const Tick slot = now + std::min(free_at - now, timing_.bus_time(kSectorBytes));
+  const Tick slot = now + std::min(free_at - now, sector_bus_time_);
   cmd_end = std::max(slot, cmd_end) + timing_.t_cmd;
   free_at += timing_.t_cmd;
   return cmd_end;
@@ -253,7 +256,7 @@ void NandArray::dispatch_as(std::uint32_t die) {
       // cache programming the data waits in the cache register while the
       // previous program finishes, and the register is free for the next
       // program's data as soon as this one starts in the array.
-      const Tick in_end = reserve_channel(die, timing_.t_cmd + timing_.bus_time(t->bytes));
+      const Tick in_end = reserve_channel(die, timing_.t_cmd + bus_in_(t->bytes));
       const Tick start = std::max(in_end, d.array_free_at);
       const Tick busy = mt.program_time(t->page) * t->plane_ops;
       d.array_free_at = start + busy;
@@ -301,7 +304,7 @@ void NandArray::on_event(std::uint32_t kind, std::uint64_t arg) {
       // The page register holds the data; move the requested sectors out.
       // Each sensing's result crosses the bus (soft-decision information).
       const std::uint64_t bytes = std::uint64_t{d.current->bytes} * d.current->senses;
-      const Tick out_end = reserve_channel(die, timing_.bus_time(bytes));
+      const Tick out_end = reserve_channel(die, bus_out_(bytes));
       if (activity_) activity_->on_channel_bytes(geo_.channel_of(die), bytes);
       stats_.bus_bytes += bytes;
       engine_.schedule_at(out_end, this, kOpDone, die);

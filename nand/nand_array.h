@@ -27,6 +27,7 @@
 #include "sim/activity.h"
 #include "sim/event_engine.h"
 #include "sim/fifo.h"
+#include "sim/time.h"
 
 namespace ssdtwin {
 
@@ -182,6 +183,10 @@ class NandArray : public EventTarget {
   // timing_.suspend.enabled(), read on every dispatch and array event: one
   // flag, not two, when suspend is off.
   bool suspend_;
+  // Bus times: a sector's (a command slipped between bursts), and the last
+  // size in each direction (programs' data in, reads' data out).
+  Tick sector_bus_time_;
+  TransferClock bus_in_, bus_out_;
   TxnSink* sink_ = nullptr;
   std::vector<NandObserver*> observers_;
   ActivityObserver* activity_ = nullptr;

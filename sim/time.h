@@ -32,4 +32,26 @@ inline Tick transfer_time(std::uint64_t bytes, double bytes_per_second) {
   return (static_cast<double>(whole) < ns) ? whole + 1 : whole;
 }
 
+// transfer_time at one rate, remembering the last size asked: a bus moves
+// the same few sizes over and over (a sector, a program unit, a host
+// command's data), and each time is a double division whose result the
+// next step waits on (3% of the 16 GiB GC row). Returns exactly what
+// transfer_time returns.
+class TransferClock {
+ public:
+  explicit TransferClock(double bytes_per_second) : rate_(bytes_per_second) {}
+  Tick operator()(std::uint64_t bytes) {
+    if (bytes != bytes_) {
+      bytes_ = bytes;
+      ticks_ = transfer_time(bytes, rate_);
+    }
+    return ticks_;
+  }
+
+ private:
+  double rate_;
+  std::uint64_t bytes_ = 0;
+  Tick ticks_ = 0;  // transfer_time(0, rate_)
+};
+
 }  // namespace ssdtwin

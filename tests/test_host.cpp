@@ -265,6 +265,21 @@ TEST_CASE("HostLink serves back-to-back reservations in the order they are made"
   CHECK(link.bytes_moved(Direction::kToHost) == 0u);
 }
 
+TEST_CASE("HostLink reservations of changing sizes each take their own duration") {
+  // reserve() keeps the last size's duration: a different size after it,
+  // and the first size again, must not reuse a stale one.
+  HostLink link(pcie(4, 2));
+  Tick end = 0;
+  std::uint64_t moved = 0;
+  for (const std::uint64_t bytes : {4096u, 4096u, 131072u, 4096u, 512u, 512u, 131072u}) {
+    end += link.duration(bytes);
+    moved += bytes;
+    CHECK(link.reserve(Direction::kToDevice, bytes, 0) == end);
+  }
+  CHECK(link.busy_time(Direction::kToDevice) == end);
+  CHECK(link.bytes_moved(Direction::kToDevice) == moved);
+}
+
 TEST_CASE("HostLink PCIe directions are independent (full duplex)") {
   HostLink link(pcie(4, 4));
   const Tick big = link.duration(128 * 1024);

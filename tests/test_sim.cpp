@@ -43,6 +43,7 @@ using ssdtwin::round_decimals;
 using ssdtwin::Tick;
 using ssdtwin::to_seconds;
 using ssdtwin::transfer_time;
+using ssdtwin::TransferClock;
 using ssdtwin::operator""_ns;
 using ssdtwin::operator""_us;
 using ssdtwin::operator""_ms;
@@ -919,6 +920,21 @@ TEST_CASE("transfer_time is the smallest whole nanosecond count that covers the 
       REQUIRE(static_cast<unsigned __int128>(t) * rate >= need);
       if (t > 0) REQUIRE(static_cast<unsigned __int128>(t - 1) * rate < need);
     }
+  }
+}
+
+TEST_CASE("TransferClock returns what transfer_time returns, whatever sizes follow each other") {
+  // Rates whose byte times are not whole nanoseconds, so rounding matters;
+  // sizes repeat, alternate and start at 0 (the remembered size before any).
+  for (const double rate : {400e6, 533.333e6, 3.938e9}) {
+    TransferClock clock(rate);
+    Rng rng(7);
+    const std::uint64_t sizes[] = {0, 512, 4096, 4097, 16384, 65536, 131072};
+    for (int i = 0; i < 2000; ++i) {
+      const std::uint64_t bytes = sizes[rng.below(std::size(sizes))];
+      REQUIRE(clock(bytes) == transfer_time(bytes, rate));
+    }
+    CHECK(clock(0) == 0u);
   }
 }
 

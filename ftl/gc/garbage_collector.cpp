@@ -285,8 +285,15 @@ void GarbageCollector::take_moves(FlashTxn* t) {
   // Keep only what is still valid now: the host may have overwritten pages
   // while the read was queued.
   const Ppa first = core_.layout.first_slot(core_.layout.die_block(die, t->block), t->page);
-  for (std::uint32_t k = 0; k < core_.layout.slots_per_page(); ++k)
-    if (core_.map.valid(first + k)) g.moves.push_back(Move{core_.map.owner(first + k), first + k});
+  const MapCache& mc = core_.map_cache;
+  for (std::uint32_t k = 0; k < core_.layout.slots_per_page(); ++k) {
+    if (!core_.map.valid(first + k)) continue;
+    const Lpn owner = core_.map.owner(first + k);
+    g.moves.push_back(Move{owner, first + k});
+    // The move's program asks whether its map entry is cached
+    // (journal_map_update): a cold probe of the cache's index otherwise.
+    if (!is_tpage(owner)) mc.prefetch(mc.segment_of(owner));
+  }
   core_.txns.put(t);
   advance(die);
 }
