@@ -118,7 +118,10 @@ class MappingTable {
   void will_place(Ppa first, std::uint32_t n) { p2l_.will_write(first, n); }
   // Starts loading slot `ppa`'s reverse entry: the next program unit of an
   // open block, placed when its die flushes again.
-  void prefetch_reverse(Ppa ppa) const { prefetch_line(&p2l_[ppa]); }
+  // (The drive's last unit has no next one: `ppa` is then one past the end.)
+  void prefetch_reverse(Ppa ppa) const {
+    if (ppa < p2l_.size()) prefetch_line(&p2l_[ppa]);
+  }
   Owner owner(Ppa ppa) const { return out(p2l_[ppa]); }
   // Translation page `tpage` maps at least one logical page.
   bool tpage_maps_any(std::uint32_t tpage) const {
