@@ -452,9 +452,10 @@ void Ftl::flush_unit(const FlushChoice& c) {
   const std::uint32_t slots = unit->slots;
   const Ppa first = unit->first;
   core_.map.will_place(first, slots);  // taken or padded below
-  // A fill writes one line of reverse entries per unit on each of many
-  // dies, more streams than the processor's prefetchers follow, so each
-  // unit's line would come from memory while the placing waits.
+  // A fill writes each die's reverse entries a unit at a time, on every
+  // die in turn: more streams than the processor's prefetchers follow, so
+  // a unit's first entry on a new line would come from memory while the
+  // placing waits.
   core_.map.prefetch_reverse(first + slots);
   // The per-page loop, compiled twice: without per-owner counting and the
   // verifier (the common case) it is the map update and the block's count.
