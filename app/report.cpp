@@ -30,17 +30,6 @@ namespace ssdtwin {
 
 using Json = nlohmann::ordered_json;
 
-namespace {
-// One activity column of timeseries.csv: a running total's difference as
-// printf's ",%.0f", a level as ",%.4g" (printf_number: printf's own %f was
-// 3% of the tpcc row).
-void write_column(OutputFile& f, double v, bool whole) {
-  char buf[512];
-  f << ",";
-  f << printf_number(v, whole, whole ? 0 : 4, buf, sizeof buf);
-}
-}  // namespace
-
 double peak_rss_mib() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
@@ -188,7 +177,11 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
           }
           const std::size_t k = std::min(i + 1, a->rows() - 1);
           const double v = cols[c].running_total ? a->row(k)[c] - a->row(i)[c] : a->row(k)[c];
-          write_column(f, v, cols[c].running_total);
+          // A running total's difference as printf's ",%.0f", a level as
+          // ",%.4g" (printf_number: printf's own %f was 3% of the tpcc row),
+          // cut where snprintf of the comma and number into `line` cut it.
+          const bool whole = cols[c].running_total;
+          f << "," << printf_number(v, whole, whole ? 0 : 4, line, sizeof line - 1);
         }
         if (drive.power_meter) {
           const BoundarySampler* e = p.energy.get();
