@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 
 namespace ssdtwin {
 
@@ -19,6 +20,27 @@ std::string_view printf_number(double v, bool fixed, int precision, char* buf, s
   // Too long for `buf`: printf's own text, cut to it as snprintf cuts.
   const int n = std::snprintf(buf, size, fixed ? "%.*f" : "%.*g", precision, v);
   return std::string_view(buf, n < 0 ? 0 : std::min(static_cast<std::size_t>(n), size - 1));
+}
+
+PrintfLine& PrintfLine::text(std::string_view s) {
+  const std::size_t room = size_ - 1 - n_;  // n_ never passes size_ - 1
+  const std::size_t k = std::min(s.size(), room);
+  if (k > 0) std::memcpy(buf_ + n_, s.data(), k);  // a default string_view has no data
+  n_ += k;
+  return *this;
+}
+
+PrintfLine& PrintfLine::real(double v, bool fixed, int precision) {
+  // to_chars may fill what is left to the last byte, where snprintf keeps
+  // one for its terminator: the prefix that fits before it is the cut text.
+  n_ += std::min(printf_number(v, fixed, precision, buf_ + n_, size_ - n_).size(), size_ - 1 - n_);
+  return *this;
+}
+
+PrintfLine& PrintfLine::whole(unsigned long long v) {
+  char digits[24];  // 2^64 has 20 digits
+  const auto r = std::to_chars(digits, digits + sizeof digits, v);
+  return text(std::string_view(digits, static_cast<std::size_t>(r.ptr - digits)));
 }
 
 std::string csv_field(std::string_view s) {

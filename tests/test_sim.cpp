@@ -1851,3 +1851,36 @@ TEST_CASE("printf_number writes what printf's %.Nf and %.Ng write") {
   char small[8];
   CHECK(std::string(ssdtwin::printf_number(1e20, true, 0, small, sizeof small)) == "1000000");
 }
+
+TEST_CASE("PrintfLine writes what one snprintf writes, cut where it cuts") {
+  // latency_hist.csv's row: "%s,%s,%.3f,%llu,%.7f,%.7f\n", into buffers from
+  // roomy down to one byte, so that every field gets cut somewhere.
+  std::uint64_t x = 7;
+  const std::string names[] = {"r1", "a phase with a long name", std::string(300, 'p')};
+  for (int i = 0; i < 300; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const double us = static_cast<double>(x >> 20) / 1024.0;
+    const double share = static_cast<double>(x >> 11) / 9007199254740992.0;
+    const unsigned long long n = x >> (x & 63);
+    const std::string& name = names[i % 3];
+    for (const std::size_t size : {std::size_t{512}, std::size_t{256}, std::size_t{40},
+                                   std::size_t{17}, std::size_t{3}, std::size_t{1}}) {
+      std::vector<char> want(size), buf(size);
+      const int w = std::snprintf(want.data(), size, "%s,%s,%.3f,%llu,%.7f,%.7f\n", name.c_str(),
+                                  "read", us, n, share, 1.0 - share);
+      ssdtwin::PrintfLine line(buf.data(), size);
+      line.text(name).text(",").text("read").text(",").fixed(us, 3).text(",");
+      line.whole(n).text(",").fixed(share, 7).text(",").fixed(1.0 - share, 7).text("\n");
+      INFO(name.size() << " " << us << " " << n << " " << share << " in " << size);
+      REQUIRE(w > 0);
+      REQUIRE(std::string(line.view()) ==
+              std::string(want.data(), std::min(static_cast<std::size_t>(w), size - 1)));
+    }
+  }
+  // %g, and a number that fills the buffer to its last byte
+  char buf[6];
+  ssdtwin::PrintfLine g(buf, sizeof buf);
+  CHECK(std::string(g.general(0.000123456, 3).view()) == "0.000");
+  ssdtwin::PrintfLine f(buf, sizeof buf);
+  CHECK(std::string(f.fixed(123456.0, 0).view()) == "12345");
+}
