@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,10 +28,14 @@ std::string_view printf_number(double v, bool fixed, int precision, char* buf, s
 // A line built in `buf` (size bytes) from text and numbers as one snprintf
 // into it would write them ("%s", "%.<p>f", "%.<p>g", "%llu"), cut where
 // that snprintf would cut (size - 1 characters): the same bytes without
-// printf's cost, for files of thousands of rows.
+// printf's cost, for files of thousands of rows. Unlike snprintf's, the text
+// is not NUL-terminated: view() has its length.
 class PrintfLine {
  public:
-  PrintfLine(char* buf, std::size_t size) : buf_(buf), size_(size) {}
+  // size: at least 1 (snprintf's room for its terminator)
+  PrintfLine(char* buf, std::size_t size) : buf_(buf), size_(size) {
+    if (size == 0) throw std::invalid_argument("PrintfLine: a buffer of at least one byte");
+  }
   PrintfLine& text(std::string_view s);
   PrintfLine& fixed(double v, int precision) { return real(v, true, precision); }
   PrintfLine& general(double v, int precision) { return real(v, false, precision); }

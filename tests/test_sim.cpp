@@ -1883,4 +1883,5 @@ TEST_CASE("PrintfLine writes what one snprintf writes, cut where it cuts") {
   CHECK(std::string(g.general(0.000123456, 3).view()) == "0.000");
   ssdtwin::PrintfLine f(buf, sizeof buf);
   CHECK(std::string(f.fixed(123456.0, 0).view()) == "12345");
+  CHECK_THROWS_AS(ssdtwin::PrintfLine(buf, 0), std::invalid_argument);
 }
