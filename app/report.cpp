@@ -181,10 +181,14 @@ void write_results(const std::string& out_dir, const Drive& drive, const Workloa
           const std::size_t k = std::min(i + 1, a->rows() - 1);
           const double v = cols[c].running_total ? a->row(k)[c] - a->row(i)[c] : a->row(k)[c];
           // A running total's difference as printf's ",%.0f", a level as
-          // ",%.4g" (printf_number: printf's own %f was 3% of the tpcc row),
-          // cut where snprintf of the comma and number into `line` cut it.
-          const bool whole = cols[c].running_total;
-          f << "," << printf_number(v, whole, whole ? 0 : 4, line, sizeof line - 1);
+          // ",%.4g" (printf's own %f was 3% of the tpcc row).
+          PrintfLine cell(line, sizeof line);
+          cell.text(",");
+          if (cols[c].running_total)
+            cell.fixed(v, 0);
+          else
+            cell.general(v, 4);
+          f << cell.view();
         }
         if (drive.power_meter) {
           const BoundarySampler* e = p.energy.get();
